@@ -1,0 +1,55 @@
+# The two commands of the README, and the developer targets around them.
+# Every target installs missing Debian packages first (scripts/install-deps.sh).
+
+BUILD_DIR ?= build
+ASAN_DIR  ?= build-asan
+JOBS      ?= 2
+PREFIX    ?= /usr/local
+CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+SOURCES    = $(shell git ls-files '*.cpp' '*.h' 2>/dev/null)
+
+.PHONY: run test deps build configure test-asan bench format check-format tidy install clean
+
+run: build
+	$(BUILD_DIR)/apps/etsim demo
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
+
+configure: deps $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, in their own build.
+test-asan: deps
+	cmake -S . -B $(ASAN_DIR) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DETSIM_SANITIZE=address,undefined -DETSIM_BUILD_BENCH=OFF
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) -L unit
+
+bench: build
+	bench/run.sh $(BUILD_DIR)
+
+format: deps
+	clang-format -i $(SOURCES)
+
+check-format: deps
+	clang-format --dry-run --Werror $(SOURCES)
+
+# clang-tidy on the files changed against BASE (default: origin/main or the root commit).
+tidy: configure
+	@scripts/install-deps.sh lint
+	scripts/tidy-changed.sh $(BUILD_DIR)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

@@ -1,0 +1,22 @@
+#pragma once
+// The exit codes of every etsim subcommand (the same table is in README.md).
+
+namespace etsim::apps {
+
+enum class ExitCode : int {
+    // The command did what was asked.
+    Success = 0,
+    // The input or the simulation has a problem: validation errors in a trace or platform,
+    // a deadlock, a failed co-simulation peer.
+    InputProblem = 1,
+    // etsim could not start as asked: bad usage, an unknown option, a missing or unreadable file.
+    CannotStart = 2,
+};
+// Any other exit code (a crash, an abort) is a bug in etsim.
+
+constexpr int toInt(ExitCode code)
+{
+    return static_cast<int>(code);
+}
+
+} // namespace etsim::apps

@@ -1,0 +1,30 @@
+// etsim: the command-line front end. Each subcommand parses its options, calls the
+// libraries, and maps what happened to the exit codes of apps/ExitCode.h.
+
+#include "apps/ExitCode.h"
+#include "kernel/Error.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace {
+
+using etsim::apps::ExitCode;
+using etsim::apps::toInt;
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"etsim: run Chakra execution traces on simulated AI hardware", "etsim"};
+    app.set_version_flag("--version", "etsim 0.1.0");
+    app.require_subcommand(1);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        int code = app.exit(error);
+        return code == 0 ? toInt(ExitCode::Success) : toInt(ExitCode::CannotStart);
+    }
+    return toInt(ExitCode::Success);
+}

@@ -1,0 +1,31 @@
+# Warnings and sanitizers for etsim's own targets (not for generated code).
+
+add_library(etsim_warnings INTERFACE)
+target_compile_options(etsim_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow=local
+                                                -Wnon-virtual-dtor -Wno-unused-parameter)
+
+if(ETSIM_SANITIZE)
+    string(REPLACE "," ";" _etsim_sanitizers "${ETSIM_SANITIZE}")
+    foreach(_san IN LISTS _etsim_sanitizers)
+        if(NOT _san MATCHES "^(address|undefined|leak|thread)$")
+            message(FATAL_ERROR "ETSIM_SANITIZE: unknown sanitizer '${_san}' "
+                                "(allowed: address, undefined, leak, thread)")
+        endif()
+    endforeach()
+    add_compile_options(-fsanitize=${ETSIM_SANITIZE} -fno-omit-frame-pointer
+                        -fno-sanitize-recover=undefined)
+    add_link_options(-fsanitize=${ETSIM_SANITIZE})
+endif()
+
+# Declares an etsim library: the target etsim_<name>, its alias etsim::<name>,
+# include paths rooted at the repository so includes name their layer.
+function(etsim_add_library name)
+    add_library(etsim_${name} ${ARGN})
+    add_library(etsim::${name} ALIAS etsim_${name})
+    set_target_properties(etsim_${name} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME etsim_${name}
+                                                   POSITION_INDEPENDENT_CODE ON)
+    target_include_directories(etsim_${name} PUBLIC
+        $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+        $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/etsim>)
+    target_link_libraries(etsim_${name} PRIVATE $<BUILD_INTERFACE:etsim_warnings>)
+endfunction()

@@ -1,0 +1,27 @@
+# Every dependency comes from Debian's packages; nothing is downloaded at configure time.
+# scripts/install-deps.sh installs what this file looks for.
+
+find_package(PkgConfig REQUIRED)
+# SystemC has no CMake package in Debian: pkg-config is the supported way in.
+pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET GLOBAL systemc>=2.3.4 tlm)
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(Threads REQUIRED)
+
+# One interface target carries SystemC and the definitions every consumer needs.
+# SC_INCLUDE_DYNAMIC_PROCESSES: without it sc_spawn compiles only in files that happen
+# to include a tlm_utils header first.
+add_library(etsim_systemc INTERFACE)
+target_link_libraries(etsim_systemc INTERFACE PkgConfig::SYSTEMC)
+target_compile_definitions(etsim_systemc INTERFACE SC_INCLUDE_DYNAMIC_PROCESSES)
+
+if(ETSIM_BUILD_APPS)
+    find_package(CLI11 REQUIRED)
+endif()
+if(ETSIM_BUILD_TESTS)
+    find_package(GTest 1.12 REQUIRED)
+    include(GoogleTest)
+endif()
+if(ETSIM_BUILD_BENCH)
+    find_package(benchmark 1.7 REQUIRED)
+endif()

@@ -1,0 +1,22 @@
+# `make install` exports a CMake package so a user's project embeds etsim with
+# find_package(etsim) and links etsim::kernel (and the other libraries).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(etsim_systemc PROPERTIES EXPORT_NAME systemc)
+set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_kernel)
+install(TARGETS ${ETSIM_INSTALLED_LIBRARIES} EXPORT etsimTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+foreach(_dir IN ITEMS kernel)
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/etsim/${_dir}
+            FILES_MATCHING PATTERN "*.h")
+endforeach()
+install(EXPORT etsimTargets NAMESPACE etsim:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/etsim)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/etsimConfig.cmake.in
+    ${PROJECT_BINARY_DIR}/etsimConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/etsim)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/etsimConfigVersion.cmake
+    COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/etsimConfig.cmake ${PROJECT_BINARY_DIR}/etsimConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/etsim)
