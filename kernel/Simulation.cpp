@@ -117,6 +117,10 @@ Simulation::Simulation(SimulationOptions options)
     if (this->options.globalQuantum <= sc_core::SC_ZERO_TIME)
         throw Error("simulation: the global quantum must be greater than zero");
     tlm_utils::tlm_quantumkeeper::set_global_quantum(this->options.globalQuantum);
+    // The idle monitor ends every normal run with sc_stop; SystemC's info note about it
+    // ("Simulation stopped by user") is noise. Warnings and errors are untouched.
+    sc_core::sc_report_handler::set_actions(
+        "/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     monitor = std::make_unique<ActivityMonitor>("etsim_activity");
 }
 
