@@ -142,8 +142,8 @@ void ConfigLocation::fail(const std::string& problem) const
 
 // ---------------------------------------------------------------------------------------------
 
-ConfigNode::ConfigNode(YAML::Node yaml, ConfigLocation where)
-    : yaml(std::move(yaml)), where(std::move(where))
+ConfigNode::ConfigNode(const YAML::Node& yaml, ConfigLocation where)
+    : yaml(yaml), where(std::move(where))
 {
 }
 
@@ -207,7 +207,7 @@ ConfigMap::ConfigMap(const ConfigNode& node) : where(node.location())
         if (!keyNode.IsScalar())
             locate(where.file, keyNode.Mark(), where.keyPath)
                 .fail("expected a plain key, got " + describe(keyNode));
-        const std::string key = keyNode.Scalar();
+        const std::string& key = keyNode.Scalar();
         ConfigLocation keyLocation =
             locate(where.file, keyNode.Mark(), childPath(where.keyPath, key));
         // yaml-cpp 0.7 keeps both entries of a repeated key (node["k"] returns the first), so
@@ -336,10 +336,10 @@ ConfigNode loadConfigFile(const std::filesystem::path& path)
     text << in.rdbuf();
     if (in.bad())
         throw ConfigError(name, 0, 0, "", "cannot read: " + std::generic_category().message(errno));
-    return loadConfigString(text.str(), std::move(name));
+    return loadConfigString(text.str(), name);
 }
 
-ConfigNode loadConfigString(const std::string& text, std::string fileName)
+ConfigNode loadConfigString(const std::string& text, const std::string& fileName)
 {
     std::vector<YAML::Node> documents;
     try {
@@ -357,7 +357,7 @@ ConfigNode loadConfigString(const std::string& text, std::string fileName)
         location.line = 1;
         location.column = 1;
     }
-    return ConfigNode(root, std::move(location));
+    return {root, std::move(location)};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -146,8 +146,8 @@ public:
 
 private:
     friend class ConfigMap;
-    friend ConfigNode loadConfigString(const std::string& text, std::string fileName);
-    ConfigNode(YAML::Node yaml, ConfigLocation where);
+    friend ConfigNode loadConfigString(const std::string& text, const std::string& fileName);
+    ConfigNode(const YAML::Node& yaml, ConfigLocation where);
 
     // Runs fn, turning a plain etsim::Error it throws into a ConfigError at this node.
     template <typename Fn>
@@ -243,7 +243,7 @@ private:
 ConfigNode loadConfigFile(const std::filesystem::path& path);
 
 /// Loads YAML text; errors name `fileName` as if the text came from that file.
-ConfigNode loadConfigString(const std::string& text, std::string fileName = "<string>");
+ConfigNode loadConfigString(const std::string& text, const std::string& fileName = "<string>");
 
 // ---------------------------------------------------------------------------------------------
 // Conversions for the basic types.
@@ -350,6 +350,7 @@ template <typename Table>
 std::vector<std::string_view> enumNames(const Table& table)
 {
     std::vector<std::string_view> names;
+    names.reserve(std::size(table));
     for (const auto& entry : table)
         names.push_back(entry.name);
     return names;

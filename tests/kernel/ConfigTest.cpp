@@ -138,7 +138,7 @@ std::string errorOfPlatform(const std::string& text)
     return errorOf(text, parsePlatform);
 }
 
-const std::string goodPlatform = R"(name: hgx
+constexpr const char* goodPlatform = R"(name: hgx
 accelerators: 8
 hbm:
   bandwidth: 3350 GB/s
