@@ -36,8 +36,8 @@
 // cannot construct a ConfigMap or obtain one outside a parse call, a schema cannot forget the
 // check, and no destructor has to throw.
 //
-// New value types plug in by specialising ConfigTraits<T> (see below); etsim's Units types do
-// so for "900 GB/s", "700 ns" and the like.
+// New value types plug in by specialising ConfigTraits<T> (see below); that is how the kernel
+// Units types ("900 GB/s", "700 ns") become readable. docs/config.md has the full guide.
 
 #include "kernel/Error.h"
 
