@@ -609,10 +609,7 @@ std::string describeCount(long double count)
     return out;
 }
 
-} // namespace
-
-namespace units {
-
+// Throws unless a double quantity is finite and not negative; `what` names it.
 void checkRate(double value, const char* what)
 {
     if (!(value >= 0.0) || std::isinf(value)) {
@@ -624,6 +621,10 @@ void checkRate(double value, const char* what)
                         " is not allowed: it must be finite and not negative");
     }
 }
+
+} // namespace
+
+namespace units {
 
 void checkCount(long long count, const char* what)
 {
@@ -826,7 +827,7 @@ std::string toString(Size size)
 
 Frequency Frequency::fromHz(double hz)
 {
-    units::checkRate(hz, "a frequency");
+    checkRate(hz, "a frequency");
     return Frequency(hz);
 }
 
@@ -877,7 +878,7 @@ std::string toString(Frequency frequency)
 
 Bandwidth Bandwidth::fromBytesPerSecond(double bytesPerSecond)
 {
-    units::checkRate(bytesPerSecond, "a bandwidth");
+    checkRate(bytesPerSecond, "a bandwidth");
     return Bandwidth(bytesPerSecond);
 }
 
@@ -923,7 +924,7 @@ std::string toString(Bandwidth bandwidth)
 
 FlopRate FlopRate::fromFlopsPerSecond(double flopsPerSecond)
 {
-    units::checkRate(flopsPerSecond, "a FLOP rate");
+    checkRate(flopsPerSecond, "a FLOP rate");
     return FlopRate(flopsPerSecond);
 }
 
@@ -934,7 +935,7 @@ FlopRate FlopRate::parse(std::string_view text)
 
 Time operator/(double flops, FlopRate rate)
 {
-    units::checkRate(flops, "a FLOP count");
+    checkRate(flops, "a FLOP count");
     if (flops == 0.0)
         return Time();
     if (rate.flopsPerSecond() == 0.0)

@@ -14,7 +14,8 @@
 //   bandwidth  B/s, KB/s, MB/s, GB/s, TB/s; KiB/s, MiB/s, GiB/s, TiB/s;
 //              bps, Kbps, Mbps, Gbps, Tbps; b/s, Kb/s, Mb/s, Gb/s, Tb/s; bit/s ... Tbit/s
 //   size       B, KB, MB, GB, TB; KiB, MiB, GiB, TiB
-//   FLOP rate  FLOP/s, KFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s; FLOPS ... PFLOPS
+//   FLOP rate  FLOP/s, KFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s; FLOPS ... PFLOPS;
+//              Flop/s, flop/s
 //
 // Text is "<number><optional spaces><unit>", with optional spaces around the whole. The number
 // is decimal with an optional fraction and exponent ("1.98", "2e9", ".5", "7E-1"); it may
@@ -31,12 +32,12 @@
 // factor once, so "1.98 GHz" is the double nearest to 1.98e9.
 //
 // Printing picks one unit and prints the shortest number that parses back to exactly the same
-// value (toString(parse(x)) parses to the same value for every value, tested):
+// value: parse(toString(v)) == v for every v (tested over the whole range of each type).
 //   - time: the largest of ps, ns, us, ms, s that leaves a number >= 1, printed exactly
 //     ("700 ns", "1.5 us", "1234567 ps" is "1.234567 us");
 //   - size: the largest decimal unit and the largest binary unit that leave a number >= 1
-//     are both written exactly, and the one with fewer significant digits wins, decimal on a
-//     tie: "80 GiB", "1 MB", "1.5 KiB" (1536 B), "1.5 KB" (1500 B), "64 B";
+//     are both written exactly, and the one with fewer digits wins, decimal on a tie:
+//     "80 GiB", "1 MB", "1.5 KiB" (1536 B), "1.5 KB" (1500 B), "1.024 MB" (1024000 B), "64 B";
 //   - frequency, bandwidth, FLOP rate: the largest decimal unit that leaves a number >= 1
 //     (bandwidth always in bytes per second: "100 Gbps" prints as "12.5 GB/s"); should the
 //     scaled number not round-trip, the value is printed in the base unit instead;
@@ -61,8 +62,6 @@ namespace etsim {
 
 namespace units {
 
-// Throws UnitError unless a double quantity is finite and not negative; `what` names it.
-void checkRate(double value, const char* what);
 // Throws UnitError for a negative count passed to an integer multiplication.
 void checkCount(long long count, const char* what);
 
