@@ -535,9 +535,9 @@ std::size_t
 appendDecimalFraction(std::string& out, std::uint64_t whole, std::uint64_t numerator, int digits)
 {
     std::array<char, 24> buffer{};
-    auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), whole).ptr;
+    auto* end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), whole).ptr;
     out.append(buffer.data(), end);
-    std::size_t written = static_cast<std::size_t>(end - buffer.data());
+    auto written = static_cast<std::size_t>(end - buffer.data());
     if (numerator == 0)
         return written;
     std::array<char, 24> fraction{};
@@ -558,9 +558,9 @@ std::size_t
 appendBinaryFraction(std::string& out, std::uint64_t whole, std::uint64_t numerator, int bits)
 {
     std::array<char, 24> buffer{};
-    auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), whole).ptr;
+    auto* end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), whole).ptr;
     out.append(buffer.data(), end);
-    std::size_t written = static_cast<std::size_t>(end - buffer.data());
+    auto written = static_cast<std::size_t>(end - buffer.data());
     if (numerator == 0)
         return written;
     // numerator < 2^bits <= 2^40, so numerator * 10 cannot overflow; a dyadic fraction ends
@@ -846,7 +846,7 @@ Time Frequency::period() const
 Time operator/(std::uint64_t cycles, Frequency frequency)
 {
     if (cycles == 0)
-        return Time();
+        return {};
     if (frequency.hz() == 0.0)
         throw UnitError("cannot convert " + std::to_string(cycles) + " cycles to a time at 0 Hz");
     return roundToTime(static_cast<long double>(cycles) * 1e12L / frequency.hz(), [&] {
@@ -890,7 +890,7 @@ Bandwidth Bandwidth::parse(std::string_view text)
 Time operator/(Size size, Bandwidth bandwidth)
 {
     if (size.bytes() == 0)
-        return Time();
+        return {};
     if (bandwidth.bytesPerSecond() == 0.0)
         throw UnitError("cannot move " + toString(size) + " at 0 B/s");
     return roundToTime(static_cast<long double>(size.bytes()) * 1e12L / bandwidth.bytesPerSecond(),
@@ -937,7 +937,7 @@ Time operator/(double flops, FlopRate rate)
 {
     checkRate(flops, "a FLOP count");
     if (flops == 0.0)
-        return Time();
+        return {};
     if (rate.flopsPerSecond() == 0.0)
         throw UnitError("cannot run " + describeCount(flops) + " FLOP at 0 FLOP/s");
     return roundToTime(static_cast<long double>(flops) * 1e12L / rate.flopsPerSecond(),
