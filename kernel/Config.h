@@ -266,6 +266,14 @@ struct ConfigTraits<std::string> {
     static std::string fromScalar(const std::string& text) { return text; }
 };
 
+// Quantities with units (kernel/Units.h) read straight from a config file: "900 GB/s".
+template <typename Quantity>
+struct ConfigTraits<Quantity,
+                    std::void_t<decltype(Quantity::kindName), decltype(Quantity::parse(""))>> {
+    static constexpr std::string_view expected = Quantity::kindName;
+    static Quantity fromScalar(const std::string& text) { return Quantity::parse(text); }
+};
+
 namespace detail {
 
 // Both throw etsim::Error "expected an integer from <min> to <max>, got "<text>"". Decimal or
