@@ -3,11 +3,12 @@
 // fields, plus everything else kept as opaque bytes so that writing the node back reproduces
 // the original record.
 //
-// Size: sizeof(TraceNode) is about 320 B on x86-64 (checked in TraceNodeTest), plus heap for a
-// name longer than 15 characters, the dependency lists and the preserved bytes. A parsed
-// protobuf Node of a PyTorch trace costs 700-800 B (shared/notes/toolchain.md section 8), most
-// of it in per-attribute message objects; here an attribute the simulation does not read costs
-// only its wire bytes (typically 10-20 B).
+// Size: sizeof(TraceNode) is 416 B on x86-64 with libstdc++ (bounded in TraceNodeTest), plus
+// heap for a name longer than 15 characters, the dependency lists (8 B per edge) and the
+// preserved bytes. A parsed protobuf Node of a PyTorch trace costs 700-800 B
+// (shared/notes/toolchain.md section 8), most of it in one heap object per attribute; here an
+// attribute the simulation does not read costs only its wire bytes (typically 10-20 B), and a
+// typed one nothing beyond the fixed part.
 
 #include <array>
 #include <cstdint>

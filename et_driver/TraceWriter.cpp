@@ -58,7 +58,6 @@ TraceWriter::TraceWriter(std::filesystem::path path,
                          std::string("cannot create: ") + std::strerror(errno) +
                              " (check that the folder exists and is writable)");
     stream->fileStream = std::make_unique<FileOutputStream>(fd, options.bufferBytes);
-    stream->fileStream->SetCloseOnDelete(true);
     bool gzip = options.compression == TraceCompression::Gzip ||
                 (options.compression == TraceCompression::ByName && file.extension() == ".gz");
     if (gzip) {
