@@ -71,7 +71,8 @@ TraceWriter::TraceWriter(std::filesystem::path path,
     } else {
         stream->output = stream->fileStream.get();
     }
-    writeRecord(metadata);
+    if (options.metadataRecord)
+        writeRecord(metadata);
 }
 
 TraceWriter::~TraceWriter()

@@ -24,6 +24,9 @@ struct TraceWriterOptions {
     int gzipLevel = 6;
     // Size of the output buffer, bytes.
     int bufferBytes = 256 * 1024;
+    // Whether to write the GlobalMetadata record 0. Only for reproducing legacy files that
+    // have none (spec 3.2); new traces always need it (spec 9).
+    bool metadataRecord = true;
 };
 
 class TraceWriter {
