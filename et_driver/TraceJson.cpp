@@ -1270,13 +1270,13 @@ bool TraceJsonReader::nextEtsim(TraceNode& node)
         return false;
     }
     auto index = static_cast<int64_t>(nodes);
+    in.nodeIndex = index;
     if (nodes > 0) {
         int c = in.get();
         if (c != ',')
             in.fail("expected ',' or ']' after node " + std::to_string(nodes - 1) + ", found " +
                     Scanner::describeChar(c));
     }
-    in.nodeIndex = index;
     in.skipSpace();
     uint64_t line = in.line;
     in.value(&text, options.maxNodeBytes);
