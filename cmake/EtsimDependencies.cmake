@@ -7,6 +7,9 @@ pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET GLOBAL systemc>=2.3.4 tlm)
 find_package(yaml-cpp REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(Threads REQUIRED)
+# CMake's FindProtobuf module (Debian ships no protobuf-config.cmake); zlib for gzip'd traces.
+find_package(Protobuf 3.21 REQUIRED)
+find_package(ZLIB REQUIRED)
 
 # One interface target carries SystemC and the definitions every consumer needs.
 # SC_INCLUDE_DYNAMIC_PROCESSES: without it sc_spawn compiles only in files that happen

@@ -4,15 +4,18 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set_target_properties(etsim_systemc PROPERTIES EXPORT_NAME systemc)
-set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_kernel)
+set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_kernel etsim_et_driver)
 install(TARGETS ${ETSIM_INSTALLED_LIBRARIES} EXPORT etsimTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(_dir IN ITEMS kernel)
+foreach(_dir IN ITEMS kernel et_driver)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/etsim/${_dir}
             FILES_MATCHING PATTERN "*.h")
 endforeach()
+# Generated protobuf headers of et_driver, next to the layer's own headers.
+install(FILES ${PROJECT_BINARY_DIR}/et_driver/proto/et_def.pb.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/etsim/et_driver/proto)
 install(EXPORT etsimTargets NAMESPACE etsim:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/etsim)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/etsimConfig.cmake.in
     ${PROJECT_BINARY_DIR}/etsimConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/etsim)

@@ -1,0 +1,350 @@
+#include "et_driver/TraceCodec.h"
+
+#include "kernel/Error.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/unknown_field_set.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <limits>
+
+namespace etsim::et {
+
+namespace pb = ChakraProtoMsg;
+using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedOutputStream;
+
+namespace {
+
+constexpr int inputsField = 8;
+constexpr int outputsField = 9;
+constexpr int attrField = 10;
+
+// Appends a length-delimited field holding `message` to `out`.
+void appendMessageField(std::string& out, int field, const google::protobuf::MessageLite& message)
+{
+    std::size_t size = message.ByteSizeLong();
+    uint8_t header[16];
+    uint8_t* end =
+        WireFormatLite::WriteTagToArray(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, header);
+    end = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), end);
+    out.append(reinterpret_cast<const char*>(header), static_cast<std::size_t>(end - header));
+    std::size_t body = out.size();
+    out.resize(body + size);
+    message.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&out[body]));
+}
+
+const google::protobuf::UnknownFieldSet& unknownFields(const google::protobuf::Message& message)
+{
+    return message.GetReflection()->GetUnknownFields(message);
+}
+
+// An integer attribute value as read from any integer or bool encoding.
+struct RawInteger {
+    bool isSigned = true;
+    uint64_t bits = 0;
+};
+
+std::optional<RawInteger> rawInteger(const pb::AttributeProto& attr)
+{
+    using Case = pb::AttributeProto::ValueCase;
+    auto fromSigned = [](int64_t v) { return RawInteger{true, static_cast<uint64_t>(v)}; };
+    auto fromUnsigned = [](uint64_t v) { return RawInteger{false, v}; };
+    switch (attr.value_case()) {
+    case Case::kInt32Val:
+        return fromSigned(attr.int32_val());
+    case Case::kInt64Val:
+        return fromSigned(attr.int64_val());
+    case Case::kUint32Val:
+        return fromUnsigned(attr.uint32_val());
+    case Case::kUint64Val:
+        return fromUnsigned(attr.uint64_val());
+    case Case::kSint32Val:
+        return fromSigned(attr.sint32_val());
+    case Case::kSint64Val:
+        return fromSigned(attr.sint64_val());
+    case Case::kFixed32Val:
+        return fromUnsigned(attr.fixed32_val());
+    case Case::kFixed64Val:
+        return fromUnsigned(attr.fixed64_val());
+    case Case::kSfixed32Val:
+        return fromSigned(attr.sfixed32_val());
+    case Case::kSfixed64Val:
+        return fromSigned(attr.sfixed64_val());
+    case Case::kBoolVal:
+        return fromUnsigned(attr.bool_val() ? 1 : 0);
+    default:
+        return std::nullopt;
+    }
+}
+
+// The value as the typed field stores it, or nullopt when the field cannot hold it.
+std::optional<int64_t> toTarget(Attr attr, RawInteger raw)
+{
+    auto asSigned = static_cast<int64_t>(raw.bits);
+    bool negative = raw.isSigned && asSigned < 0;
+    switch (attr) {
+    case Attr::IsCpuOp:
+        if (negative || raw.bits > 1)
+            return std::nullopt;
+        return asSigned;
+    case Attr::TensorSize:
+        if (negative)
+            return std::nullopt;
+        return asSigned;
+    case Attr::CommType:
+    case Attr::CommSrc:
+    case Attr::CommDst:
+    case Attr::CommTag:
+    case Attr::CommPriority:
+        if (raw.isSigned ? (asSigned < std::numeric_limits<int32_t>::min() ||
+                            asSigned > std::numeric_limits<int32_t>::max())
+                         : raw.bits > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+            return std::nullopt;
+        return asSigned;
+    default:
+        if (!raw.isSigned && raw.bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            return std::nullopt;
+        return asSigned;
+    }
+}
+
+void setEncoded(pb::AttributeProto& attr, int field, int64_t value)
+{
+    switch (field) {
+    case pb::AttributeProto::kInt32Val:
+        attr.set_int32_val(static_cast<int32_t>(value));
+        break;
+    case pb::AttributeProto::kInt64Val:
+        attr.set_int64_val(value);
+        break;
+    case pb::AttributeProto::kUint32Val:
+        attr.set_uint32_val(static_cast<uint32_t>(value));
+        break;
+    case pb::AttributeProto::kUint64Val:
+        attr.set_uint64_val(static_cast<uint64_t>(value));
+        break;
+    case pb::AttributeProto::kSint32Val:
+        attr.set_sint32_val(static_cast<int32_t>(value));
+        break;
+    case pb::AttributeProto::kSint64Val:
+        attr.set_sint64_val(value);
+        break;
+    case pb::AttributeProto::kFixed32Val:
+        attr.set_fixed32_val(static_cast<uint32_t>(value));
+        break;
+    case pb::AttributeProto::kFixed64Val:
+        attr.set_fixed64_val(static_cast<uint64_t>(value));
+        break;
+    case pb::AttributeProto::kSfixed32Val:
+        attr.set_sfixed32_val(static_cast<int32_t>(value));
+        break;
+    case pb::AttributeProto::kSfixed64Val:
+        attr.set_sfixed64_val(value);
+        break;
+    default:
+        attr.set_bool_val(value != 0);
+        break;
+    }
+}
+
+} // namespace
+
+bool TraceCodec::decodeAttribute(const pb::AttributeProto& attr, TraceNode& node)
+{
+    std::optional<Attr> known = attrFromName(attr.name());
+    if (!known || node.has(*known) || !attr.doc_string().empty() || !unknownFields(attr).empty())
+        return false;
+    Attr key = *known;
+    auto index = static_cast<std::size_t>(key);
+    auto bit = 1U << static_cast<unsigned>(key);
+    switch (key) {
+    case Attr::PgName:
+    case Attr::OpKind:
+    case Attr::Dtype: {
+        if (attr.value_case() != pb::AttributeProto::kStringVal)
+            return false;
+        std::size_t slot = key == Attr::PgName ? 0 : key == Attr::OpKind ? 1 : 2;
+        node.strings[slot] = attr.string_val();
+        break;
+    }
+    case Attr::InvolvedDim: {
+        if (attr.value_case() != pb::AttributeProto::kBoolList ||
+            attr.bool_list().values_size() > 32 || !unknownFields(attr.bool_list()).empty())
+            return false;
+        const auto& values = attr.bool_list().values();
+        uint64_t packed = static_cast<uint64_t>(values.size()) << 32;
+        for (int i = 0; i < values.size(); ++i) {
+            if (values[i])
+                packed |= uint64_t{1} << i;
+        }
+        node.ints[index] = static_cast<int64_t>(packed);
+        break;
+    }
+    default: {
+        std::optional<RawInteger> raw = rawInteger(attr);
+        if (!raw)
+            return false;
+        std::optional<int64_t> value = toTarget(key, *raw);
+        if (!value)
+            return false;
+        node.ints[index] = *value;
+        break;
+    }
+    }
+    node.present |= bit;
+    node.layout += static_cast<char>(key);
+    node.layout += static_cast<char>(attr.value_case());
+    return true;
+}
+
+void TraceCodec::preserveAttribute(const pb::AttributeProto& attr, TraceNode& node)
+{
+    appendMessageField(node.rest, attrField, attr);
+    std::string& layout = node.layout;
+    std::size_t size = layout.size();
+    if (size >= 2 && layout[size - 2] == TraceNode::otherRun &&
+        static_cast<unsigned char>(layout[size - 1]) < 255) {
+        layout[size - 1] = static_cast<char>(static_cast<unsigned char>(layout[size - 1]) + 1);
+    } else {
+        layout += TraceNode::otherRun;
+        layout += static_cast<char>(1);
+    }
+}
+
+void TraceCodec::decode(pb::Node& message, TraceNode& node)
+{
+    node.reset();
+    node.id = message.id();
+    node.name.swap(*message.mutable_name());
+    node.type = static_cast<NodeType>(message.type());
+    node.ctrlDeps.assign(message.ctrl_deps().begin(), message.ctrl_deps().end());
+    node.dataDeps.assign(message.data_deps().begin(), message.data_deps().end());
+    node.startTimeMicros = message.start_time_micros();
+    node.durationMicros = message.duration_micros();
+    if (message.has_inputs())
+        appendMessageField(node.rest, inputsField, message.inputs());
+    if (message.has_outputs())
+        appendMessageField(node.rest, outputsField, message.outputs());
+    for (const pb::AttributeProto& attr : message.attr()) {
+        if (!decodeAttribute(attr, node))
+            preserveAttribute(attr, node);
+    }
+    if (!unknownFields(message).empty()) {
+        std::string unknown;
+        unknownFields(message).SerializeToString(&unknown);
+        node.rest += unknown;
+    }
+}
+
+pb::Node TraceCodec::parsePreserved(const TraceNode& node)
+{
+    pb::Node preserved;
+    if (!node.rest.empty() && !preserved.ParseFromString(node.rest))
+        throw Error("node " + std::to_string(node.id) +
+                    ": preserved attribute bytes do not parse (internal error)");
+    return preserved;
+}
+
+void TraceCodec::encode(const TraceNode& node, pb::Node& message)
+{
+    message.Clear();
+    google::protobuf::RepeatedPtrField<pb::AttributeProto> others;
+    if (!node.rest.empty()) {
+        if (!message.ParseFromString(node.rest))
+            throw Error("node " + std::to_string(node.id) +
+                        ": preserved attribute bytes do not parse (internal error)");
+        others.Swap(message.mutable_attr());
+    }
+    message.set_id(node.id);
+    message.set_name(node.name);
+    message.set_type(static_cast<pb::NodeType>(node.type));
+    message.mutable_ctrl_deps()->Add(node.ctrlDeps.begin(), node.ctrlDeps.end());
+    message.mutable_data_deps()->Add(node.dataDeps.begin(), node.dataDeps.end());
+    message.set_start_time_micros(node.startTimeMicros);
+    message.set_duration_micros(node.durationMicros);
+
+    int nextOther = 0;
+    const std::string& layout = node.layout;
+    for (std::size_t i = 0; i + 1 < layout.size(); i += 2) {
+        auto count = static_cast<unsigned char>(layout[i + 1]);
+        if (layout[i] == TraceNode::otherRun) {
+            for (unsigned k = 0; k < count; ++k) {
+                if (nextOther >= others.size())
+                    throw Error("node " + std::to_string(node.id) +
+                                ": fewer preserved attributes than recorded (internal error)");
+                message.add_attr()->Swap(others.Mutable(nextOther++));
+            }
+            continue;
+        }
+        auto key = static_cast<Attr>(layout[i]);
+        int field = count;
+        pb::AttributeProto* attr = message.add_attr();
+        attr->set_name(std::string(attrName(key)));
+        auto index = static_cast<std::size_t>(key);
+        switch (key) {
+        case Attr::PgName:
+        case Attr::OpKind:
+        case Attr::Dtype:
+            attr->set_string_val(node.strings[key == Attr::PgName   ? 0
+                                              : key == Attr::OpKind ? 1
+                                                                    : 2]);
+            break;
+        case Attr::InvolvedDim: {
+            auto packed = static_cast<uint64_t>(node.ints[index]);
+            auto dims = static_cast<unsigned>(packed >> 32);
+            auto* list = attr->mutable_bool_list();
+            for (unsigned d = 0; d < dims; ++d)
+                list->add_values(((packed >> d) & 1U) != 0);
+            break;
+        }
+        default:
+            setEncoded(*attr, field, node.ints[index]);
+            break;
+        }
+    }
+}
+
+std::vector<pb::AttributeProto> TraceCodec::otherAttributes(const TraceNode& node)
+{
+    pb::Node preserved = parsePreserved(node);
+    return {preserved.attr().begin(), preserved.attr().end()};
+}
+
+void TraceCodec::addAttribute(TraceNode& node, const pb::AttributeProto& attr)
+{
+    if (!decodeAttribute(attr, node))
+        preserveAttribute(attr, node);
+}
+
+std::optional<pb::IOInfo> TraceCodec::inputs(const TraceNode& node)
+{
+    pb::Node preserved = parsePreserved(node);
+    if (!preserved.has_inputs())
+        return std::nullopt;
+    return preserved.inputs();
+}
+
+std::optional<pb::IOInfo> TraceCodec::outputs(const TraceNode& node)
+{
+    pb::Node preserved = parsePreserved(node);
+    if (!preserved.has_outputs())
+        return std::nullopt;
+    return preserved.outputs();
+}
+
+void TraceCodec::setInputs(TraceNode& node, const pb::IOInfo& info)
+{
+    pb::Node preserved = parsePreserved(node);
+    *preserved.mutable_inputs() = info;
+    node.rest = preserved.SerializeAsString();
+}
+
+void TraceCodec::setOutputs(TraceNode& node, const pb::IOInfo& info)
+{
+    pb::Node preserved = parsePreserved(node);
+    *preserved.mutable_outputs() = info;
+    node.rest = preserved.SerializeAsString();
+}
+
+} // namespace etsim::et

@@ -1,0 +1,50 @@
+#pragma once
+// Conversion between TraceNode and the protobuf Node of the Chakra schema. Decoding keeps every
+// attribute the TraceNode does not type (and every unknown field) as wire bytes, so
+// encode(decode(record)) serializes to the original bytes for canonically encoded records.
+
+#include "et_driver/TraceNode.h"
+#include "et_driver/proto/et_def.pb.h"
+
+#include <optional>
+#include <vector>
+
+namespace etsim::et {
+
+class TraceCodec {
+public:
+    // Fills `node` from `message`. Strings are moved out of `message`, which is left valid but
+    // unspecified (reuse it for the next record).
+    //
+    // A well-known attribute is decoded into its typed field when it is the first one of that
+    // name, has no doc_string and holds a value the field can represent: any integer or bool
+    // encoding for integer fields (spec 4.2), string_val for strings, bool_list of at most 32
+    // entries for involved_dim. Anything else (a float comm_size, a duplicate name, an
+    // out-of-range value) is kept untouched among the other attributes, where a validator can
+    // find and report it.
+    static void decode(ChakraProtoMsg::Node& message, TraceNode& node);
+
+    // Rebuilds the protobuf Node, attributes in their original order and encodings.
+    // Throws etsim::Error if the node's preserved bytes do not parse (they can only come from
+    // decode(), so that would be a bug, not bad input).
+    static void encode(const TraceNode& node, ChakraProtoMsg::Node& message);
+
+    // The attributes that are not typed fields, in file order.
+    static std::vector<ChakraProtoMsg::AttributeProto> otherAttributes(const TraceNode& node);
+    // Adds an attribute after the existing ones: decoded into a typed field as decode() would,
+    // preserved as it is otherwise.
+    static void addAttribute(TraceNode& node, const ChakraProtoMsg::AttributeProto& attr);
+
+    // Node.inputs / Node.outputs; nullopt when the message is absent (presence matters, 2.7).
+    static std::optional<ChakraProtoMsg::IOInfo> inputs(const TraceNode& node);
+    static std::optional<ChakraProtoMsg::IOInfo> outputs(const TraceNode& node);
+    static void setInputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
+    static void setOutputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
+
+private:
+    static bool decodeAttribute(const ChakraProtoMsg::AttributeProto& attr, TraceNode& node);
+    static void preserveAttribute(const ChakraProtoMsg::AttributeProto& attr, TraceNode& node);
+    static ChakraProtoMsg::Node parsePreserved(const TraceNode& node);
+};
+
+} // namespace etsim::et

@@ -1,0 +1,67 @@
+#pragma once
+// All ranks of a multi-rank trace: the files `<prefix>.<rank>.et` (or `.et.gz`) for ranks
+// 0..N-1, found from the prefix or from the folder holding them (spec 1.5).
+//
+// Readers are created on first use of a rank and hold a file descriptor only while needed:
+// a reader closes its file at its end, and at most maxOpenFiles readers are open at once (the
+// least recently used one is suspended when another needs its file). So thousands of ranks
+// can be streamed side by side within the process's descriptor limit.
+
+#include "et_driver/TraceReader.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <list>
+#include <memory>
+#include <vector>
+
+namespace etsim::et {
+
+struct RankFile {
+    uint32_t rank = 0;
+    std::filesystem::path path;
+};
+
+// The rank files of a prefix ("dir/name" for dir/name.0.et, ...) or of a folder holding the
+// files of exactly one prefix, sorted by rank. Throws TraceError when there is no rank file,
+// when a rank between 0 and the highest one is missing (naming it), when a rank has both a
+// .et and a .et.gz file, or when a folder holds more than one prefix (naming them).
+std::vector<RankFile> findRankFiles(const std::filesystem::path& prefixOrFolder);
+
+struct TraceSetOptions {
+    TraceReaderOptions reader;
+    // Readers holding an open file at once.
+    std::size_t maxOpenFiles = 256;
+};
+
+class TraceSet {
+public:
+    explicit TraceSet(const std::filesystem::path& prefixOrFolder, TraceSetOptions options = {});
+    ~TraceSet();
+    TraceSet(const TraceSet&) = delete;
+    TraceSet& operator=(const TraceSet&) = delete;
+
+    std::size_t rankCount() const { return files.size(); }
+    const std::filesystem::path& path(uint32_t rank) const;
+    // Opens the rank's reader if needed (reading its record 0).
+    const TraceMetadata& metadata(uint32_t rank);
+    bool next(uint32_t rank, TraceNode& node);
+    std::size_t nextBatch(uint32_t rank, std::vector<TraceNode>& batch);
+    // The rank's reader, created if needed; valid until the TraceSet is destroyed.
+    TraceReader& reader(uint32_t rank);
+    // Readers holding a file descriptor now.
+    std::size_t openFiles() const;
+
+private:
+    void activate(uint32_t rank);
+
+    std::vector<RankFile> files;
+    TraceSetOptions options;
+    std::vector<std::unique_ptr<TraceReader>> readers;
+    // Ranks whose reader may hold a file, most recently used last.
+    std::list<uint32_t> recent;
+    std::vector<std::list<uint32_t>::iterator> recentPosition;
+    std::vector<bool> inRecent;
+};
+
+} // namespace etsim::et

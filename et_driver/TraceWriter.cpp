@@ -1,0 +1,137 @@
+#include "et_driver/TraceWriter.h"
+
+#include "et_driver/TraceCodec.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace etsim::et {
+
+namespace pb = ChakraProtoMsg;
+using google::protobuf::io::CodedOutputStream;
+using google::protobuf::io::FileOutputStream;
+using google::protobuf::io::GzipOutputStream;
+using google::protobuf::io::ZeroCopyOutputStream;
+
+struct TraceWriter::Stream {
+    std::unique_ptr<FileOutputStream> fileStream;
+    std::unique_ptr<GzipOutputStream> gzipStream;
+    ZeroCopyOutputStream* output = nullptr;
+
+    // Flushes and closes; the errno of the first failure, 0 if none.
+    int finish()
+    {
+        int error = 0;
+        if (gzipStream && !gzipStream->Close())
+            error = EIO;
+        gzipStream.reset();
+        if (fileStream) {
+            if (!fileStream->Close() && error == 0)
+                error = fileStream->GetErrno() != 0 ? fileStream->GetErrno() : EIO;
+            fileStream.reset();
+        }
+        return error;
+    }
+};
+
+pb::GlobalMetadata TraceWriter::defaultMetadata()
+{
+    pb::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    return metadata;
+}
+
+TraceWriter::TraceWriter(std::filesystem::path path,
+                         const pb::GlobalMetadata& metadata,
+                         TraceWriterOptions options)
+    : file(std::move(path)), stream(std::make_unique<Stream>())
+{
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw TraceError(file.string(),
+                         std::string("cannot create: ") + std::strerror(errno) +
+                             " (check that the folder exists and is writable)");
+    stream->fileStream = std::make_unique<FileOutputStream>(fd, options.bufferBytes);
+    bool gzip = options.compression == TraceCompression::Gzip ||
+                (options.compression == TraceCompression::ByName && file.extension() == ".gz");
+    if (gzip) {
+        GzipOutputStream::Options gzipOptions;
+        gzipOptions.format = GzipOutputStream::GZIP;
+        gzipOptions.compression_level = options.gzipLevel;
+        gzipOptions.buffer_size = options.bufferBytes;
+        stream->gzipStream =
+            std::make_unique<GzipOutputStream>(stream->fileStream.get(), gzipOptions);
+        stream->output = stream->gzipStream.get();
+    } else {
+        stream->output = stream->fileStream.get();
+    }
+    if (options.metadataRecord)
+        writeRecord(metadata);
+}
+
+TraceWriter::~TraceWriter()
+{
+    if (stream)
+        stream->finish();
+}
+
+void TraceWriter::fail(const std::string& problem)
+{
+    if (stream) {
+        stream->finish();
+        stream.reset();
+    }
+    throw TraceError(file.string(), problem);
+}
+
+void TraceWriter::writeRecord(const google::protobuf::MessageLite& message)
+{
+    if (!stream)
+        throw TraceError(file.string(), "write after close()");
+    std::size_t size = message.ByteSizeLong();
+    if (size > INT32_MAX)
+        fail("a record of " + std::to_string(size) + " bytes is too large for the format");
+    CodedOutputStream coded(stream->output);
+    coded.WriteVarint32(static_cast<uint32_t>(size));
+    message.SerializeWithCachedSizes(&coded);
+    if (coded.HadError())
+        fail(std::string("write failed: ") + std::strerror(stream->fileStream->GetErrno() != 0
+                                                               ? stream->fileStream->GetErrno()
+                                                               : EIO));
+}
+
+void TraceWriter::write(const pb::Node& node)
+{
+    if (node.ByteSizeLong() == 0)
+        throw TraceError(file.string(),
+                         "node " + std::to_string(nodes) +
+                             " after the metadata has only default fields (id 0, no name, "
+                             "INVALID_NODE): it would be a zero-length record, which Chakra's "
+                             "Python tools read as end of file; give it a name");
+    writeRecord(node);
+    ++nodes;
+}
+
+void TraceWriter::write(const TraceNode& node)
+{
+    TraceCodec::encode(node, scratch);
+    write(scratch);
+}
+
+void TraceWriter::close()
+{
+    if (!stream)
+        return;
+    int error = stream->finish();
+    stream.reset();
+    if (error != 0)
+        throw TraceError(file.string(), std::string("write failed: ") + std::strerror(error));
+}
+
+} // namespace etsim::et
