@@ -42,6 +42,14 @@ std::uint64_t mix(std::uint64_t x)
     return x;
 }
 
+// Home slot of an id. The low bits stay in place so that ids close together (traces number
+// nodes in creation order) share cache lines, both in the table and in the lookups of recent
+// dependencies; the rest is scrambled so strided or clustered ids still spread.
+std::size_t homeSlot(std::uint64_t id, std::size_t mask)
+{
+    return static_cast<std::size_t>((mix(id >> 3) << 3) | (id & 7)) & mask;
+}
+
 // Grows by 1.5x rather than the library's 2x: these arrays are most of the tracker's memory.
 template <typename T>
 void append(std::vector<T>& values, const T& value)
@@ -112,16 +120,8 @@ void DependencyTracker::reserve(std::size_t nodes, std::size_t edgeCount)
     std::size_t wanted = slots.size();
     while (nodes * 10 > wanted * 7)
         wanted *= 2;
-    if (wanted != slots.size()) {
-        slots.assign(wanted, none);
-        std::size_t mask = slots.size() - 1;
-        for (std::uint32_t index = 0; index < ids.size(); ++index) {
-            std::size_t slot = mix(ids[index]) & mask;
-            while (slots[slot] != none)
-                slot = (slot + 1) & mask;
-            slots[slot] = index;
-        }
-    }
+    if (wanted != slots.size())
+        rehash(wanted);
 }
 
 std::string DependencyTracker::where() const
@@ -132,19 +132,19 @@ std::string DependencyTracker::where() const
 std::uint32_t DependencyTracker::find(std::uint64_t id) const
 {
     std::size_t mask = slots.size() - 1;
-    for (std::size_t slot = mix(id) & mask;; slot = (slot + 1) & mask) {
+    for (std::size_t slot = homeSlot(id, mask);; slot = (slot + 1) & mask) {
         std::uint32_t index = slots[slot];
         if (index == none || ids[index] == id)
             return index;
     }
 }
 
-void DependencyTracker::growHash()
+void DependencyTracker::rehash(std::size_t slotCount)
 {
-    slots.assign(slots.size() * 2, none);
+    slots.assign(slotCount, none);
     std::size_t mask = slots.size() - 1;
     for (std::uint32_t index = 0; index < ids.size(); ++index) {
-        std::size_t slot = mix(ids[index]) & mask;
+        std::size_t slot = homeSlot(ids[index], mask);
         while (slots[slot] != none)
             slot = (slot + 1) & mask;
         slots[slot] = index;
@@ -162,13 +162,13 @@ std::uint32_t DependencyTracker::findOrMention(std::uint64_t id)
                     " distinct node ids in one trace; split the trace per rank");
     // Keeps the load at or below 0.7 so linear probing stays short.
     if ((ids.size() + 1) * 10 > slots.size() * 7)
-        growHash();
+        rehash(slots.size() * 2);
     auto index = static_cast<std::uint32_t>(ids.size());
     append(ids, id);
     append(status, withState(0, Phantom));
     append(firstDependent, none);
     std::size_t mask = slots.size() - 1;
-    std::size_t slot = mix(id) & mask;
+    std::size_t slot = homeSlot(id, mask);
     while (slots[slot] != none)
         slot = (slot + 1) & mask;
     slots[slot] = index;

@@ -22,11 +22,12 @@
 // any earlier one. Per index: id 8 B + state/remaining-count 4 B + head of its dependents list
 // 4 B = 16 B, plus the id -> index hash table, 4 B per slot at load 0.35..0.7 (5.7..11.4 B per
 // index). Flat arrays grow by 1.5x, so their capacity is 1.0..1.5x their size. Amortised
-// that is 22..35 B per index, measured 27.9 B per node at 10 M nodes (bench/README.md).
-// Per edge: 8 B (dependent index + next link) in a pooled singly linked list, held only while
-// the edge's source has not finished; finish() returns the entries to a free list, so the pool
-// is sized by the peak of live edges, not by the trace. Edges to already finished nodes cost
-// nothing. The ready heap holds 4 B per ready node.
+// that is 22..35 B per index; measured 23.1 B per node at 10 M nodes (bench/README.md).
+// Per edge: 8 B (dependent index + next link) in a pooled singly linked list (8..12 B with
+// the pool's growth slack; measured 10.3 B), held only while the edge's source has not finished;
+// finish() returns the entries to a free list, so the pool is sized by the peak of live edges, not
+// by the trace. Edges to already finished nodes cost nothing. The ready heap holds 4 B per ready
+// node.
 //
 // Limits: at most 2^31 - 1 distinct ids per tracker and 2^29 - 1 dependencies per node; both
 // are checked and reported as etsim::Error.
@@ -194,7 +195,7 @@ public:
 private:
     std::uint32_t find(std::uint64_t id) const;
     std::uint32_t findOrMention(std::uint64_t id);
-    void growHash();
+    void rehash(std::size_t slotCount);
     void linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl);
     void release(std::uint32_t dependent);
     void pushReady(std::uint32_t index);

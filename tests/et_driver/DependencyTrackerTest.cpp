@@ -454,6 +454,22 @@ TEST(DependencyTracker, MemoryStaysWithinDocumentedBudget)
     EXPECT_LE(static_cast<double>(bytes.edgeBytes) / bytes.edgeSlots, 12.0);
 }
 
+TEST(DependencyTracker, StridedIdsDoNotDegradeTheIndex)
+{
+    // Ids that differ only in high bits: a hash keeping low bits alone would put them all in
+    // one slot and make this test quadratic (minutes instead of milliseconds).
+    DependencyTracker tracker;
+    const std::uint64_t count = 100000;
+    for (std::uint64_t i = 0; i < count; ++i)
+        tracker.add(i << 20, i ? Ids{(i - 1) << 20} : Ids{}, {});
+    for (std::uint64_t i = 0; i < count; ++i) {
+        ASSERT_EQ(tracker.popReady(), i << 20);
+        tracker.finish(i << 20);
+    }
+    tracker.finishFeeding();
+    EXPECT_TRUE(tracker.done());
+}
+
 // A deliberately simple model of the same contract: sets of unmet dependencies per node.
 class ReferenceTracker {
 public:
