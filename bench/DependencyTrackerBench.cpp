@@ -102,13 +102,16 @@ void report(benchmark::State& state, const DependencyTracker& tracker, double rs
     const DependencyStats& stats = tracker.stats();
     state.SetItemsProcessed(static_cast<std::int64_t>(stats.nodesFinished));
     state.counters["nodes"] = static_cast<double>(stats.nodesFinished);
-    state.counters["edges/node"] = static_cast<double>(stats.edgesKept) / nodeCount;
+    state.counters["edges/node"] =
+        static_cast<double>(stats.edgesKept) / static_cast<double>(nodeCount);
     state.counters["fwdRefs"] = static_cast<double>(stats.forwardRefs);
     state.counters["peakPending"] = static_cast<double>(stats.peakPending);
-    state.counters["B/node"] = static_cast<double>(bytes.indexBytes) / bytes.indexCount;
+    state.counters["B/node"] =
+        static_cast<double>(bytes.indexBytes) / static_cast<double>(bytes.indexCount);
     state.counters["liveEdges"] = static_cast<double>(bytes.edgeSlots);
-    state.counters["B/liveEdge"] =
-        bytes.edgeSlots ? static_cast<double>(bytes.edgeBytes) / bytes.edgeSlots : 0.0;
+    state.counters["B/liveEdge"] = bytes.edgeSlots ? static_cast<double>(bytes.edgeBytes) /
+                                                         static_cast<double>(bytes.edgeSlots)
+                                                   : 0.0;
     state.counters["totalMiB"] = static_cast<double>(bytes.total()) / (1024.0 * 1024.0);
     state.counters["rssGrowMiB"] = residentMiB("VmRSS") - rssBefore;
     state.counters["peakRssMiB"] = residentMiB("VmHWM");

@@ -153,8 +153,8 @@ public:
     DependencyTracker(DependencyTracker&&) = default;
     DependencyTracker& operator=(DependencyTracker&&) = default;
 
-    // Pre-sizes the arrays for `nodes` ids and `edges` live edges (a hint; growth still works).
-    void reserve(std::size_t nodes, std::size_t edges);
+    // Pre-sizes the arrays for `nodes` ids and `edgeCount` live edges (a hint; growth still works).
+    void reserve(std::size_t nodes, std::size_t edgeCount);
 
     // Adds the next node of the trace. Deps may name nodes not added yet (they wait) or nodes
     // already finished (no wait). Throws etsim::Error, leaving the tracker unchanged, for a

@@ -574,7 +574,7 @@ private:
 };
 
 struct TraceNode {
-    std::uint64_t id;
+    std::uint64_t id = 0;
     Ids data;
     Ids ctrl;
 };
