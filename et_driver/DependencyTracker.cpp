@@ -1,0 +1,514 @@
+#include "et_driver/DependencyTracker.h"
+
+#include "kernel/Error.h"
+#include "kernel/Log.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+namespace etsim {
+
+namespace {
+
+constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t ctrlBit = 0x80000000U;
+constexpr std::uint32_t indexMask = 0x7FFFFFFFU;
+constexpr std::size_t maxIndices = indexMask; // index values stay clear of the ctrl bit
+constexpr unsigned stateShift = 29;
+constexpr std::uint32_t countMask = (1U << stateShift) - 1;
+
+// Phantom: named as a dependency but not added (yet). Waiting: added, deps outstanding.
+enum State : std::uint32_t { Phantom = 0, Waiting = 1, Ready = 2, Issued = 3, Finished = 4 };
+
+std::uint32_t stateOf(std::uint32_t status)
+{
+    return status >> stateShift;
+}
+
+std::uint32_t withState(std::uint32_t status, State state)
+{
+    return (status & countMask) | (static_cast<std::uint32_t>(state) << stateShift);
+}
+
+// splitmix64's finaliser: ids are often dense or strided, which plain masking would cluster.
+std::uint64_t mix(std::uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    return x;
+}
+
+// Home slot of an id. The low bits stay in place so that ids close together (traces number
+// nodes in creation order) share cache lines, both in the table and in the lookups of recent
+// dependencies; the rest is scrambled so strided or clustered ids still spread.
+std::size_t homeSlot(std::uint64_t id, std::size_t mask)
+{
+    return static_cast<std::size_t>((mix(id >> 3) << 3) | (id & 7)) & mask;
+}
+
+// Grows by 1.5x rather than the library's 2x: these arrays are most of the tracker's memory.
+template <typename T>
+void append(std::vector<T>& values, const T& value)
+{
+    if (values.size() == values.capacity())
+        values.reserve(std::max<std::size_t>(16, values.capacity() + values.capacity() / 2));
+    values.push_back(value);
+}
+
+} // namespace
+
+std::optional<DependencyPolicy> parseDependencyPolicy(std::string_view text)
+{
+    if (text == "data+ctrl")
+        return DependencyPolicy::DataAndCtrl;
+    if (text == "data")
+        return DependencyPolicy::DataOnly;
+    if (text == "ctrl")
+        return DependencyPolicy::CtrlOnly;
+    return std::nullopt;
+}
+
+const char* dependencyPolicyName(DependencyPolicy policy)
+{
+    switch (policy) {
+    case DependencyPolicy::DataAndCtrl:
+        return "data+ctrl";
+    case DependencyPolicy::DataOnly:
+        return "data";
+    case DependencyPolicy::CtrlOnly:
+        return "ctrl";
+    }
+    return "?";
+}
+
+std::string StuckReport::message(std::size_t maxIds) const
+{
+    std::ostringstream out;
+    out << "deadlock: " << stuck.size() << (stuck.size() == 1 ? " node" : " nodes")
+        << " can never become ready (";
+    for (std::size_t i = 0; i < stuck.size() && i < maxIds; ++i)
+        out << (i ? ", " : "") << stuck[i];
+    if (stuck.size() > maxIds)
+        out << ", ... " << stuck.size() - maxIds << " more";
+    out << ")";
+    if (cycle.empty()) {
+        out << "; no cycle found";
+        return out.str();
+    }
+    out << "; cycle: ";
+    for (std::uint64_t id : cycle)
+        out << id << " -> ";
+    out << cycle.front() << " (a -> b: b depends on a)";
+    return out.str();
+}
+
+DependencyTracker::DependencyTracker(DependencyTrackerOptions options)
+    : options(std::move(options)), freeEdges(none), slots(16, none)
+{
+}
+
+void DependencyTracker::reserve(std::size_t nodes, std::size_t edgeCount)
+{
+    ids.reserve(nodes);
+    status.reserve(nodes);
+    firstDependent.reserve(nodes);
+    edges.reserve(edgeCount);
+    std::size_t wanted = slots.size();
+    while (nodes * 10 > wanted * 7)
+        wanted *= 2;
+    if (wanted != slots.size())
+        rehash(wanted);
+}
+
+std::string DependencyTracker::where() const
+{
+    return options.traceName.empty() ? std::string() : options.traceName + ": ";
+}
+
+std::uint32_t DependencyTracker::find(std::uint64_t id) const
+{
+    std::size_t mask = slots.size() - 1;
+    for (std::size_t slot = homeSlot(id, mask);; slot = (slot + 1) & mask) {
+        std::uint32_t index = slots[slot];
+        if (index == none || ids[index] == id)
+            return index;
+    }
+}
+
+void DependencyTracker::rehash(std::size_t slotCount)
+{
+    slots.assign(slotCount, none);
+    std::size_t mask = slots.size() - 1;
+    for (std::uint32_t index = 0; index < ids.size(); ++index) {
+        std::size_t slot = homeSlot(ids[index], mask);
+        while (slots[slot] != none)
+            slot = (slot + 1) & mask;
+        slots[slot] = index;
+    }
+}
+
+std::uint32_t DependencyTracker::findOrMention(std::uint64_t id)
+{
+    std::uint32_t found = find(id);
+    if (found != none)
+        return found;
+    if (ids.size() >= maxIndices)
+        throw Error(where() + "node " + std::to_string(id) + ": more than " +
+                    std::to_string(maxIndices) +
+                    " distinct node ids in one trace; split the trace per rank");
+    // Keeps the load at or below 0.7 so linear probing stays short.
+    if ((ids.size() + 1) * 10 > slots.size() * 7)
+        rehash(slots.size() * 2);
+    auto index = static_cast<std::uint32_t>(ids.size());
+    append(ids, id);
+    append(status, withState(0, Phantom));
+    append(firstDependent, none);
+    std::size_t mask = slots.size() - 1;
+    std::size_t slot = homeSlot(id, mask);
+    while (slots[slot] != none)
+        slot = (slot + 1) & mask;
+    slots[slot] = index;
+    ++phantoms;
+    return index;
+}
+
+void DependencyTracker::linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl)
+{
+    std::uint32_t entry = freeEdges;
+    Edge edge{dependent | (ctrl ? ctrlBit : 0), firstDependent[source]};
+    if (entry != none) {
+        freeEdges = edges[entry].next;
+        edges[entry] = edge;
+    } else {
+        if (edges.size() >= none)
+            throw Error(where() + "more than " + std::to_string(none - 1) +
+                        " dependency edges waiting at once; lower the reader window");
+        entry = static_cast<std::uint32_t>(edges.size());
+        append(edges, edge);
+    }
+    firstDependent[source] = entry;
+}
+
+void DependencyTracker::pushReady(std::uint32_t index)
+{
+    status[index] = withState(status[index], Ready);
+    readyHeap.push_back(index);
+    std::push_heap(readyHeap.begin(), readyHeap.end(), [this](std::uint32_t a, std::uint32_t b) {
+        return ids[a] > ids[b];
+    });
+}
+
+void DependencyTracker::release(std::uint32_t dependent)
+{
+    std::uint32_t value = status[dependent] - 1; // the count sits in the low bits
+    status[dependent] = value;
+    if ((value & countMask) == 0 && stateOf(value) == Waiting)
+        pushReady(dependent);
+}
+
+void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps)
+{
+    if (feedingDone)
+        throw Error(where() + "node " + std::to_string(id) +
+                    " added after finishFeeding(); the trace was declared complete");
+    std::uint32_t existing = find(id);
+    if (existing != none && stateOf(status[existing]) != Phantom)
+        throw Error(where() + "node " + std::to_string(id) +
+                    " appears twice; node ids must be unique within a trace file");
+
+    bool useData = options.policy != DependencyPolicy::CtrlOnly;
+    bool useCtrl = options.policy != DependencyPolicy::DataOnly;
+    // Checks that can throw come before any change, so a rejected node leaves no trace.
+    if (useData && !options.lenient &&
+        std::find(dataDeps.begin(), dataDeps.end(), id) != dataDeps.end())
+        throw Error(where() + "node " + std::to_string(id) +
+                    " has a data dependency on itself; fix the trace or pass --lenient to drop "
+                    "self-loop and dangling data dependencies");
+    std::size_t depCount = (useData ? dataDeps.size() : 0) + (useCtrl ? ctrlDeps.size() : 0);
+    if (depCount > countMask)
+        throw Error(where() + "node " + std::to_string(id) + " has " + std::to_string(depCount) +
+                    " dependencies; at most " + std::to_string(countMask) + " are supported");
+
+    std::uint32_t self = existing != none ? existing : findOrMention(id);
+    --phantoms;
+    std::uint32_t waits = 0;
+    auto take = [&](IdSpan deps, bool ctrl) {
+        for (std::uint64_t dep : deps) {
+            if (dep == id) {
+                if (ctrl) {
+                    ++counters.selfLoopsCtrlDropped;
+                    if (!firstSelfLoopCtrl)
+                        firstSelfLoopCtrl.emplace(id, id);
+                } else {
+                    ++counters.selfLoopsDataDropped;
+                    if (!firstSelfLoopData)
+                        firstSelfLoopData.emplace(id, id);
+                }
+                if (options.log)
+                    options.log->debug(where(),
+                                       "node ",
+                                       id,
+                                       ": dropped self-loop ",
+                                       ctrl ? "ctrl" : "data",
+                                       " dependency");
+                continue;
+            }
+            std::uint32_t source = findOrMention(dep);
+            ++counters.edgesKept;
+            std::uint32_t state = stateOf(status[source]);
+            if (state == Finished)
+                continue;
+            if (state == Phantom)
+                ++counters.forwardRefs;
+            linkEdge(source, self, ctrl);
+            ++waits;
+        }
+    };
+    if (useData)
+        take(dataDeps, false);
+    else
+        counters.edgesIgnoredByPolicy += dataDeps.size();
+    if (useCtrl)
+        take(ctrlDeps, true);
+    else
+        counters.edgesIgnoredByPolicy += ctrlDeps.size();
+
+    status[self] = withState(waits, Waiting);
+    ++added;
+    ++counters.nodesAdded;
+    counters.peakPending = std::max<std::uint64_t>(counters.peakPending, pendingCount());
+    if (waits == 0)
+        pushReady(self);
+}
+
+void DependencyTracker::finishFeeding()
+{
+    if (feedingDone)
+        return;
+    if (phantoms > 0) {
+        // First pass only looks: a strict run must throw before anything changes. The node
+        // named is the smallest dependent id, so the message does not depend on feed order.
+        if (!options.lenient && options.policy != DependencyPolicy::CtrlOnly) {
+            std::uint64_t dangling = 0;
+            std::pair<std::uint64_t, std::uint64_t> first{0, 0};
+            for (std::uint32_t index = 0; index < ids.size(); ++index) {
+                if (stateOf(status[index]) != Phantom)
+                    continue;
+                for (std::uint32_t e = firstDependent[index]; e != none; e = edges[e].next) {
+                    if (edges[e].dependent & ctrlBit)
+                        continue;
+                    std::pair<std::uint64_t, std::uint64_t> here{
+                        ids[edges[e].dependent & indexMask], ids[index]};
+                    if (dangling == 0 || here < first)
+                        first = here;
+                    ++dangling;
+                }
+            }
+            if (dangling > 0)
+                throw Error(where() + "node " + std::to_string(first.first) +
+                            " has a data dependency on node " + std::to_string(first.second) +
+                            ", which is not in the trace (" + std::to_string(dangling) +
+                            " dangling data dependencies in all); fix the trace or pass "
+                            "--lenient to drop them");
+        }
+        std::optional<std::pair<std::uint64_t, std::uint64_t>> firstCtrl;
+        std::optional<std::pair<std::uint64_t, std::uint64_t>> firstData;
+        for (std::uint32_t index = 0; index < ids.size(); ++index) {
+            if (stateOf(status[index]) != Phantom || firstDependent[index] == none)
+                continue;
+            std::uint32_t last = none;
+            for (std::uint32_t e = firstDependent[index]; e != none; e = edges[e].next) {
+                bool ctrl = (edges[e].dependent & ctrlBit) != 0;
+                std::uint32_t dependent = edges[e].dependent & indexMask;
+                std::pair<std::uint64_t, std::uint64_t> here{ids[dependent], ids[index]};
+                auto& firstOfKind = ctrl ? firstCtrl : firstData;
+                if (!firstOfKind || here < *firstOfKind)
+                    firstOfKind = here;
+                ++(ctrl ? counters.danglingCtrlDropped : counters.danglingDataDropped);
+                --counters.edgesKept;
+                if (options.log)
+                    options.log->debug(where(),
+                                       "node ",
+                                       here.first,
+                                       ": dropped ",
+                                       ctrl ? "ctrl" : "data",
+                                       " dependency on absent node ",
+                                       here.second);
+                release(dependent);
+                last = e;
+            }
+            edges[last].next = freeEdges;
+            freeEdges = firstDependent[index];
+            firstDependent[index] = none;
+        }
+        if (options.log && firstCtrl)
+            options.log->warn(where(),
+                              "dropped ",
+                              counters.danglingCtrlDropped,
+                              " ctrl dependencies on nodes not in the trace (first: node ",
+                              firstCtrl->first,
+                              " on ",
+                              firstCtrl->second,
+                              ")");
+        if (options.log && firstData)
+            options.log->warn(where(),
+                              "dropped ",
+                              counters.danglingDataDropped,
+                              " data dependencies on nodes not in the trace (first: node ",
+                              firstData->first,
+                              " on ",
+                              firstData->second,
+                              ")");
+    }
+    if (options.log && firstSelfLoopCtrl)
+        options.log->warn(where(),
+                          "dropped ",
+                          counters.selfLoopsCtrlDropped,
+                          " self-loop ctrl dependencies (first: node ",
+                          firstSelfLoopCtrl->first,
+                          ")");
+    if (options.log && firstSelfLoopData)
+        options.log->warn(where(),
+                          "dropped ",
+                          counters.selfLoopsDataDropped,
+                          " self-loop data dependencies (first: node ",
+                          firstSelfLoopData->first,
+                          ")");
+    feedingDone = true;
+}
+
+bool DependencyTracker::wantsInput(std::size_t window) const
+{
+    if (feedingDone)
+        return false;
+    return pendingCount() < window || (readyHeap.empty() && inFlight == 0);
+}
+
+std::uint64_t DependencyTracker::popReady()
+{
+    if (readyHeap.empty())
+        throw Error(where() + "popReady(): no node is ready; check hasReady() first");
+    std::pop_heap(readyHeap.begin(), readyHeap.end(), [this](std::uint32_t a, std::uint32_t b) {
+        return ids[a] > ids[b];
+    });
+    std::uint32_t index = readyHeap.back();
+    readyHeap.pop_back();
+    status[index] = withState(status[index], Issued);
+    ++inFlight;
+    return ids[index];
+}
+
+void DependencyTracker::requeue(std::uint64_t id)
+{
+    std::uint32_t index = find(id);
+    if (index == none || stateOf(status[index]) != Issued)
+        throw Error(where() + "requeue(" + std::to_string(id) + "): node " + std::to_string(id) +
+                    " is not in flight; only nodes taken with popReady() can be requeued");
+    --inFlight;
+    pushReady(index);
+}
+
+void DependencyTracker::finish(std::uint64_t id)
+{
+    std::uint32_t index = find(id);
+    std::uint32_t state = index == none ? Phantom : stateOf(status[index]);
+    if (state != Issued) {
+        std::string prefix =
+            where() + "finish(" + std::to_string(id) + "): node " + std::to_string(id);
+        if (state == Phantom)
+            throw Error(prefix + " was never added");
+        if (state == Waiting)
+            throw Error(prefix + " was not issued: it still waits for " +
+                        std::to_string(status[index] & countMask) + " dependencies");
+        if (state == Ready)
+            throw Error(prefix + " is ready but was not issued; take it with popReady() first");
+        throw Error(prefix + " has already finished");
+    }
+    status[index] = withState(0, Finished);
+    --inFlight;
+    ++finished;
+    ++counters.nodesFinished;
+    std::uint32_t head = firstDependent[index];
+    if (head == none)
+        return;
+    std::uint32_t last = none;
+    for (std::uint32_t e = head; e != none; e = edges[e].next) {
+        release(edges[e].dependent & indexMask);
+        last = e;
+    }
+    // The whole list goes back to the pool at once.
+    edges[last].next = freeEdges;
+    freeEdges = head;
+    firstDependent[index] = none;
+}
+
+bool DependencyTracker::deadlocked() const
+{
+    return feedingDone && readyHeap.empty() && inFlight == 0 && pendingCount() > 0;
+}
+
+std::optional<StuckReport> DependencyTracker::stuckReport() const
+{
+    if (!deadlocked())
+        return std::nullopt;
+    StuckReport report;
+    std::vector<std::uint32_t> stuck;
+    for (std::uint32_t index = 0; index < ids.size(); ++index)
+        if (stateOf(status[index]) == Waiting)
+            stuck.push_back(index);
+    std::sort(stuck.begin(), stuck.end(), [this](std::uint32_t a, std::uint32_t b) {
+        return ids[a] < ids[b];
+    });
+    report.stuck.reserve(stuck.size());
+    for (std::uint32_t index : stuck)
+        report.stuck.push_back(ids[index]);
+
+    // Every stuck node waits for at least one stuck node (nothing else is unfinished), so
+    // following "waits for" links from any stuck node must revisit one: that loop is a cycle.
+    // Sources are visited in ascending id, so each node's link is its smallest-id dependency.
+    std::vector<std::uint32_t> waitsFor(ids.size(), none);
+    for (std::uint32_t source : stuck)
+        for (std::uint32_t e = firstDependent[source]; e != none; e = edges[e].next) {
+            std::uint32_t dependent = edges[e].dependent & indexMask;
+            if (waitsFor[dependent] == none)
+                waitsFor[dependent] = source;
+        }
+    std::vector<std::uint32_t> seenAt(ids.size(), none);
+    std::vector<std::uint32_t> path;
+    std::uint32_t at = stuck.front();
+    while (at != none && seenAt[at] == none) {
+        seenAt[at] = static_cast<std::uint32_t>(path.size());
+        path.push_back(at);
+        at = waitsFor[at];
+    }
+    if (at == none)
+        return report;
+    // path[seenAt[at]..] runs against the dependency direction; reverse it, then rotate so
+    // the smallest id comes first.
+    std::vector<std::uint64_t> cycle;
+    for (std::size_t i = path.size(); i-- > seenAt[at];)
+        cycle.push_back(ids[path[i]]);
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+    report.cycle = std::move(cycle);
+    return report;
+}
+
+DependencyMemory DependencyTracker::memory() const
+{
+    DependencyMemory bytes;
+    bytes.indexBytes = ids.capacity() * sizeof(std::uint64_t) +
+                       status.capacity() * sizeof(std::uint32_t) +
+                       firstDependent.capacity() * sizeof(std::uint32_t) +
+                       slots.capacity() * sizeof(std::uint32_t);
+    bytes.edgeBytes = edges.capacity() * sizeof(Edge);
+    bytes.readyBytes = readyHeap.capacity() * sizeof(std::uint32_t);
+    bytes.indexCount = ids.size();
+    bytes.edgeSlots = edges.size();
+    return bytes;
+}
+
+} // namespace etsim
