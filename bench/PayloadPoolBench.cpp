@@ -17,7 +17,7 @@ void poolAcquireRelease(benchmark::State& state)
 {
     etsim::PayloadPool pool("bench.pool");
     const auto dataLength = static_cast<unsigned int>(state.range(0));
-    for (auto _ : state) {
+    for (auto _ : state) { // NOLINT(clang-analyzer-deadcode.DeadStores): benchmark idiom
         tlm::tlm_generic_payload& payload = pool.acquire(dataLength);
         payload.set_address(0x1000);
         benchmark::DoNotOptimize(payload.get_data_ptr());
@@ -35,7 +35,7 @@ void poolWindow(benchmark::State& state)
     etsim::PayloadPool pool("bench.pool");
     const auto window = static_cast<std::size_t>(state.range(0));
     std::vector<tlm::tlm_generic_payload*> inFlight(window);
-    for (auto _ : state) {
+    for (auto _ : state) { // NOLINT(clang-analyzer-deadcode.DeadStores): benchmark idiom
         for (auto& slot : inFlight)
             slot = &pool.acquire(64);
         for (auto* payload : inFlight)
@@ -54,7 +54,7 @@ void poolWithExtension(benchmark::State& state)
     etsim::EtNodeInfo info;
     info.kind = etsim::NodeKind::MemLoad;
     info.bytes = 64;
-    for (auto _ : state) {
+    for (auto _ : state) { // NOLINT(clang-analyzer-deadcode.DeadStores): benchmark idiom
         tlm::tlm_generic_payload& payload = pool.acquire(64);
         payload.set_extension(new etsim::EtNodeExtension(info));
         benchmark::DoNotOptimize(etsim::EtNodeExtension::find(payload));
@@ -68,7 +68,7 @@ BENCHMARK(poolWithExtension);
 void newDelete(benchmark::State& state)
 {
     const auto dataLength = static_cast<unsigned int>(state.range(0));
-    for (auto _ : state) {
+    for (auto _ : state) { // NOLINT(clang-analyzer-deadcode.DeadStores): benchmark idiom
         auto payload = std::make_unique<tlm::tlm_generic_payload>();
         std::unique_ptr<unsigned char[]> data;
         if (dataLength > 0) {
