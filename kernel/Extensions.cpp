@@ -1,0 +1,248 @@
+#include "kernel/Extensions.h"
+
+#include "kernel/Error.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cxxabi.h>
+#include <memory>
+#include <sstream>
+#include <typeinfo>
+#include <utility>
+
+namespace etsim {
+
+// The switches have no default so that -Wswitch flags a new enumerator without a name.
+
+const char* toString(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::Invalid:
+        return "invalid";
+    case NodeKind::Compute:
+        return "compute";
+    case NodeKind::MemLoad:
+        return "mem_load";
+    case NodeKind::MemStore:
+        return "mem_store";
+    case NodeKind::Send:
+        return "send";
+    case NodeKind::Recv:
+        return "recv";
+    case NodeKind::Collective:
+        return "collective";
+    case NodeKind::Metadata:
+        return "metadata";
+    }
+    return "?";
+}
+
+const char* toString(CollectiveType type)
+{
+    switch (type) {
+    case CollectiveType::None:
+        return "none";
+    case CollectiveType::AllReduce:
+        return "all_reduce";
+    case CollectiveType::AllGather:
+        return "all_gather";
+    case CollectiveType::ReduceScatter:
+        return "reduce_scatter";
+    case CollectiveType::AllToAll:
+        return "all_to_all";
+    case CollectiveType::Broadcast:
+        return "broadcast";
+    case CollectiveType::Reduce:
+        return "reduce";
+    case CollectiveType::Gather:
+        return "gather";
+    case CollectiveType::Scatter:
+        return "scatter";
+    case CollectiveType::Barrier:
+        return "barrier";
+    }
+    return "?";
+}
+
+const char* toString(DataType type)
+{
+    switch (type) {
+    case DataType::Unknown:
+        return "unknown";
+    case DataType::Fp64:
+        return "fp64";
+    case DataType::Fp32:
+        return "fp32";
+    case DataType::Fp16:
+        return "fp16";
+    case DataType::Bf16:
+        return "bf16";
+    case DataType::Fp8E4M3:
+        return "fp8_e4m3";
+    case DataType::Fp8E5M2:
+        return "fp8_e5m2";
+    case DataType::Int64:
+        return "int64";
+    case DataType::Int32:
+        return "int32";
+    case DataType::Int8:
+        return "int8";
+    case DataType::UInt8:
+        return "uint8";
+    case DataType::Bool:
+        return "bool";
+    }
+    return "?";
+}
+
+const char* toString(OperatorKind kind)
+{
+    switch (kind) {
+    case OperatorKind::Unknown:
+        return "unknown";
+    case OperatorKind::Gemm:
+        return "gemm";
+    case OperatorKind::Convolution:
+        return "convolution";
+    case OperatorKind::Elementwise:
+        return "elementwise";
+    case OperatorKind::Reduction:
+        return "reduction";
+    case OperatorKind::Softmax:
+        return "softmax";
+    case OperatorKind::Normalization:
+        return "normalization";
+    case OperatorKind::Attention:
+        return "attention";
+    case OperatorKind::Embedding:
+        return "embedding";
+    case OperatorKind::Copy:
+        return "copy";
+    }
+    return "?";
+}
+
+const char* toString(ReduceOp op)
+{
+    switch (op) {
+    case ReduceOp::None:
+        return "none";
+    case ReduceOp::Sum:
+        return "sum";
+    case ReduceOp::Product:
+        return "product";
+    case ReduceOp::Min:
+        return "min";
+    case ReduceOp::Max:
+        return "max";
+    case ReduceOp::Average:
+        return "average";
+    }
+    return "?";
+}
+
+unsigned dataTypeBytes(DataType type)
+{
+    switch (type) {
+    case DataType::Unknown:
+        return 0;
+    case DataType::Fp64:
+    case DataType::Int64:
+        return 8;
+    case DataType::Fp32:
+    case DataType::Int32:
+        return 4;
+    case DataType::Fp16:
+    case DataType::Bf16:
+        return 2;
+    case DataType::Fp8E4M3:
+    case DataType::Fp8E5M2:
+    case DataType::Int8:
+    case DataType::UInt8:
+    case DataType::Bool:
+        return 1;
+    }
+    return 0;
+}
+
+namespace {
+
+// "etsim::SomeExtension" rather than the mangled name typeid gives.
+std::string typeName(const std::type_info& type)
+{
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(
+        abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
+    return status == 0 && demangled ? std::string(demangled.get()) : std::string(type.name());
+}
+
+} // namespace
+
+const NodeAttribute::Value* EtNodeInfo::findAttribute(std::string_view key) const
+{
+    auto found = std::find_if(attributes.begin(), attributes.end(), [key](const auto& attribute) {
+        return attribute.key == key;
+    });
+    return found == attributes.end() ? nullptr : &found->value;
+}
+
+void EtNodeInfo::setAttributeValue(std::string_view key, NodeAttribute::Value value)
+{
+    for (auto& attribute : attributes)
+        if (attribute.key == key) {
+            attribute.value = std::move(value);
+            return;
+        }
+    attributes.push_back(NodeAttribute{std::string(key), std::move(value)});
+}
+
+bool EtNodeInfo::operator==(const EtNodeInfo& other) const
+{
+    return rank == other.rank && node == other.node && kind == other.kind &&
+           onHost == other.onHost && bytes == other.bytes && flops == other.flops &&
+           collective == other.collective && peer == other.peer && tag == other.tag &&
+           group == other.group && dataType == other.dataType && op == other.op &&
+           reduceOp == other.reduceOp && gemm == other.gemm && attributes == other.attributes;
+}
+
+EtNodeExtension::EtNodeExtension(EtNodeInfo info) : info(std::move(info)) {}
+
+tlm::tlm_extension_base* EtNodeExtension::clone() const
+{
+    return new EtNodeExtension(info);
+}
+
+void EtNodeExtension::copy_from(const tlm::tlm_extension_base& other)
+{
+    const auto* source = dynamic_cast<const EtNodeExtension*>(&other);
+    if (source == nullptr)
+        throw Error("EtNodeExtension::copy_from: the source extension has type " +
+                    typeName(typeid(other)) +
+                    ", not etsim::EtNodeExtension; copy extensions only between slots of the "
+                    "same extension type");
+    info = source->info;
+}
+
+EtNodeExtension* EtNodeExtension::find(const tlm::tlm_generic_payload& payload)
+{
+    return payload.get_extension<EtNodeExtension>();
+}
+
+EtNodeExtension& EtNodeExtension::get(const tlm::tlm_generic_payload& payload)
+{
+    EtNodeExtension* extension = find(payload);
+    if (extension != nullptr)
+        return *extension;
+    std::ostringstream message;
+    message << "payload ("
+            << (payload.is_read()    ? "read"
+                : payload.is_write() ? "write"
+                                     : "ignore")
+            << " at 0x" << std::hex << payload.get_address() << std::dec << ", "
+            << payload.get_data_length()
+            << " bytes) carries no EtNodeExtension: the initiator must attach one with "
+               "set_extension() before sending the payload to a model";
+    throw Error(message.str());
+}
+
+} // namespace etsim
