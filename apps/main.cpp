@@ -2,6 +2,7 @@
 // libraries, and maps what happened to the exit codes of apps/ExitCode.h.
 
 #include "apps/ExitCode.h"
+#include "apps/TraceCommands.h"
 #include "kernel/Error.h"
 
 #include <CLI/CLI.hpp>
@@ -20,11 +21,14 @@ int main(int argc, char** argv)
     CLI::App app{"etsim: run Chakra execution traces on simulated AI hardware", "etsim"};
     app.set_version_flag("--version", "etsim 0.1.0");
     app.require_subcommand(1);
+    // Each subcommand's callback stores its exit code here.
+    ExitCode result = ExitCode::Success;
+    etsim::apps::addTraceCommands(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
         int code = app.exit(error);
         return code == 0 ? toInt(ExitCode::Success) : toInt(ExitCode::CannotStart);
     }
-    return toInt(ExitCode::Success);
+    return toInt(result);
 }
