@@ -1,7 +1,9 @@
 #include "apps/Demo.h"
 
+#include "kernel/Error.h"
 #include "kernel/Simulation.h"
 
+#include <CLI/CLI.hpp>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <iostream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -136,6 +139,29 @@ int runDemo(const DemoOptions& options, std::ostream& out)
     out << "memory: " << memory.bytesMoved << " B moved, utilisation " << std::setprecision(1)
         << (seconds > 0 ? 100.0 * memory.busyTime.to_seconds() / seconds : 0.0) << " %\n";
     return result.outcome == RunOutcome::AllIdle ? 0 : 1;
+}
+
+void addDemoCommand(CLI::App& app, ExitCode& result)
+{
+    auto options = std::make_shared<DemoOptions>();
+    CLI::App* demo =
+        app.add_subcommand("demo", "Run a small built-in simulation (ranks sharing a memory)");
+    demo->add_option("--ranks", options->ranks, "Number of ranks")->check(CLI::Range(1u, 4096u));
+    demo->add_option("--steps", options->steps, "Compute-then-write steps per rank")
+        ->check(CLI::Range(1u, 1000000u));
+    demo->add_option("--bytes", options->bytesPerStep, "Bytes written per step")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 31));
+    demo->callback([options, &result]() {
+        try {
+            result = runDemo(*options, std::cout) == 0 ? ExitCode::Success : ExitCode::InputProblem;
+        } catch (const Error& error) {
+            std::cerr << "etsim demo: " << error.what() << '\n';
+            result = ExitCode::InputProblem;
+        } catch (const sc_core::sc_report& report) {
+            std::cerr << "etsim demo: " << report.what() << '\n';
+            result = ExitCode::InputProblem;
+        }
+    });
 }
 
 } // namespace etsim::apps

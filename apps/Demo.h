@@ -3,8 +3,14 @@
 // alternate computation with transfers to a memory they share) until platforms and traces
 // are wired into `etsim run`.
 
+#include "apps/ExitCode.h"
+
 #include <cstdint>
 #include <iosfwd>
+
+namespace CLI {
+class App;
+}
 
 namespace etsim::apps {
 
@@ -27,5 +33,8 @@ struct DemoOptions {
 // Runs the demo in the current SystemC kernel and writes a short report to `out`.
 // Returns 0 on success, 1 when the simulation did not finish (deadlock).
 int runDemo(const DemoOptions& options, std::ostream& out);
+
+// Registers `etsim demo`; its callback stores the command's exit code in `result`.
+void addDemoCommand(CLI::App& app, ExitCode& result);
 
 } // namespace etsim::apps
