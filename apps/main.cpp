@@ -6,6 +6,7 @@
 #include "apps/TraceCommands.h"
 
 #include <CLI/CLI.hpp>
+#include <systemc> // declares sc_main extern "C", as libsystemc.so expects it
 
 namespace {
 
