@@ -56,7 +56,7 @@ std::string formatNumber(double value)
     return text;
 }
 
-std::string withUnit(std::string number, const std::string& unit)
+std::string withUnit(const std::string& number, const std::string& unit)
 {
     return unit.empty() ? number : number + " " + unit;
 }
@@ -264,7 +264,7 @@ double Distribution::stddev() const
     return std::sqrt(squaredDeviations / static_cast<double>(samples));
 }
 
-void Distribution::reset(std::uint64_t nowPs)
+void Distribution::reset(std::uint64_t /*nowPs*/)
 {
     std::fill(buckets.begin(), buckets.end(), 0);
     samples = 0;

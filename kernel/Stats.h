@@ -101,7 +101,7 @@ public:
     std::uint64_t value() const { return count; }
 
     const char* kind() const override { return "counter"; }
-    void reset(std::uint64_t nowPs) override { count = 0; }
+    void reset(std::uint64_t /*nowPs*/) override { count = 0; }
     void accept(StatVisitor& visitor) const override { visitor.visit(*this); }
 
 private:
@@ -122,7 +122,7 @@ public:
     double value() const { return current; }
 
     const char* kind() const override { return "scalar"; }
-    void reset(std::uint64_t nowPs) override { current = 0.0; }
+    void reset(std::uint64_t /*nowPs*/) override { current = 0.0; }
     void accept(StatVisitor& visitor) const override { visitor.visit(*this); }
 
 private:

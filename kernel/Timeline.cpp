@@ -157,7 +157,7 @@ Timeline::Timeline(std::string path, TimelineOptions options)
     if (file == nullptr)
         throw Error("cannot open timeline file \"" + filePath + "\" for writing: " +
                     describeErrno(errno) + "; check that the folder exists and is writable");
-    std::string header = "{\"displayTimeUnit\":\"";
+    std::string header = R"({"displayTimeUnit":")";
     header += options.displayTimeUnit == DisplayTimeUnit::Milliseconds ? "ms" : "ns";
     header += "\",\"traceEvents\":[\n";
     // Goes to the stdio buffer; a failure shows when the writer thread flushes.
@@ -203,9 +203,9 @@ Timeline::beginEvent(std::string_view phase, std::string_view name, std::uint32_
     checkOpen();
     if (events > 0)
         filling += ",\n";
-    filling += "{\"ph\":\"";
+    filling += R"({"ph":")";
     filling += phase;
-    filling += "\",\"name\":";
+    filling += R"(","name":)";
     appendString(filling, name);
     filling += ",\"pid\":";
     appendNumber(filling, processId);
@@ -256,7 +256,7 @@ void Timeline::appendArgs(TraceArgs args)
 void Timeline::processName(std::uint32_t processId, std::string_view name, std::int64_t sortIndex)
 {
     std::string& out = beginEvent("M", "process_name", processId);
-    out += ",\"args\":{\"name\":";
+    out += R"(,"args":{"name":)";
     appendString(out, name);
     out += '}';
     endEvent();
@@ -273,7 +273,7 @@ void Timeline::threadName(std::uint32_t processId,
     std::string& out = beginEvent("M", "thread_name", processId);
     out += ",\"tid\":";
     appendNumber(out, threadId);
-    out += ",\"args\":{\"name\":";
+    out += R"(,"args":{"name":)";
     appendString(out, name);
     out += '}';
     endEvent();
@@ -317,7 +317,7 @@ void Timeline::instant(std::uint32_t processId,
     appendNumber(out, threadId);
     out += ",\"cat\":";
     appendString(out, category);
-    out += ",\"s\":\"t\",\"ts\":";
+    out += R"(,"s":"t","ts":)";
     appendMicroseconds(out, timePs);
     appendArgs(args);
     endEvent();
@@ -379,7 +379,7 @@ void Timeline::flowEnd(std::uint32_t processId,
     out += ",\"id\":";
     appendNumber(out, flowId);
     // Without "bp":"e" the arrow would attach to the next slice that starts after timePs.
-    out += ",\"bp\":\"e\",\"ts\":";
+    out += R"(,"bp":"e","ts":)";
     appendMicroseconds(out, timePs);
     endEvent();
 }

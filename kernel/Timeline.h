@@ -31,11 +31,11 @@ namespace etsim {
 /// the text is copied when the event is written, so temporaries are fine.
 class TraceArg {
 public:
-    TraceArg(std::string_view key, std::string_view text)
-        : argKey(key), type(Type::Text), text(text)
+    TraceArg(std::string_view key, std::string_view text) : argKey(key), text(text) {}
+    TraceArg(std::string_view key, const char* text)
+        : TraceArg(key, text == nullptr ? std::string_view() : std::string_view(text))
     {
     }
-    TraceArg(std::string_view key, const char* text) : TraceArg(key, std::string_view(text)) {}
     TraceArg(std::string_view key, const std::string& text) : TraceArg(key, std::string_view(text))
     {
     }

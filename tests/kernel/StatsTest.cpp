@@ -378,7 +378,9 @@ TEST(Stats, JsonWriterEscapesAndWritesNonFiniteAsNull)
 {
     StatGroup root("root");
     root.addScalar("ratio", "\"x\"", "line1\nline2 \\ µ");
-    root.addFormula("empty", "", "", [](const StatWindow& window) { return 1.0 / 0.0; });
+    root.addFormula("empty", "", "", [](const StatWindow& /*window*/) {
+        return std::numeric_limits<double>::infinity();
+    });
     auto document = nlohmann::json::parse(statsToJson(root, 0).dump());
     EXPECT_EQ(document["root"]["ratio"]["unit"], "\"x\"");
     EXPECT_EQ(document["root"]["ratio"]["description"], "line1\nline2 \\ µ");

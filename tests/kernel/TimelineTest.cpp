@@ -314,7 +314,7 @@ TEST(Timeline, DestructorDuringUnwindingLeavesAValidFile)
         Timeline timeline(path.string(), {256, DisplayTimeUnit::Nanoseconds});
         timeline.processName(0, "rank0", 0);
         for (std::uint32_t i = 0; i < 100; ++i)
-            timeline.complete(0, 1, "step", "compute", i * 10, 5);
+            timeline.complete(0, 1, "step", "compute", std::uint64_t{i} * 10, 5);
         throw std::runtime_error("deadlock at 1 us");
     } catch (const std::runtime_error& error) {
         EXPECT_STREQ(error.what(), "deadlock at 1 us");
