@@ -1,0 +1,462 @@
+#include "kernel/Timeline.h"
+
+#include "kernel/Error.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+#include <utility>
+
+namespace etsim {
+
+namespace {
+
+constexpr std::string_view footer = "\n]}\n";
+constexpr char hexDigits[] = "0123456789abcdef";
+
+std::string describeErrno(int code)
+{
+    return std::error_code(code, std::generic_category()).message();
+}
+
+template <typename Number>
+void appendNumber(std::string& out, Number number)
+{
+    char text[32];
+    auto [end, problem] = std::to_chars(text, text + sizeof text, number);
+    out.append(text, end);
+}
+
+void appendReal(std::string& out, double number)
+{
+    // JSON has no NaN or infinity; null keeps the document valid.
+    if (!std::isfinite(number))
+        out += "null";
+    else
+        appendNumber(out, number);
+}
+
+// Picoseconds as microseconds: the integer part, then up to six fractional digits with
+// trailing zeros dropped, so the value is exact (a double would round large times).
+void appendMicroseconds(std::string& out, std::uint64_t picoseconds)
+{
+    appendNumber(out, picoseconds / 1000000);
+    std::uint64_t fraction = picoseconds % 1000000;
+    if (fraction == 0)
+        return;
+    char digits[6];
+    for (int i = 5; i >= 0; --i) {
+        digits[i] = static_cast<char>('0' + fraction % 10);
+        fraction /= 10;
+    }
+    int length = 6;
+    while (digits[length - 1] == '0')
+        --length;
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(length));
+}
+
+// Length of the valid UTF-8 sequence starting at text[at], or 0 if it is not valid
+// (stray continuation byte, truncated, overlong, surrogate or beyond U+10FFFF).
+std::size_t utf8SequenceLength(std::string_view text, std::size_t at)
+{
+    auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    unsigned char lead = byte(at);
+    std::size_t length = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0)
+            low = 0xA0;
+        if (lead == 0xED)
+            high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0)
+            low = 0x90;
+        if (lead == 0xF4)
+            high = 0x8F;
+    } else {
+        return 0;
+    }
+    if (at + length > text.size())
+        return 0;
+    if (byte(at + 1) < low || byte(at + 1) > high)
+        return 0;
+    for (std::size_t i = 2; i < length; ++i)
+        if ((byte(at + i) & 0xC0U) != 0x80U)
+            return 0;
+    return length;
+}
+
+void appendString(std::string& out, std::string_view text)
+{
+    out += '"';
+    std::size_t at = 0;
+    while (at < text.size()) {
+        auto c = static_cast<unsigned char>(text[at]);
+        if (c >= 0x80) {
+            // Invalid UTF-8 would make the whole file unreadable to strict parsers: replace
+            // each bad byte with U+FFFD.
+            std::size_t length = utf8SequenceLength(text, at);
+            if (length == 0) {
+                out += "\\ufffd";
+                ++at;
+            } else {
+                out.append(text.substr(at, length));
+                at += length;
+            }
+            continue;
+        }
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (c < 0x20) {
+                out += "\\u00";
+                out += hexDigits[c >> 4U];
+                out += hexDigits[c & 0x0FU];
+            } else {
+                out += static_cast<char>(c);
+            }
+        }
+        ++at;
+    }
+    out += '"';
+}
+
+} // namespace
+
+Timeline::Timeline(std::string path, TimelineOptions options)
+    : filePath(std::move(path)), batchBytes(options.batchBytes == 0 ? 1 : options.batchBytes)
+{
+    file = std::fopen(filePath.c_str(), "wb");
+    if (file == nullptr)
+        throw Error("cannot open timeline file \"" + filePath + "\" for writing: " +
+                    describeErrno(errno) + "; check that the folder exists and is writable");
+    std::string header = R"({"displayTimeUnit":")";
+    header += options.displayTimeUnit == DisplayTimeUnit::Milliseconds ? "ms" : "ns";
+    header += "\",\"traceEvents\":[\n";
+    // Goes to the stdio buffer; a failure shows when the writer thread flushes.
+    std::fwrite(header.data(), 1, header.size(), file);
+    filling.reserve(batchBytes + 256);
+    writing.reserve(batchBytes + 256);
+    try {
+        writer = std::thread([this] { writerLoop(); });
+    } catch (...) {
+        std::fclose(file);
+        throw;
+    }
+}
+
+Timeline::~Timeline()
+{
+    try {
+        close();
+    } catch (...) { // NOLINT(bugprone-empty-catch): a destructor must not throw
+    }
+    if (writer.joinable()) {
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            stopping = true;
+        }
+        changed.notify_all();
+        writer.join();
+    }
+    if (file != nullptr)
+        std::fclose(file);
+}
+
+void Timeline::checkOpen() const
+{
+    if (closed)
+        throw Error("timeline file \"" + filePath +
+                    "\": event recorded after close(); record every event before closing");
+}
+
+std::string&
+Timeline::beginEvent(std::string_view phase, std::string_view name, std::uint32_t processId)
+{
+    checkOpen();
+    if (events > 0)
+        filling += ",\n";
+    filling += R"({"ph":")";
+    filling += phase;
+    filling += R"(","name":)";
+    appendString(filling, name);
+    filling += ",\"pid\":";
+    appendNumber(filling, processId);
+    return filling;
+}
+
+void Timeline::endEvent()
+{
+    filling += '}';
+    ++events;
+    if (filling.size() >= batchBytes)
+        handOff(false);
+}
+
+void Timeline::appendArgs(TraceArgs args)
+{
+    if (args.empty())
+        return;
+    filling += ",\"args\":{";
+    bool first = true;
+    for (const TraceArg& arg : args) {
+        if (!first)
+            filling += ',';
+        first = false;
+        appendString(filling, arg.argKey);
+        filling += ':';
+        switch (arg.type) {
+        case TraceArg::Type::Text:
+            appendString(filling, arg.text);
+            break;
+        case TraceArg::Type::Bool:
+            filling += arg.flag ? "true" : "false";
+            break;
+        case TraceArg::Type::Signed:
+            appendNumber(filling, arg.signedNumber);
+            break;
+        case TraceArg::Type::Unsigned:
+            appendNumber(filling, arg.unsignedNumber);
+            break;
+        case TraceArg::Type::Real:
+            appendReal(filling, arg.real);
+            break;
+        }
+    }
+    filling += '}';
+}
+
+void Timeline::processName(std::uint32_t processId, std::string_view name, std::int64_t sortIndex)
+{
+    std::string& out = beginEvent("M", "process_name", processId);
+    out += R"(,"args":{"name":)";
+    appendString(out, name);
+    out += '}';
+    endEvent();
+    beginEvent("M", "process_sort_index", processId);
+    appendArgs({{"sort_index", sortIndex}});
+    endEvent();
+}
+
+void Timeline::threadName(std::uint32_t processId,
+                          std::uint32_t threadId,
+                          std::string_view name,
+                          std::int64_t sortIndex)
+{
+    std::string& out = beginEvent("M", "thread_name", processId);
+    out += ",\"tid\":";
+    appendNumber(out, threadId);
+    out += R"(,"args":{"name":)";
+    appendString(out, name);
+    out += '}';
+    endEvent();
+    beginEvent("M", "thread_sort_index", processId);
+    out += ",\"tid\":";
+    appendNumber(out, threadId);
+    appendArgs({{"sort_index", sortIndex}});
+    endEvent();
+}
+
+void Timeline::complete(std::uint32_t processId,
+                        std::uint32_t threadId,
+                        std::string_view name,
+                        std::string_view category,
+                        std::uint64_t startPs,
+                        std::uint64_t durationPs,
+                        TraceArgs args)
+{
+    std::string& out = beginEvent("X", name, processId);
+    out += ",\"tid\":";
+    appendNumber(out, threadId);
+    out += ",\"cat\":";
+    appendString(out, category);
+    out += ",\"ts\":";
+    appendMicroseconds(out, startPs);
+    out += ",\"dur\":";
+    appendMicroseconds(out, durationPs);
+    appendArgs(args);
+    endEvent();
+}
+
+void Timeline::instant(std::uint32_t processId,
+                       std::uint32_t threadId,
+                       std::string_view name,
+                       std::string_view category,
+                       std::uint64_t timePs,
+                       TraceArgs args)
+{
+    std::string& out = beginEvent("i", name, processId);
+    out += ",\"tid\":";
+    appendNumber(out, threadId);
+    out += ",\"cat\":";
+    appendString(out, category);
+    out += R"(,"s":"t","ts":)";
+    appendMicroseconds(out, timePs);
+    appendArgs(args);
+    endEvent();
+}
+
+void Timeline::counter(std::uint32_t processId,
+                       std::string_view name,
+                       std::uint64_t timePs,
+                       TraceArgs series)
+{
+    // Checked before anything is formatted so a rejected call leaves no partial event.
+    if (series.empty())
+        throw Error("timeline counter \"" + std::string(name) +
+                    "\": no series given; pass at least one {name, number}");
+    for (const TraceArg& arg : series)
+        if (!arg.isNumber())
+            throw Error("timeline counter \"" + std::string(name) + "\": series \"" +
+                        std::string(arg.key()) +
+                        "\" is not a number; counter values must be "
+                        "numbers");
+    std::string& out = beginEvent("C", name, processId);
+    out += ",\"ts\":";
+    appendMicroseconds(out, timePs);
+    appendArgs(series);
+    endEvent();
+}
+
+void Timeline::flowStart(std::uint32_t processId,
+                         std::uint32_t threadId,
+                         std::string_view name,
+                         std::string_view category,
+                         std::uint64_t flowId,
+                         std::uint64_t timePs)
+{
+    std::string& out = beginEvent("s", name, processId);
+    out += ",\"tid\":";
+    appendNumber(out, threadId);
+    out += ",\"cat\":";
+    appendString(out, category);
+    out += ",\"id\":";
+    appendNumber(out, flowId);
+    out += ",\"ts\":";
+    appendMicroseconds(out, timePs);
+    endEvent();
+}
+
+void Timeline::flowEnd(std::uint32_t processId,
+                       std::uint32_t threadId,
+                       std::string_view name,
+                       std::string_view category,
+                       std::uint64_t flowId,
+                       std::uint64_t timePs)
+{
+    std::string& out = beginEvent("f", name, processId);
+    out += ",\"tid\":";
+    appendNumber(out, threadId);
+    out += ",\"cat\":";
+    appendString(out, category);
+    out += ",\"id\":";
+    appendNumber(out, flowId);
+    // Without "bp":"e" the arrow would attach to the next slice that starts after timePs.
+    out += R"(,"bp":"e","ts":)";
+    appendMicroseconds(out, timePs);
+    endEvent();
+}
+
+void Timeline::handOff(bool waitUntilWritten)
+{
+    std::unique_lock<std::mutex> guard(lock);
+    // At most one batch waits for the writer: this bounds memory to about two batches.
+    changed.wait(guard, [this] { return !writePending; });
+    if (failure.empty() && !filling.empty()) {
+        writing.swap(filling);
+        writePending = true;
+        ++batches;
+        changed.notify_all();
+    }
+    filling.clear();
+    if (waitUntilWritten)
+        changed.wait(guard, [this] { return !writePending; });
+    if (!failure.empty())
+        throw Error(failure);
+}
+
+void Timeline::flush()
+{
+    checkOpen();
+    handOff(true);
+}
+
+void Timeline::writerLoop()
+{
+    std::unique_lock<std::mutex> guard(lock);
+    while (true) {
+        changed.wait(guard, [this] { return writePending || stopping; });
+        if (!writePending)
+            return;
+        bool healthy = failure.empty();
+        guard.unlock();
+        // `writing` is the writer's alone while writePending is set.
+        std::string problem;
+        if (healthy && (std::fwrite(writing.data(), 1, writing.size(), file) != writing.size() ||
+                        std::fflush(file) != 0))
+            problem = "timeline file \"" + filePath + "\": write failed: " + describeErrno(errno);
+        guard.lock();
+        if (failure.empty())
+            failure = std::move(problem);
+        writing.clear();
+        writePending = false;
+        changed.notify_all();
+    }
+}
+
+void Timeline::close()
+{
+    if (closed)
+        return;
+    closed = true;
+    {
+        std::unique_lock<std::mutex> guard(lock);
+        changed.wait(guard, [this] { return !writePending; });
+        if (failure.empty() && !filling.empty()) {
+            writing.swap(filling);
+            writePending = true;
+            ++batches;
+        }
+        stopping = true;
+    }
+    changed.notify_all();
+    writer.join(); // the writer drains the pending batch before it stops
+    filling.clear();
+    if (failure.empty() && (std::fwrite(footer.data(), 1, footer.size(), file) != footer.size() ||
+                            std::fflush(file) != 0))
+        failure = "timeline file \"" + filePath + "\": write failed: " + describeErrno(errno);
+    if (std::fclose(file) != 0 && failure.empty())
+        failure = "timeline file \"" + filePath + "\": close failed: " + describeErrno(errno);
+    file = nullptr;
+    if (!failure.empty())
+        throw Error(failure);
+}
+
+} // namespace etsim

@@ -1,0 +1,201 @@
+#pragma once
+// Writer of Chrome trace event files (the JSON Object Format: {"displayTimeUnit": ...,
+// "traceEvents": [...]}), which ui.perfetto.dev and chrome://tracing open. Each rank is a
+// process, each resource (engine, DMA queue, link) a thread of it.
+//
+// Events are formatted into an in-memory batch; a full batch is handed to a writer thread
+// and a fresh one is filled meanwhile, so memory stays at about two batches however long
+// the run. The file is a valid JSON document after close(), and also after the destructor,
+// including when it runs during stack unwinding: a run that ends in an error still leaves
+// a trace that opens.
+//
+// Times are integer picoseconds of simulated time; the file holds microseconds (the format's
+// unit) written as exact decimals with six fractional digits at most.
+//
+// One producer: calls must not race with each other (the SystemC kernel is single-threaded).
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace etsim {
+
+/// One "args" entry of an event: a key and a number, a boolean or a string. Holds views:
+/// the text is copied when the event is written, so temporaries are fine.
+class TraceArg {
+public:
+    TraceArg(std::string_view key, std::string_view text) : argKey(key), text(text) {}
+    TraceArg(std::string_view key, const char* text)
+        : TraceArg(key, text == nullptr ? std::string_view() : std::string_view(text))
+    {
+    }
+    TraceArg(std::string_view key, const std::string& text) : TraceArg(key, std::string_view(text))
+    {
+    }
+    TraceArg(std::string_view key, bool flag) : argKey(key), type(Type::Bool), flag(flag) {}
+    template <
+        typename Integer,
+        std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool>, int> = 0>
+    TraceArg(std::string_view key, Integer number) : argKey(key)
+    {
+        if constexpr (std::is_signed_v<Integer>) {
+            type = Type::Signed;
+            signedNumber = number;
+        } else {
+            type = Type::Unsigned;
+            unsignedNumber = number;
+        }
+    }
+    TraceArg(std::string_view key, double number) : argKey(key), type(Type::Real), real(number) {}
+    TraceArg(std::string_view key, float number) : TraceArg(key, static_cast<double>(number)) {}
+
+    std::string_view key() const { return argKey; }
+    bool isNumber() const { return type != Type::Text && type != Type::Bool; }
+
+private:
+    friend class Timeline;
+    enum class Type { Text, Bool, Signed, Unsigned, Real };
+
+    std::string_view argKey;
+    Type type = Type::Text;
+    std::string_view text;
+    bool flag = false;
+    std::int64_t signedNumber = 0;
+    std::uint64_t unsignedNumber = 0;
+    double real = 0.0;
+};
+
+/// A view over the args of one call: an initializer list ({{"bytes", 64}, {"op", "read"}})
+/// or a vector built at run time. Valid for the duration of the call.
+class TraceArgs {
+public:
+    TraceArgs() = default;
+    // The list's array lives until the end of the full expression of the call, which is as
+    // long as a TraceArgs parameter is used.
+    TraceArgs(std::initializer_list<TraceArg> args)
+    {
+        first = args.begin();
+        count = args.size();
+    }
+    TraceArgs(const std::vector<TraceArg>& args) : first(args.data()), count(args.size()) {}
+
+    const TraceArg* begin() const { return first; }
+    const TraceArg* end() const { return first + count; }
+    bool empty() const { return count == 0; }
+
+private:
+    const TraceArg* first = nullptr;
+    std::size_t count = 0;
+};
+
+/// How viewers label time; the file itself is always in microseconds.
+enum class DisplayTimeUnit { Nanoseconds, Milliseconds };
+
+struct TimelineOptions {
+    /// A batch is handed to the writer thread once it holds this many bytes (at least 1).
+    std::size_t batchBytes = std::size_t{1} << 20;
+    DisplayTimeUnit displayTimeUnit = DisplayTimeUnit::Nanoseconds;
+};
+
+class Timeline {
+public:
+    /// Creates or truncates the file at `path` and writes the document header. Throws
+    /// etsim::Error naming the path if it cannot be opened.
+    explicit Timeline(std::string path, TimelineOptions options = {});
+    /// Closes like close(), but never throws: errors are dropped (call close() to see them).
+    ~Timeline();
+    Timeline(const Timeline&) = delete;
+    Timeline& operator=(const Timeline&) = delete;
+
+    /// Names process `processId` (a rank) and orders it among processes by sortIndex.
+    void processName(std::uint32_t processId, std::string_view name, std::int64_t sortIndex);
+    /// Names thread `threadId` (a resource) of a process and orders it within the process.
+    void threadName(std::uint32_t processId,
+                    std::uint32_t threadId,
+                    std::string_view name,
+                    std::int64_t sortIndex);
+
+    /// A slice ("ph":"X") on a thread from startPs for durationPs (both ps).
+    void complete(std::uint32_t processId,
+                  std::uint32_t threadId,
+                  std::string_view name,
+                  std::string_view category,
+                  std::uint64_t startPs,
+                  std::uint64_t durationPs,
+                  TraceArgs args = {});
+    /// A zero-length mark ("ph":"i", thread scope) at timePs (ps).
+    void instant(std::uint32_t processId,
+                 std::uint32_t threadId,
+                 std::string_view name,
+                 std::string_view category,
+                 std::uint64_t timePs,
+                 TraceArgs args = {});
+    /// A counter sample ("ph":"C") of a process at timePs (ps): one track per series, each
+    /// series a number. Throws etsim::Error if a series is not a number.
+    void
+    counter(std::uint32_t processId, std::string_view name, std::uint64_t timePs, TraceArgs series);
+    /// Start of a flow arrow ("ph":"s"), bound to the slice enclosing timePs on the thread.
+    /// name, category and flowId must match those of the flowEnd.
+    void flowStart(std::uint32_t processId,
+                   std::uint32_t threadId,
+                   std::string_view name,
+                   std::string_view category,
+                   std::uint64_t flowId,
+                   std::uint64_t timePs);
+    /// End of a flow arrow ("ph":"f", "bp":"e"), bound to the slice enclosing timePs.
+    void flowEnd(std::uint32_t processId,
+                 std::uint32_t threadId,
+                 std::string_view name,
+                 std::string_view category,
+                 std::uint64_t flowId,
+                 std::uint64_t timePs);
+
+    /// Writes everything recorded so far to the file (not yet a complete document) and
+    /// waits until it is there. Throws etsim::Error if writing failed.
+    void flush();
+    /// Writes the rest, ends the document and closes the file; later calls do nothing.
+    /// Throws etsim::Error naming the path if any write failed.
+    void close();
+
+    const std::string& path() const { return filePath; }
+    /// Events written so far, metadata included.
+    std::uint64_t eventCount() const { return events; }
+    /// Batches handed to the writer thread so far.
+    std::uint64_t batchCount() const { return batches; }
+
+private:
+    std::string& beginEvent(std::string_view phase, std::string_view name, std::uint32_t processId);
+    void endEvent();
+    void appendArgs(TraceArgs args);
+    void handOff(bool waitUntilWritten);
+    void writerLoop();
+    void checkOpen() const;
+    void throwIfFailed();
+
+    std::string filePath;
+    std::size_t batchBytes;
+    std::FILE* file = nullptr;
+    bool closed = false;
+    std::uint64_t events = 0;
+    std::uint64_t batches = 0;
+
+    std::string filling; // the batch being formatted by the producer
+
+    // Shared with the writer thread, guarded by `lock`.
+    std::mutex lock;
+    std::condition_variable changed;
+    std::string writing; // the batch handed to the writer
+    bool writePending = false;
+    bool stopping = false;
+    std::string failure; // first write error, empty while all is well
+    std::thread writer;
+};
+
+} // namespace etsim
