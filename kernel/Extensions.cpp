@@ -196,12 +196,28 @@ void EtNodeInfo::setAttributeValue(std::string_view key, NodeAttribute::Value va
     attributes.push_back(NodeAttribute{std::string(key), std::move(value)});
 }
 
+namespace {
+
+// Member lists compare by content: two transactions of one collective share the list, but an
+// equal list built elsewhere describes the same group.
+bool sameRanks(const std::shared_ptr<const std::vector<RankId>>& a,
+               const std::shared_ptr<const std::vector<RankId>>& b)
+{
+    if (a == b)
+        return true;
+    return a != nullptr && b != nullptr && *a == *b;
+}
+
+} // namespace
+
 bool EtNodeInfo::operator==(const EtNodeInfo& other) const
 {
     return rank == other.rank && node == other.node && kind == other.kind &&
            onHost == other.onHost && bytes == other.bytes && flops == other.flops &&
            collective == other.collective && peer == other.peer && tag == other.tag &&
-           group == other.group && dataType == other.dataType && op == other.op &&
+           group == other.group && sameRanks(groupRanks, other.groupRanks) &&
+           groupSequence == other.groupSequence && involvedDims == other.involvedDims &&
+           durationPs == other.durationPs && dataType == other.dataType && op == other.op &&
            reduceOp == other.reduceOp && gemm == other.gemm && attributes == other.attributes;
 }
 

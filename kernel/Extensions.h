@@ -12,6 +12,7 @@
 #include <tlm>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -149,6 +150,17 @@ struct EtNodeInfo {
     std::uint64_t tag = 0;
     /// The communicator of a collective or point-to-point node; empty means all ranks.
     std::optional<ProcessGroupId> group;
+    /// Collective: the member ranks of `group` in group order (shared by every transaction of
+    /// the group, so no copy per transaction); null means all ranks.
+    std::shared_ptr<const std::vector<RankId>> groupRanks;
+    /// Collective: how many collectives of the same group this rank issued before this one.
+    /// The fabric matches the members' transactions of one collective by (group, sequence).
+    std::uint64_t groupSequence = 0;
+    /// Collective: bit i set = the collective spans network dimension i (Chakra's
+    /// involved_dim); 0 means every dimension.
+    std::uint32_t involvedDims = 0;
+    /// Replay: a recorded duration to reproduce instead of asking a model, ps; 0 = none.
+    std::uint64_t durationPs = 0;
     DataType dataType = DataType::Unknown;
     OperatorKind op = OperatorKind::Unknown;
     ReduceOp reduceOp = ReduceOp::None;

@@ -25,6 +25,11 @@ EtNodeInfo fullInfo()
     info.peer = RankId{5};
     info.tag = 77;
     info.group = ProcessGroupId{2};
+    info.groupRanks = std::make_shared<const std::vector<RankId>>(
+        std::vector<RankId>{RankId{1}, RankId{3}, RankId{5}});
+    info.groupSequence = 9;
+    info.involvedDims = 0b101;
+    info.durationPs = 1500;
     info.dataType = DataType::Bf16;
     info.op = OperatorKind::Gemm;
     info.reduceOp = ReduceOp::Max;
@@ -116,6 +121,16 @@ TEST(EtNodeExtension, EqualityNoticesSingleFieldChanges)
     EXPECT_TRUE(differs([](EtNodeInfo& i) { i.peer.reset(); }));
     EXPECT_TRUE(differs([](EtNodeInfo& i) { i.group = ProcessGroupId{0}; }));
     EXPECT_TRUE(differs([](EtNodeInfo& i) { i.reduceOp = ReduceOp::Sum; }));
+    EXPECT_TRUE(differs([](EtNodeInfo& i) { i.groupRanks.reset(); }));
+    EXPECT_TRUE(differs([](EtNodeInfo& i) {
+        i.groupRanks = std::make_shared<const std::vector<RankId>>(std::vector<RankId>{RankId{1}});
+    }));
+    EXPECT_FALSE(differs([](EtNodeInfo& i) {
+        i.groupRanks = std::make_shared<const std::vector<RankId>>(*i.groupRanks);
+    }));
+    EXPECT_TRUE(differs([](EtNodeInfo& i) { i.groupSequence = 10; }));
+    EXPECT_TRUE(differs([](EtNodeInfo& i) { i.involvedDims = 1; }));
+    EXPECT_TRUE(differs([](EtNodeInfo& i) { i.durationPs = 0; }));
     EXPECT_TRUE(differs([](EtNodeInfo& i) { i.gemm->batch = 1; }));
     EXPECT_TRUE(differs([](EtNodeInfo& i) { i.setAttribute("efficiency", 0.5); }));
     EXPECT_FALSE(differs([](EtNodeInfo& i) { i.setAttribute("stream", 2); }));
