@@ -1,7 +1,12 @@
 #include "apps/Demo.h"
 
 #include "kernel/Error.h"
+#include "kernel/Extensions.h"
+#include "kernel/Ids.h"
+#include "kernel/PayloadPool.h"
 #include "kernel/Simulation.h"
+#include "kernel/Stats.h"
+#include "kernel/Units.h"
 
 #include <CLI/CLI.hpp>
 #include <systemc>
@@ -23,37 +28,52 @@ namespace {
 
 using sc_core::sc_time;
 
+std::uint64_t nowPs()
+{
+    return toPicoseconds(sc_core::sc_time_stamp());
+}
+
 // A memory every rank writes to: one transfer at a time at `bandwidth`, plus a fixed latency.
-// Transfers that arrive while it is busy queue behind the one in progress.
+// Transfers that arrive while it is busy queue behind the one in progress; the size comes from
+// the transaction's EtNodeExtension, as for every etsim model.
 class SharedMemory : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<SharedMemory> socket{"socket"};
 
-    SharedMemory(const sc_core::sc_module_name& name, double bytesPerSecond, sc_time latency)
-        : sc_core::sc_module(name), bytesPerSecond(bytesPerSecond), latency(latency)
+    SharedMemory(const sc_core::sc_module_name& name,
+                 Bandwidth bandwidth,
+                 Time latency,
+                 StatGroup& stats)
+        : sc_core::sc_module(name)
+        , bandwidth(bandwidth)
+        , latency(latency)
+        , bytesMoved(stats.addCounter("bytes", "B", "bytes written by all ranks"))
+        , busy(stats.addTimeWeightedAverage("utilisation", "", "fraction of time transferring"))
     {
         socket.register_b_transport(this, &SharedMemory::transport);
     }
 
-    std::uint64_t bytesMoved = 0;
-    sc_time busyTime;
-
 private:
     void transport(int /*initiator*/, tlm::tlm_generic_payload& payload, sc_time& delay)
     {
-        const sc_time arrival = sc_core::sc_time_stamp() + delay;
-        const sc_time start = std::max(arrival, busyUntil);
-        const sc_time transfer(double(payload.get_data_length()) / bytesPerSecond, sc_core::SC_SEC);
-        busyUntil = start + transfer;
-        busyTime += transfer;
-        bytesMoved += payload.get_data_length();
-        delay = busyUntil + latency - sc_core::sc_time_stamp();
+        const EtNodeInfo& work = EtNodeExtension::get(payload).info;
+        const Time arrival = Time::fromScTime(sc_core::sc_time_stamp() + delay);
+        const Time start = std::max(arrival, busyUntil);
+        busyUntil = start + Size::fromBytes(work.bytes) / bandwidth;
+        // The utilisation track is fed in order of arrival; transfers queue back to back, so
+        // busy periods never overlap and the track only ever moves forward.
+        busy.set(start.ps(), 1.0);
+        busy.set(busyUntil.ps(), 0.0);
+        bytesMoved += work.bytes;
+        delay = (busyUntil + latency).toScTime() - sc_core::sc_time_stamp();
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
     }
 
-    double bytesPerSecond;
-    sc_time latency;
-    sc_time busyUntil;
+    Bandwidth bandwidth;
+    Time latency;
+    Time busyUntil;
+    Counter& bytesMoved;
+    TimeWeightedAverage& busy;
 };
 
 // Computes for a fixed time, then writes its result to memory, `steps` times.
@@ -63,17 +83,22 @@ public:
     tlm_utils::simple_initiator_socket<DemoRank> socket{"socket"};
 
     DemoRank(const sc_core::sc_module_name& name,
+             RankId rank,
              Simulation& simulation,
-             const DemoOptions& options)
-        : sc_core::sc_module(name), activity(simulation.enroll(std::string(name))), options(options)
+             const DemoOptions& options,
+             StatGroup& stats)
+        : sc_core::sc_module(name)
+        , rank(rank)
+        , activity(simulation.enroll(std::string(name)))
+        , options(options)
+        , pool(std::string(name) + ".payloads")
+        , computeTime(stats.addCounter("compute", "ps", "time spent computing"))
+        , memoryTime(stats.addCounter("memory", "ps", "time writing, queueing included"))
+        , finishTime(stats.addCounter("finished", "ps", "time the rank became idle"))
     {
         activity.busy();
         SC_THREAD(work);
     }
-
-    sc_time computeTime;
-    sc_time memoryTime;
-    sc_time finishTime;
 
 private:
     void work()
@@ -81,63 +106,65 @@ private:
         const sc_time compute(options.computeNsPerStep, sc_core::SC_NS);
         for (unsigned step = 0; step < options.steps; ++step) {
             wait(compute);
-            computeTime += compute;
+            computeTime += toPicoseconds(compute);
 
-            // The payload carries a length but no data: the model needs sizes, not bytes.
-            tlm::tlm_generic_payload payload;
+            tlm::tlm_generic_payload& payload = pool.acquire();
             payload.set_command(tlm::TLM_WRITE_COMMAND);
-            payload.set_address(0);
-            payload.set_data_ptr(nullptr);
-            payload.set_data_length(static_cast<unsigned>(options.bytesPerStep));
-            payload.set_streaming_width(static_cast<unsigned>(options.bytesPerStep));
-            payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+            auto* extension = new EtNodeExtension;
+            extension->info.rank = rank;
+            extension->info.node = NodeId{step};
+            extension->info.kind = NodeKind::MemStore;
+            extension->info.bytes = options.bytesPerStep;
+            payload.set_extension(extension);
             sc_time delay = sc_core::SC_ZERO_TIME;
-            const sc_time issued = sc_core::sc_time_stamp();
+            const std::uint64_t issued = nowPs();
             socket->b_transport(payload, delay);
             wait(delay);
-            memoryTime += sc_core::sc_time_stamp() - issued;
+            memoryTime += nowPs() - issued;
             if (payload.is_response_error())
                 SC_REPORT_ERROR(name(), "memory answered with an error");
+            payload.release();
         }
-        finishTime = sc_core::sc_time_stamp();
+        finishTime += nowPs();
         activity.idle();
     }
 
+    RankId rank;
     ActivityToken activity;
     DemoOptions options;
+    PayloadPool pool;
+    Counter& computeTime;
+    Counter& memoryTime;
+    Counter& finishTime;
 };
 
 } // namespace
 
 int runDemo(const DemoOptions& options, std::ostream& out)
 {
+    StatGroup stats("demo");
     Simulation simulation;
-    SharedMemory memory(
-        "memory", options.memoryGBps * 1e9, sc_time(options.memoryLatencyNs, sc_core::SC_NS));
+    SharedMemory memory("memory",
+                        Bandwidth::fromBytesPerSecond(options.memoryGBps * 1e9),
+                        Time::fromPs(static_cast<std::uint64_t>(options.memoryLatencyNs * 1e3)),
+                        stats.addGroup("memory"));
     std::vector<std::unique_ptr<DemoRank>> ranks;
     for (unsigned rank = 0; rank < options.ranks; ++rank) {
+        const std::string name = "rank" + std::to_string(rank);
         ranks.push_back(std::make_unique<DemoRank>(
-            ("rank" + std::to_string(rank)).c_str(), simulation, options));
+            name.c_str(), RankId{rank}, simulation, options, stats.addGroup(name)));
         ranks.back()->socket.bind(memory.socket);
     }
 
     RunResult result = simulation.run();
 
     out << "etsim demo: " << options.ranks << " ranks x " << options.steps << " steps, "
-        << options.bytesPerStep << " B per step to a shared " << options.memoryGBps
-        << " GB/s memory\n";
-    out << std::left << std::setw(8) << "rank" << std::setw(16) << "finished" << std::setw(16)
-        << "compute"
-        << "memory (incl. queueing)\n";
-    for (unsigned rank = 0; rank < options.ranks; ++rank)
-        out << std::setw(8) << rank << std::setw(16) << ranks[rank]->finishTime.to_string()
-            << std::setw(16) << ranks[rank]->computeTime.to_string()
-            << ranks[rank]->memoryTime.to_string() << '\n';
-    const double seconds = result.simulatedTime.to_seconds();
-    out << "simulated time: " << result.simulatedTime << " (" << runOutcomeName(result.outcome)
-        << "), wall time: " << std::fixed << std::setprecision(3) << result.wallSeconds << " s\n";
-    out << "memory: " << memory.bytesMoved << " B moved, utilisation " << std::setprecision(1)
-        << (seconds > 0 ? 100.0 * memory.busyTime.to_seconds() / seconds : 0.0) << " %\n";
+        << Size::fromBytes(options.bytesPerStep) << " per step to a shared "
+        << Bandwidth::fromBytesPerSecond(options.memoryGBps * 1e9) << " memory\n";
+    out << "simulated time: " << Time::fromScTime(result.simulatedTime) << " ("
+        << runOutcomeName(result.outcome) << "), wall time: " << std::fixed << std::setprecision(3)
+        << result.wallSeconds << " s\n\n";
+    writeStatsText(out, stats, toPicoseconds(result.simulatedTime));
     return result.outcome == RunOutcome::AllIdle ? 0 : 1;
 }
 
