@@ -312,13 +312,9 @@ ExitCode runConvert(const TraceOptions& options)
     } catch (const Error& e) {
         return inputProblem("convert", e.what());
     }
-    const et::TraceMetadata& meta = source->metadata();
-    ChakraProtoMsg::GlobalMetadata metadata =
-        meta.present ? meta.message : et::TraceWriter::defaultMetadata();
-
     std::unique_ptr<NodeSink> sink;
     try {
-        sink = out->openSink(options.output, metadata);
+        sink = out->openSink(options.output, source->metadata());
     } catch (const Error& e) {
         return cannotStart("convert", e.what());
     }

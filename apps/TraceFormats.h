@@ -38,9 +38,9 @@ struct TraceFormat {
     std::string description;
     // Empty when the format cannot be read.
     std::function<std::unique_ptr<NodeSource>(const std::filesystem::path&)> openSource;
-    // Empty when the format cannot be written. The metadata is the input's (or a default one).
-    std::function<std::unique_ptr<NodeSink>(const std::filesystem::path&,
-                                            const ChakraProtoMsg::GlobalMetadata&)>
+    // Empty when the format cannot be written. The metadata is the input's, present or not:
+    // each format decides what an absent record becomes.
+    std::function<std::unique_ptr<NodeSink>(const std::filesystem::path&, const et::TraceMetadata&)>
         openSink;
     // Nodes written at most unless forced (0: no limit), and why.
     uint64_t nodeLimit = 0;

@@ -248,6 +248,21 @@ TEST_F(TraceCommands, ConvertEtToGzipAndBack)
     EXPECT_EQ(test::readFile(back), test::readFile(dir.file("job.0.et")));
 }
 
+TEST_F(TraceCommands, ConvertEtToJsonAndBackIsLossless)
+{
+    fs::path json = dir.file("copy.0.json");
+    Result r = run("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(json));
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "wrote 3 nodes to " + json.string())) << r.output;
+    EXPECT_TRUE(contains(test::readFile(json), "\"nodes\"")) << test::readFile(json);
+
+    fs::path gz = dir.file("copy.0.json.gz");
+    EXPECT_EQ(run("trace convert " + quoted(json) + " " + quoted(gz)).code, 0);
+    fs::path back = dir.file("back.0.et");
+    EXPECT_EQ(run("trace convert " + quoted(gz) + " " + quoted(back)).code, 0);
+    EXPECT_EQ(test::readFile(back), test::readFile(dir.file("job.0.et")));
+}
+
 TEST_F(TraceCommands, ConvertToDot)
 {
     fs::path file = write(dir.file("g.0.et"), {comp(1), comp(2, {1}, {3}), comp(3)});
@@ -292,13 +307,16 @@ TEST_F(TraceCommands, ConvertUnknownExtensionMissingAndCorruptInputs)
     Result ext =
         run("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(dir.file("out.txt")));
     EXPECT_EQ(ext.code, 2);
-    EXPECT_TRUE(contains(ext.output,
-                         "cannot write " + dir.file("out.txt").string() +
-                             ": unknown output extension (known: .et, .et.gz, .dot)"))
+    EXPECT_TRUE(
+        contains(ext.output,
+                 "cannot write " + dir.file("out.txt").string() +
+                     ": unknown output extension (known: .et, .et.gz, .dot, .json, .json.gz)"))
         << ext.output;
     Result in = run("trace convert " + quoted(dir.file("x.dot")) + " " + quoted(dir.file("y.et")));
     EXPECT_EQ(in.code, 2);
-    EXPECT_TRUE(contains(in.output, "unknown input extension (known: .et, .et.gz)")) << in.output;
+    EXPECT_TRUE(
+        contains(in.output, "unknown input extension (known: .et, .et.gz, .json, .json.gz)"))
+        << in.output;
 
     Result missing =
         run("trace convert " + quoted(dir.file("none.0.et")) + " " + quoted(dir.file("o.et")));
