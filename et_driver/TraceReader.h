@@ -102,6 +102,8 @@ private:
     std::unique_ptr<Stream> stream;
     std::unique_ptr<ChakraProtoMsg::Node> scratch;
     std::optional<TraceNode> pending;
+    // Wire bytes of the record being decoded (reused).
+    std::string wire;
     bool gzip = false;
     bool startsLikeJson = false;
     bool ended = false;
