@@ -201,6 +201,11 @@ bool TraceCodec::decodeAttribute(const pb::AttributeProto& attr, TraceNode& node
 void TraceCodec::preserveAttribute(const pb::AttributeProto& attr, TraceNode& node)
 {
     appendMessageField(node.rest, attrField, attr);
+    addOtherRun(node);
+}
+
+void TraceCodec::addOtherRun(TraceNode& node)
+{
     std::string& layout = node.layout;
     std::size_t size = layout.size();
     if (size >= 2 && layout[size - 2] == TraceNode::otherRun &&
@@ -212,7 +217,7 @@ void TraceCodec::preserveAttribute(const pb::AttributeProto& attr, TraceNode& no
     }
 }
 
-void TraceCodec::decode(pb::Node& message, TraceNode& node)
+void TraceCodec::decodeFields(pb::Node& message, TraceNode& node)
 {
     node.reset();
     node.id = message.id();
@@ -222,6 +227,11 @@ void TraceCodec::decode(pb::Node& message, TraceNode& node)
     node.dataDeps.assign(message.data_deps().begin(), message.data_deps().end());
     node.startTimeMicros = message.start_time_micros();
     node.durationMicros = message.duration_micros();
+}
+
+void TraceCodec::decode(pb::Node& message, TraceNode& node)
+{
+    decodeFields(message, node);
     if (message.has_inputs())
         appendMessageField(node.rest, inputsField, message.inputs());
     if (message.has_outputs())
@@ -235,6 +245,116 @@ void TraceCodec::decode(pb::Node& message, TraceNode& node)
         unknownFields(message).SerializeToString(&unknown);
         node.rest += unknown;
     }
+}
+
+void TraceCodec::decode(pb::Node& message, std::string_view wire, TraceNode& node)
+{
+    if (wire.empty() || !decodeFromWire(message, wire, node))
+        decode(message, node);
+}
+
+namespace {
+
+// Whether protobuf parses a field with this number and wire type into Node's own fields;
+// anything else lands in the unknown fields.
+bool knownNodeField(uint32_t field, WireFormatLite::WireType wireType)
+{
+    switch (field) {
+    case 1:
+    case 3:
+    case 6:
+    case 7:
+        return wireType == WireFormatLite::WIRETYPE_VARINT;
+    case 4:
+    case 5:
+        return wireType == WireFormatLite::WIRETYPE_VARINT ||
+               wireType == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    case 2:
+    case 8:
+    case 9:
+    case 10:
+        return wireType == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
+namespace {
+
+// Reads a base-128 varint at p (at most 10 bytes, not past end); false if malformed.
+inline bool readVarint(const uint8_t*& p, const uint8_t* end, uint64_t& value)
+{
+    value = 0;
+    for (int shift = 0; shift < 70 && p < end; shift += 7) {
+        uint8_t byte = *p++;
+        value |= static_cast<uint64_t>(byte & 0x7F) << shift;
+        if ((byte & 0x80) == 0)
+            return true;
+    }
+    return false;
+}
+
+// Moves p past the value of a field of the given wire type; false for groups (rare and
+// deprecated: the caller falls back to the general path) and malformed input.
+inline bool skipValue(const uint8_t*& p, const uint8_t* end, uint32_t wireType)
+{
+    uint64_t value = 0;
+    switch (wireType) {
+    case WireFormatLite::WIRETYPE_VARINT:
+        return readVarint(p, end, value);
+    case WireFormatLite::WIRETYPE_FIXED64:
+        value = 8;
+        break;
+    case WireFormatLite::WIRETYPE_LENGTH_DELIMITED:
+        if (!readVarint(p, end, value))
+            return false;
+        break;
+    case WireFormatLite::WIRETYPE_FIXED32:
+        value = 4;
+        break;
+    default:
+        return false;
+    }
+    if (value > static_cast<uint64_t>(end - p))
+        return false;
+    p += value;
+    return true;
+}
+
+} // namespace
+
+bool TraceCodec::decodeFromWire(pb::Node& message, std::string_view wire, TraceNode& node)
+{
+    decodeFields(message, node);
+    // One pass over the record's fields in file order: attributes are matched with the parsed
+    // ones by position, and the bytes of every part not decoded are copied as they are.
+    const auto* p = reinterpret_cast<const uint8_t*>(wire.data());
+    const uint8_t* end = p + wire.size();
+    int attrIndex = 0;
+    while (p < end) {
+        const uint8_t* start = p;
+        uint64_t tag = 0;
+        if (!readVarint(p, end, tag))
+            return false;
+        auto field = static_cast<uint32_t>(tag >> 3);
+        auto wireType = static_cast<WireFormatLite::WireType>(tag & 7);
+        if (!skipValue(p, end, wireType))
+            return false;
+        bool known = knownNodeField(field, wireType);
+        if (known && field == attrField) {
+            if (attrIndex >= message.attr_size())
+                return false;
+            if (decodeAttribute(message.attr(attrIndex++), node))
+                continue;
+            addOtherRun(node);
+        } else if (known && field != inputsField && field != outputsField) {
+            continue;
+        }
+        node.rest.append(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p - start));
+    }
+    return attrIndex == message.attr_size();
 }
 
 pb::Node TraceCodec::parsePreserved(const TraceNode& node)

@@ -7,6 +7,7 @@
 #include "et_driver/proto/et_def.pb.h"
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace etsim::et {
@@ -23,6 +24,10 @@ public:
     // out-of-range value) is kept untouched among the other attributes, where a validator can
     // find and report it.
     static void decode(ChakraProtoMsg::Node& message, TraceNode& node);
+    // The same, given also the wire bytes `message` was parsed from: the preserved parts are
+    // then copied from them instead of being serialized again (the reader's fast path, and
+    // exact even for non-canonical encodings of those parts).
+    static void decode(ChakraProtoMsg::Node& message, std::string_view wire, TraceNode& node);
 
     // Rebuilds the protobuf Node, attributes in their original order and encodings.
     // Throws etsim::Error if the node's preserved bytes do not parse (they can only come from
@@ -44,6 +49,10 @@ public:
 private:
     static bool decodeAttribute(const ChakraProtoMsg::AttributeProto& attr, TraceNode& node);
     static void preserveAttribute(const ChakraProtoMsg::AttributeProto& attr, TraceNode& node);
+    static void addOtherRun(TraceNode& node);
+    static void decodeFields(ChakraProtoMsg::Node& message, TraceNode& node);
+    static bool
+    decodeFromWire(ChakraProtoMsg::Node& message, std::string_view wire, TraceNode& node);
     static ChakraProtoMsg::Node parsePreserved(const TraceNode& node);
 };
 

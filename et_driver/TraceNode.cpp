@@ -121,6 +121,16 @@ std::string_view attrName(Attr attr)
 
 std::optional<Attr> attrFromName(std::string_view name)
 {
+    // Most attributes of PyTorch traces are not well-known ones (rf_id, seq_id, ...): reject
+    // those by length before comparing strings. Known names are 5 to 13 characters long.
+    constexpr uint32_t knownLengths = (1U << 5) | (1U << 6) | (1U << 7) | (1U << 8) | (1U << 9) |
+                                      (1U << 10) | (1U << 11) | (1U << 12) | (1U << 13);
+    if (name.size() > 13 || ((knownLengths >> name.size()) & 1U) == 0)
+        return std::nullopt;
+    char first = name[0];
+    if (first != 'i' && first != 'n' && first != 't' && first != 'c' && first != 'p' &&
+        first != 'o' && first != 'g' && first != 'd')
+        return std::nullopt;
     for (std::size_t i = 0; i < attrNames.size(); ++i) {
         if (attrNames[i] == name)
             return static_cast<Attr>(i);

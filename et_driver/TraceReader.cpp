@@ -280,11 +280,19 @@ bool TraceReader::next(TraceNode& node)
             return false;
         }
         CodedInputStream::Limit limit = coded.PushLimit(static_cast<int>(length));
+        // When the record lies in the current buffer (nearly always), keep its bytes so the
+        // codec copies the preserved parts instead of serializing them again.
+        const void* direct = nullptr;
+        int available = 0;
+        wire.clear();
+        if (coded.GetDirectBufferPointer(&direct, &available) &&
+            available == static_cast<int>(length))
+            wire.assign(static_cast<const char*>(direct), length);
         bool parsed = scratch->ParseFromCodedStream(&coded);
         checkBody(coded, parsed, offset, length, "Node");
         coded.PopLimit(limit);
     }
-    TraceCodec::decode(*scratch, node);
+    TraceCodec::decode(*scratch, wire, node);
     ++record;
     ++nodes;
     return true;

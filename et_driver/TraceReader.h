@@ -14,6 +14,13 @@
 //
 // Every problem with the input throws one TraceError naming the file, the record index and
 // its byte offset, and what to do; a clean end exactly at a record boundary is the only end.
+// (For a string that is not UTF-8, protobuf also logs one line of its own before the parse
+// fails.) Not detected: files of the pre-October-2023 schemas (spec 3.1), which usually fail
+// to parse but can decode into nonsense; the validator is the place to catch those.
+//
+// Well-known attributes that appear twice keep the first occurrence in the typed field (as
+// ASTRA-sim's feeder does) and the later ones among the preserved attributes, where a
+// validator can report them.
 
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceNode.h"
@@ -102,6 +109,8 @@ private:
     std::unique_ptr<Stream> stream;
     std::unique_ptr<ChakraProtoMsg::Node> scratch;
     std::optional<TraceNode> pending;
+    // Wire bytes of the record being decoded (reused).
+    std::string wire;
     bool gzip = false;
     bool startsLikeJson = false;
     bool ended = false;

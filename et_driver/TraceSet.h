@@ -47,7 +47,9 @@ public:
     const TraceMetadata& metadata(uint32_t rank);
     bool next(uint32_t rank, TraceNode& node);
     std::size_t nextBatch(uint32_t rank, std::vector<TraceNode>& batch);
-    // The rank's reader, created if needed; valid until the TraceSet is destroyed.
+    // The rank's reader, created if needed; valid until the TraceSet is destroyed. Reading
+    // through it directly works but is not counted against maxOpenFiles: streaming many ranks
+    // side by side should go through next()/nextBatch() of the set.
     TraceReader& reader(uint32_t rank);
     // Readers holding a file descriptor now.
     std::size_t openFiles() const;
