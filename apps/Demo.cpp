@@ -143,7 +143,9 @@ private:
 int runDemo(const DemoOptions& options, std::ostream& out)
 {
     StatGroup stats("demo");
-    Simulation simulation;
+    SimulationOptions simulationOptions;
+    simulationOptions.logSpec = options.logSpec;
+    Simulation simulation(simulationOptions);
     SharedMemory memory("memory",
                         Bandwidth::fromBytesPerSecond(options.memoryGBps * 1e9),
                         Time::fromPs(static_cast<std::uint64_t>(options.memoryLatencyNs * 1e3)),
@@ -168,7 +170,7 @@ int runDemo(const DemoOptions& options, std::ostream& out)
     return result.outcome == RunOutcome::AllIdle ? 0 : 1;
 }
 
-void addDemoCommand(CLI::App& app, ExitCode& result)
+void addDemoCommand(CLI::App& app, const std::string& logSpec, ExitCode& result)
 {
     auto options = std::make_shared<DemoOptions>();
     CLI::App* demo =
@@ -178,8 +180,9 @@ void addDemoCommand(CLI::App& app, ExitCode& result)
         ->check(CLI::Range(1u, 1000000u));
     demo->add_option("--bytes", options->bytesPerStep, "Bytes written per step")
         ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 31));
-    demo->callback([options, &result]() {
+    demo->callback([options, &logSpec, &result]() {
         try {
+            options->logSpec = logSpec;
             result = runDemo(*options, std::cout) == 0 ? ExitCode::Success : ExitCode::InputProblem;
         } catch (const Error& error) {
             std::cerr << "etsim demo: " << error.what() << '\n';

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 
 namespace CLI {
 class App;
@@ -28,6 +29,7 @@ struct DemoOptions {
     double computeNsPerStep = defaultComputeNsPerStep;
     double memoryGBps = defaultMemoryGBps;
     double memoryLatencyNs = defaultMemoryLatencyNs;
+    std::string logSpec; // etsim --log
 };
 
 // Runs the demo in the current SystemC kernel and writes a short report to `out`.
@@ -35,6 +37,7 @@ struct DemoOptions {
 int runDemo(const DemoOptions& options, std::ostream& out);
 
 // Registers `etsim demo`; its callback stores the command's exit code in `result`.
-void addDemoCommand(CLI::App& app, ExitCode& result);
+// `logSpec` is the value of the global --log option, read when the command runs.
+void addDemoCommand(CLI::App& app, const std::string& logSpec, ExitCode& result);
 
 } // namespace etsim::apps

@@ -4,9 +4,13 @@
 #include "apps/Demo.h"
 #include "apps/ExitCode.h"
 #include "apps/TraceCommands.h"
+#include "kernel/Error.h"
+#include "kernel/Log.h"
 
 #include <CLI/CLI.hpp>
 #include <systemc> // declares sc_main extern "C", as libsystemc.so expects it
+
+#include <string>
 
 namespace {
 
@@ -28,7 +32,22 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     // Each subcommand's callback stores its exit code here.
     ExitCode result = ExitCode::Success;
-    etsim::apps::addDemoCommand(app, result);
+    std::string logSpec;
+    app.add_option("--log",
+                   logSpec,
+                   "Log levels: LEVEL or LOGGER=LEVEL, comma-separated (trace, debug, info, warn, "
+                   "error, off); e.g. --log info,et_driver=debug. Default: warnings and errors")
+        ->check([](const std::string& spec) {
+            // A bad level is bad usage (exit 2), found before any command starts.
+            try {
+                etsim::LogRegistry probe;
+                probe.configure(spec);
+            } catch (const etsim::Error& error) {
+                return std::string(error.what());
+            }
+            return std::string();
+        });
+    etsim::apps::addDemoCommand(app, logSpec, result);
     etsim::apps::addTraceCommands(app, result);
     try {
         app.parse(argc, argv);

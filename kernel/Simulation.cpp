@@ -111,6 +111,7 @@ const char* runOutcomeName(RunOutcome outcome)
 Simulation::Simulation(SimulationOptions options)
     : options(std::move(options)), log(logRegistry.get("simulation"))
 {
+    logRegistry.configure(this->options.logSpec);
     if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
         throw Error("etsim::Simulation must be created before the SystemC simulation starts "
                     "(create it in sc_main before sc_start)");
@@ -161,6 +162,13 @@ RunResult Simulation::runUntil(const sc_core::sc_time& until)
 
 RunResult Simulation::result(RunOutcome outcome) const
 {
+    log.info("run ",
+             runOutcomeName(outcome),
+             " at ",
+             sc_core::sc_time_stamp(),
+             " after ",
+             sc_core::sc_delta_count(),
+             " delta cycles");
     RunResult out;
     out.outcome = outcome;
     out.simulatedTime = sc_core::sc_time_stamp();

@@ -48,6 +48,10 @@ struct SimulationOptions {
     // Simulated time between progress callbacks; zero turns progress reports off.
     sc_core::sc_time progressInterval = sc_core::SC_ZERO_TIME;
     std::function<void(const Progress&)> onProgress;
+
+    // Log levels, e.g. "info" or "warn,et_driver=debug" (LogRegistry::configure); empty keeps
+    // the default (warnings and errors only).
+    std::string logSpec;
 };
 
 enum class RunOutcome {

@@ -35,6 +35,21 @@ TEST(DemoCommand, RanksQueueBehindEachOtherAtTheSharedMemory)
         << result.output;
 }
 
+TEST(DemoCommand, LogOptionShowsInfoLines)
+{
+    EXPECT_EQ(demo("--ranks 1 --steps 1").output.find("[info]"), std::string::npos);
+    test::CommandResult info =
+        test::runCommand(std::string(ETSIM_BINARY) + " --log info demo --ranks 1 --steps 1");
+    EXPECT_EQ(info.code, 0);
+    EXPECT_NE(info.output.find("[info] simulation: run all-idle at 95065404 ps"), std::string::npos)
+        << info.output;
+    test::CommandResult bad = test::runCommand(std::string(ETSIM_BINARY) + " --log loud demo");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.output.find("log level \"loud\": expected LEVEL or LOGGER=LEVEL"),
+              std::string::npos)
+        << bad.output;
+}
+
 TEST(DemoCommand, BadOptionsExitWithTwo)
 {
     EXPECT_EQ(demo("--ranks 0").code, 2);

@@ -245,6 +245,20 @@ TEST_F(ScTest, SimulationRefusesLateEnrollmentAndBadQuantum)
     }
 }
 
+TEST_F(ScTest, SimulationAppliesTheLogSpec)
+{
+    SimulationOptions options;
+    options.logSpec = "error,simulation=info,hbm=debug";
+    Simulation simulation(options);
+    EXPECT_EQ(simulation.logs().get("simulation").level(), LogLevel::Info);
+    EXPECT_EQ(simulation.logs().get("hbm.channel0").level(), LogLevel::Debug);
+    EXPECT_EQ(simulation.logs().get("net").level(), LogLevel::Error);
+
+    SimulationOptions bad;
+    bad.logSpec = "loud";
+    EXPECT_THROW(Simulation{bad}, Error);
+}
+
 TEST_F(ScTest, SimulationSetsTheGlobalQuantumOnce)
 {
     SimulationOptions options;
