@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 #include "kernel/Log.h"
+#include "tests/support/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,8 @@
 namespace etsim {
 namespace {
 
+using test::errorOf;
+
 using Ids = std::vector<std::uint64_t>;
 
 // Pops every ready node, in the order the tracker hands them out.
@@ -26,16 +29,6 @@ Ids popAll(DependencyTracker& tracker)
     while (tracker.hasReady())
         order.push_back(tracker.popReady());
     return order;
-}
-
-std::string errorOf(const std::function<void()>& action)
-{
-    try {
-        action();
-    } catch (const Error& error) {
-        return error.what();
-    }
-    return "no error";
 }
 
 TEST(DependencyTracker, ChainReleasesOneAtATime)

@@ -1,6 +1,7 @@
 #include "kernel/Stats.h"
 
 #include "kernel/Error.h"
+#include "tests/support/ErrorOf.h"
 #include "tests/support/ScTest.h"
 
 #include <gtest/gtest.h>
@@ -15,15 +16,7 @@
 namespace etsim {
 namespace {
 
-std::string errorOf(const std::function<void()>& action)
-{
-    try {
-        action();
-    } catch (const Error& error) {
-        return error.what();
-    }
-    return "(no error)";
-}
+using test::errorOf;
 
 TEST(Stats, GroupsNestAndPathsNameEveryLevel)
 {

@@ -1,6 +1,7 @@
 #include "kernel/Timeline.h"
 
 #include "kernel/Error.h"
+#include "tests/support/ErrorOf.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@
 namespace etsim {
 namespace {
 
+using test::errorOf;
+
 using nlohmann::json;
 
 json parseTimeline(const std::filesystem::path& path)
@@ -30,16 +33,6 @@ std::uint64_t picoseconds(const json& microseconds)
     auto rounded = static_cast<std::uint64_t>(std::llround(scaled));
     EXPECT_NEAR(scaled, static_cast<double>(rounded), 1e-3) << microseconds;
     return rounded;
-}
-
-std::string errorOf(const std::function<void()>& action)
-{
-    try {
-        action();
-    } catch (const Error& error) {
-        return error.what();
-    }
-    return "(no error)";
 }
 
 TEST(Timeline, EmptyTimelineIsAValidDocument)
