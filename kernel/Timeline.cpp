@@ -352,16 +352,7 @@ void Timeline::flowStart(std::uint32_t processId,
                          std::uint64_t flowId,
                          std::uint64_t timePs)
 {
-    std::string& out = beginEvent("s", name, processId);
-    out += ",\"tid\":";
-    appendNumber(out, threadId);
-    out += ",\"cat\":";
-    appendString(out, category);
-    out += ",\"id\":";
-    appendNumber(out, flowId);
-    out += ",\"ts\":";
-    appendMicroseconds(out, timePs);
-    endEvent();
+    flowEvent("s", processId, threadId, name, category, flowId, timePs);
 }
 
 void Timeline::flowEnd(std::uint32_t processId,
@@ -371,15 +362,28 @@ void Timeline::flowEnd(std::uint32_t processId,
                        std::uint64_t flowId,
                        std::uint64_t timePs)
 {
-    std::string& out = beginEvent("f", name, processId);
+    flowEvent("f", processId, threadId, name, category, flowId, timePs);
+}
+
+void Timeline::flowEvent(std::string_view phase,
+                         std::uint32_t processId,
+                         std::uint32_t threadId,
+                         std::string_view name,
+                         std::string_view category,
+                         std::uint64_t flowId,
+                         std::uint64_t timePs)
+{
+    std::string& out = beginEvent(phase, name, processId);
     out += ",\"tid\":";
     appendNumber(out, threadId);
     out += ",\"cat\":";
     appendString(out, category);
     out += ",\"id\":";
     appendNumber(out, flowId);
-    // Without "bp":"e" the arrow would attach to the next slice that starts after timePs.
-    out += R"(,"bp":"e","ts":)";
+    // Without "bp":"e" a flow's end would attach to the next slice that starts after timePs.
+    if (phase == "f")
+        out += R"(,"bp":"e")";
+    out += ",\"ts\":";
     appendMicroseconds(out, timePs);
     endEvent();
 }

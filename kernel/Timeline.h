@@ -173,6 +173,14 @@ public:
 private:
     std::string& beginEvent(std::string_view phase, std::string_view name, std::uint32_t processId);
     void endEvent();
+    // A flow start ("s") or end ("f") event.
+    void flowEvent(std::string_view phase,
+                   std::uint32_t processId,
+                   std::uint32_t threadId,
+                   std::string_view name,
+                   std::string_view category,
+                   std::uint64_t flowId,
+                   std::uint64_t timePs);
     void appendArgs(TraceArgs args);
     void handOff(bool waitUntilWritten);
     void writerLoop();
