@@ -295,6 +295,18 @@ void ConfigMap::ignore(std::string_view key)
     take(key);
 }
 
+std::vector<ConfigLocation> ConfigMap::acceptUnread()
+{
+    std::vector<ConfigLocation> unread;
+    for (Field& field : fields) {
+        if (field.read)
+            continue;
+        field.read = true;
+        unread.push_back(field.keyLocation);
+    }
+    return unread;
+}
+
 void ConfigMap::fail(std::string_view key, const std::string& problem) const
 {
     if (const Field* field = find(key))

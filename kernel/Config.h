@@ -208,6 +208,10 @@ public:
     /// Accepts `key` without reading it (e.g. a key only another tool uses).
     void ignore(std::string_view key);
 
+    /// Accepts every key not read so far and returns where each one is, so that a schema
+    /// for another tool's files can warn about them instead of failing. Call it last.
+    std::vector<ConfigLocation> acceptUnread();
+
     /// Throws ConfigError at the value of `key` (at the map when the key is absent), for rules
     /// that involve several keys: map.fail("banks", "must be a multiple of bank_groups").
     [[noreturn]] void fail(std::string_view key, const std::string& problem) const;

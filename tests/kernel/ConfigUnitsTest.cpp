@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace etsim {
 namespace {
@@ -68,6 +69,30 @@ TEST(ConfigUnits, UnitErrorsCarryFileLineColumnAndKeyPath)
               "link.yaml:3:14: links[0].latency: \"3 GHz\" is a frequency, a time was expected");
     EXPECT_EQ(errorOf("links:\n  - bandwidth: 1 GB/s\n    latency: {a: 1}\n"),
               "link.yaml:3:14: links[0].latency: expected time, got a map");
+}
+
+} // namespace
+} // namespace etsim
+
+namespace etsim {
+namespace {
+
+TEST(ConfigAcceptUnread, ReturnsEveryUnreadKeyWithItsLocation)
+{
+    std::vector<ConfigLocation> unread;
+    int value = loadConfigString("a: 1\nboost-mode: 0\nnested: {x: 2}\n", "sys.json")
+                    .map([&](ConfigMap& map) {
+                        int a = map.required<int>("a");
+                        unread = map.acceptUnread();
+                        return a;
+                    });
+    EXPECT_EQ(value, 1);
+    ASSERT_EQ(unread.size(), 2u);
+    EXPECT_EQ(unread[0].keyPath, "boost-mode");
+    EXPECT_EQ(unread[0].line, 2);
+    EXPECT_EQ(unread[0].column, 1);
+    EXPECT_EQ(unread[1].keyPath, "nested");
+    EXPECT_EQ(unread[1].line, 3);
 }
 
 } // namespace
