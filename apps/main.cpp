@@ -3,6 +3,7 @@
 
 #include "apps/Demo.h"
 #include "apps/ExitCode.h"
+#include "apps/GenCommands.h"
 #include "apps/TraceCommands.h"
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,7 @@ int main(int argc, char** argv)
     ExitCode result = ExitCode::Success;
     etsim::apps::addDemoCommand(app, result);
     etsim::apps::addTraceCommands(app, result);
+    etsim::apps::addGenCommands(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
