@@ -460,7 +460,9 @@ private:
         std::vector<uint64_t> list;
         if (chain)
             list.push_back(*chain);
-        list.insert(list.end(), pending.begin(), pending.end());
+        // push_back, not insert: g++ 12 warns falsely (-Warray-bounds) on inserting a range.
+        for (uint64_t id : pending)
+            list.push_back(id);
         pending.clear();
         return list;
     }
