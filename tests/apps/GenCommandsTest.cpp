@@ -1,0 +1,137 @@
+// `etsim gen ...` as a user runs it: exit codes, --help defaults, --list, files written.
+
+#include "et_driver/TraceValidator.h"
+#include "tests/support/TempDir.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+namespace etsim::et {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int code = -1;
+    std::string output; // stdout and stderr together
+};
+
+Result run(const std::string& arguments)
+{
+    std::string command = std::string(ETSIM_BINARY) + " " + arguments + " 2>&1";
+    Result result;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) {
+        ADD_FAILURE() << "cannot run " << command;
+        return result;
+    }
+    std::array<char, 4096> buffer{};
+    std::size_t got = 0;
+    while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+        result.output.append(buffer.data(), got);
+    int status = pclose(pipe);
+    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+TEST(GenCommands, HelpShowsEveryDefault)
+{
+    Result help = run("gen transformer --help");
+    EXPECT_EQ(help.code, 0);
+    for (const char* line : {"--layers UINT=2",
+                             "--hidden UINT=1024",
+                             "--tp UINT=1",
+                             "--ep UINT=1",
+                             "--phase TEXT=training",
+                             "--dtype TEXT=bf16",
+                             "--recompute TEXT=none",
+                             "--zero UINT=0",
+                             "--offload TEXT=none",
+                             "--name TEXT=transformer",
+                             "--gzip"})
+        EXPECT_TRUE(contains(help.output, line)) << line << "\n" << help.output;
+    Result micro = run("gen microbench --help");
+    EXPECT_EQ(micro.code, 0);
+    EXPECT_TRUE(contains(micro.output, "--size TEXT=1 MiB")) << micro.output;
+    EXPECT_TRUE(contains(micro.output, "--ranks UINT=8")) << micro.output;
+}
+
+TEST(GenCommands, ListShowsThePresets)
+{
+    for (const char* command : {"gen --list", "gen transformer --list"}) {
+        Result list = run(command);
+        EXPECT_EQ(list.code, 0) << command;
+        EXPECT_TRUE(contains(list.output, "gpt3-175b")) << list.output;
+        EXPECT_TRUE(contains(list.output, "llama3-70b")) << list.output;
+        EXPECT_TRUE(contains(list.output, "mixtral-8x7b")) << list.output;
+    }
+}
+
+TEST(GenCommands, WritesTracesThatValidate)
+{
+    etsim::test::TempDir dir;
+    Result micro = run("gen microbench --ranks 8 --group-size 4 --collective reduce_scatter "
+                       "--size '64 KiB' --iterations 2 --out '" +
+                       dir.path().string() + "/mb'");
+    EXPECT_EQ(micro.code, 0) << micro.output;
+    EXPECT_TRUE(contains(micro.output, "wrote 8 rank files")) << micro.output;
+    EXPECT_TRUE(fs::exists(dir.path() / "mb" / "microbench.7.et"));
+    EXPECT_TRUE(fs::exists(dir.path() / "mb" / "microbench.comm_groups.json"));
+    EXPECT_TRUE(TraceValidator().validate(dir.path() / "mb" / "microbench").ok());
+
+    Result tf = run("gen transformer --preset llama3-8b --layers 2 --seq-len 128 --tp 2 --pp 2 "
+                    "--dp 2 --global-batch 4 --recompute full --gzip --name llama --out '" +
+                    dir.path().string() + "/tf'");
+    EXPECT_EQ(tf.code, 0) << tf.output;
+    EXPECT_TRUE(contains(tf.output, "with full recomputation")) << tf.output;
+    EXPECT_TRUE(contains(tf.output, "closed form: ")) << tf.output;
+    EXPECT_TRUE(fs::exists(dir.path() / "tf" / "llama.7.et.gz"));
+    Result validate = run("trace validate '" + dir.path().string() + "/tf/llama'");
+    EXPECT_EQ(validate.code, 0) << validate.output;
+}
+
+TEST(GenCommands, CannotStartExitsTwo)
+{
+    etsim::test::TempDir dir;
+    std::string out = " --out '" + dir.path().string() + "'";
+    struct Case {
+        std::string arguments;
+        std::string message;
+    };
+    for (const Case& c : {
+             Case{"gen", "give a subcommand: microbench or transformer"},
+             Case{"gen microbench", "--out FOLDER is required"},
+             Case{"gen transformer", "--out FOLDER is required"},
+             Case{"gen transformer --preset gpt5" + out, "unknown --preset gpt5"},
+             Case{"gen transformer --tp 3" + out, "heads, for tp 3, (16) must be a multiple of 3"},
+             Case{"gen transformer --phase serve" + out,
+                  "--phase serve: use training or inference"},
+             Case{"gen transformer --recompute some" + out, "--recompute some: use none or full"},
+             Case{"gen transformer --offload kv" + out, "--offload kv: use none, weights"},
+             Case{"gen transformer --dtype fp13" + out, "--dtype fp13: use fp32"},
+             Case{"gen microbench --collective allsum" + out,
+                  "--collective allsum: use all_reduce"},
+             Case{"gen microbench --pattern mesh" + out, "--pattern mesh: use ring or pairwise"},
+             Case{"gen microbench --group-layout diagonal" + out, "use contiguous or strided"},
+             Case{"gen microbench --size 12parsecs" + out, "--size: "},
+             Case{"gen microbench --dtype fp13" + out, "--dtype fp13"},
+             Case{"gen microbench --ranks 6 --group-size 4" + out, "must divide the rank count 6"},
+             Case{"gen microbench --out /proc/etsim-gen", "cannot create the output folder"},
+             Case{"gen microbench --bogus" + out, "bogus"},
+         }) {
+        Result r = run(c.arguments);
+        EXPECT_EQ(r.code, 2) << c.arguments << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, c.message)) << c.arguments << "\n" << r.output;
+    }
+}
+
+} // namespace
+} // namespace etsim::et

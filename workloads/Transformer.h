@@ -1,0 +1,178 @@
+#pragma once
+// Decoder-only transformer steps (training: forward, backward, optimizer; inference: prefill,
+// then decode with a KV cache) from model shapes and a data/tensor/pipeline/expert-parallel
+// layout, written per rank with the collectives and point-to-point transfers each parallelism
+// implies (Megatron-LM's placement).
+//
+// Rank layout: rank = tp + TP * (dp + DP * pp), tensor parallelism fastest. Expert
+// parallelism splits the data-parallel ranks into blocks of EP consecutive dp indices: the
+// all-to-all group is a block, the expert data-parallel group holds the ranks with one
+// position in every block.
+//
+// What is modelled, and the simplifications (docs/cli.md repeats them):
+// - Per layer: norm, QKV GEMM, attention (Q K^T and P V, full s x s, causal masking not
+//   exploited), output GEMM, TP all-reduce of b*s*h elements, norm, MLP (two GEMMs, or three
+//   weights fused as up+gate and down when gated) or MoE (router, all-to-all, experts with
+//   balanced routing, all-to-all), TP all-reduce. Backward: two GEMMs per forward GEMM (data
+//   and weight gradient), attention backward twice the forward, the same TP all-reduces.
+// - Pipeline: 1F1B schedule, activations of b*s*h elements sent forward and gradients
+//   backward; receives are posted without dependencies, sends depend only on their producer,
+//   so the compute order alone decides progress.
+// - Data parallelism: one gradient all-reduce per stage after the last micro-batch (ZeRO 1 and
+//   2: a reduce-scatter, then an all-gather of the updated shard; ZeRO 3: parameter
+//   all-gathers before each layer in forward and backward, a per-layer reduce-scatter in
+//   every backward). MoE expert weights synchronise over the expert data-parallel group.
+// - Optimizer: Adam as one element-wise node over the local parameter shard (10 operations and
+//   fp32 master, momentum, variance read and written per parameter).
+// - Not modelled: sequence parallelism, the vocab-parallel loss all-reduces, embedding
+//   synchronisation between the first and last stage for tied embeddings, overlap of
+//   communication with compute beyond what the dependencies allow.
+
+#include "workloads/Workload.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace etsim::workloads {
+
+struct TransformerModel {
+    std::string name = "custom";
+    uint32_t layers = 2;
+    uint32_t hidden = 1024;
+    uint32_t heads = 16;
+    // Key/value heads (grouped-query attention); 0 means equal to heads.
+    uint32_t kvHeads = 0;
+    // MLP inner size (per expert for MoE).
+    uint32_t ffn = 4096;
+    uint32_t vocab = 32000;
+    // Default sequence length of the preset, tokens.
+    uint32_t seqLen = 1024;
+    // Experts per MoE layer (0: dense MLP) and experts each token is routed to.
+    uint32_t experts = 0;
+    uint32_t topK = 0;
+    // SwiGLU-style MLP with three weight matrices instead of two.
+    bool gatedMlp = false;
+    // Input embedding and output head share one matrix.
+    bool tiedEmbeddings = false;
+
+    uint32_t kvHeadCount() const { return kvHeads == 0 ? heads : kvHeads; }
+    uint32_t headDim() const { return hidden / heads; }
+    // Weights of one layer's attention (QKV and output projections).
+    double attentionParameters() const;
+    // Weights of one layer's MLP: all experts plus router for MoE.
+    double mlpParameters() const;
+    // Weights a token passes through in one layer's MLP (top-k experts plus router for MoE).
+    double activeMlpParameters() const;
+    // Every weight of the model, including embeddings and norms.
+    double parameters() const;
+    // Weights in matrix products per token: layers (active) plus the output head.
+    double matmulParameters() const;
+};
+
+struct Parallelism {
+    uint32_t tp = 1;
+    uint32_t pp = 1;
+    uint32_t dp = 1;
+    // Expert parallelism, inside the data-parallel ranks (divides dp).
+    uint32_t ep = 1;
+    uint32_t ranks() const { return tp * pp * dp; }
+};
+
+enum class Phase { Training, Inference };
+enum class Recompute { None, Full };
+enum class Offload { None, Weights, Activations };
+
+std::string_view phaseName(Phase phase);
+std::optional<Phase> phaseFromName(std::string_view name);
+std::string_view recomputeName(Recompute recompute);
+std::optional<Recompute> recomputeFromName(std::string_view name);
+std::string_view offloadName(Offload offload);
+std::optional<Offload> offloadFromName(std::string_view name);
+
+struct TransformerSpec {
+    TransformerModel model;
+    Parallelism parallel;
+    Phase phase = Phase::Training;
+    // Tokens per sequence (inference: prompt length); 0 means the model's seqLen.
+    uint32_t seqLen = 0;
+    // Sequences per micro-batch.
+    uint32_t microBatch = 1;
+    // Sequences per step over all data-parallel replicas; 0 means microBatch * dp.
+    uint32_t globalBatch = 0;
+    et::DataType dtype = et::DataType::Bf16;
+    Recompute recompute = Recompute::None;
+    // ZeRO stage 0..3 (training with dp > 1).
+    uint32_t zero = 0;
+    Offload offload = Offload::None;
+    // Inference: tokens generated after the prefill.
+    uint32_t decodeTokens = 0;
+};
+
+// The closed-form training FLOPs of one step: (6, or 8 with full recomputation) x layer matmul
+// parameters x tokens, plus 6 x output-head parameters x tokens (the head is not recomputed),
+// plus the attention term (12, or 16, x layers x seq x hidden x tokens).
+double trainingFlopsClosedForm(const TransformerSpec& spec);
+
+class Transformer : public Workload {
+public:
+    // Throws etsim::Error naming the parameter when the spec cannot be generated (a degree
+    // that does not divide, a batch that does not split into micro-batches, ...).
+    explicit Transformer(TransformerSpec spec);
+
+    uint32_t rankCount() const override { return spec.parallel.ranks(); }
+    std::string description() const override;
+    std::vector<CommGroup> groupsOf(uint32_t rank) const override;
+    void forEachGroup(const std::function<void(const CommGroup&)>& visit) const override;
+    void emitRank(uint32_t rank, RankEmitter& out) const override;
+
+    const TransformerSpec& config() const { return spec; }
+    uint32_t seqLen() const { return spec.seqLen; }
+    uint32_t globalBatch() const { return spec.globalBatch; }
+    uint32_t microBatches() const;
+    // Tokens processed per step (training) or per prefill (inference).
+    double tokens() const;
+
+    // Bytes of comm_size of the collectives, for the callers that report them.
+    // Tensor-parallel all-reduce of one block output: b * s * h * bytes.
+    int64_t tpAllReduceBytes(uint32_t tokens) const;
+    // Data-parallel gradient buffer of the dense weights of a stage, per rank, bytes.
+    int64_t dpGradientBytes(uint32_t stage) const;
+    // Expert weights of a stage per rank (synchronised over the expert data-parallel group).
+    int64_t expertGradientBytes(uint32_t stage) const;
+
+    // The group kinds; public for tests.
+    enum class GroupKind { Tp, Dp, Ep, Edp };
+    // pg_name of `rank`'s group of that kind; "" when the kind spans all ranks or is unused.
+    std::string groupName(GroupKind kind, uint32_t rank) const;
+
+private:
+    struct Coordinates {
+        uint32_t tp = 0;
+        uint32_t dp = 0;
+        uint32_t pp = 0;
+    };
+    struct Kind {
+        GroupKind kind;
+        const char* description;
+        uint32_t size;
+        int64_t firstId;
+    };
+    class RankPlan;
+
+    Coordinates coordinates(uint32_t rank) const;
+    uint32_t rankOf(Coordinates c) const;
+    std::vector<Kind> usedKinds() const;
+    const Kind* kindOf(GroupKind kind) const;
+    uint32_t groupIndex(GroupKind kind, Coordinates c) const;
+    CommGroup group(const Kind& kind, uint32_t index) const;
+    // Weights of stage's dense part and expert part held by one rank.
+    double stageDenseParameters(uint32_t stage) const;
+    double stageExpertParameters(uint32_t stage) const;
+
+    TransformerSpec spec;
+    std::vector<Kind> kinds;
+};
+
+} // namespace etsim::workloads
