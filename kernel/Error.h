@@ -40,4 +40,11 @@ private:
     std::string problem_;
 };
 
+// A run that ended with work nobody can ever do (a recv without its send, a collective a
+// member never joins, a dependency cycle); what() lists the stuck work per rank.
+class DeadlockError : public Error {
+public:
+    using Error::Error;
+};
+
 } // namespace etsim

@@ -1,0 +1,187 @@
+#include "et_driver/NodeLowering.h"
+
+#include "kernel/Error.h"
+#include "tests/et_driver/DriverTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace etsim::et::test {
+namespace {
+
+void expectError(NodeLowering& lowering, const TraceNode& bad, const std::string& text)
+{
+    try {
+        lowering.lower(bad);
+        ADD_FAILURE() << "no error for: " << text;
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find(text), std::string::npos) << error.what();
+    }
+}
+
+TEST(NodeLowering, ComputeCarriesFlopsBytesAndGemm)
+{
+    LoweringContext context(2);
+    NodeLowering lowering(RankId{1}, {}, context);
+    TraceNode gemm = comp(7, 2 * 64 * 32 * 16);
+    gemm.setTensorSize(4096);
+    gemm.setOpKind("gemm");
+    gemm.setGemmM(64);
+    gemm.setGemmN(32);
+    gemm.setGemmK(16);
+    gemm.setDtype("bf16");
+    LoweredNode out = lowering.lower(gemm);
+    EXPECT_EQ(out.engine, Engine::Compute);
+    EXPECT_FALSE(out.local);
+    EXPECT_EQ(out.info.rank, RankId{1});
+    EXPECT_EQ(out.info.node, NodeId{7});
+    EXPECT_EQ(out.info.kind, NodeKind::Compute);
+    EXPECT_EQ(out.info.flops, 65536U);
+    EXPECT_EQ(out.info.bytes, 4096U);
+    EXPECT_EQ(out.info.op, OperatorKind::Gemm);
+    EXPECT_EQ(out.info.dataType, etsim::DataType::Bf16);
+    ASSERT_TRUE(out.info.gemm.has_value());
+    EXPECT_EQ(*out.info.gemm, (etsim::GemmShape{64, 32, 16, 1}));
+    EXPECT_EQ(out.info.durationPs, 0U);
+}
+
+TEST(NodeLowering, PointToPointAndEagerRule)
+{
+    LoweringContext context(4);
+    LoweringOptions options;
+    options.eagerThresholdBytes = 100;
+    NodeLowering lowering(RankId{0}, options, context);
+    LoweredNode small = lowering.lower(send(1, 3, 42, 100));
+    EXPECT_EQ(small.info.kind, NodeKind::Send);
+    EXPECT_EQ(small.info.peer, RankId{3});
+    EXPECT_EQ(small.info.tag, 42U);
+    EXPECT_EQ(small.info.bytes, 100U);
+    EXPECT_EQ(std::get<std::int64_t>(*small.info.findAttribute(eagerAttribute)), 1);
+    LoweredNode large = lowering.lower(send(2, 3, 42, 101));
+    EXPECT_EQ(std::get<std::int64_t>(*large.info.findAttribute(eagerAttribute)), 0);
+    LoweredNode in = lowering.lower(recv(3, 2, 5, 8));
+    EXPECT_EQ(in.info.kind, NodeKind::Recv);
+    EXPECT_EQ(in.info.peer, RankId{2});
+    EXPECT_EQ(in.info.findAttribute(eagerAttribute), nullptr);
+
+    options.profile = SchedulingProfile::Astra;
+    NodeLowering astra(RankId{0}, options, context);
+    LoweredNode astraLarge = astra.lower(send(2, 3, 42, 1 << 20));
+    EXPECT_EQ(std::get<std::int64_t>(*astraLarge.info.findAttribute(eagerAttribute)), 1);
+}
+
+TEST(NodeLowering, GroupsAreSharedAndSequencesCountPerGroup)
+{
+    LoweringContext context(4);
+    context.addGroups({{1, {0, 1}}, {2, {2, 3}}});
+    NodeLowering rank0(RankId{0}, {}, context);
+    NodeLowering rank1(RankId{1}, {}, context);
+    TraceNode node = coll(1, CollectiveType::AllGather, 64, {}, "1");
+    node.setInvolvedDim({true, false, true});
+    LoweredNode a = rank0.lower(node);
+    LoweredNode b = rank1.lower(node);
+    EXPECT_EQ(a.info.group, ProcessGroupId{1});
+    ASSERT_NE(a.info.groupRanks, nullptr);
+    EXPECT_EQ(a.info.groupRanks.get(), b.info.groupRanks.get()); // one vector per group
+    EXPECT_EQ(*a.info.groupRanks, (std::vector<RankId>{RankId{0}, RankId{1}}));
+    EXPECT_EQ(a.info.involvedDims, 0b101U);
+    EXPECT_EQ(a.info.collective, etsim::CollectiveType::AllGather);
+    LoweredNode all = rank0.lower(coll(2, CollectiveType::AllReduce, 64));
+    EXPECT_FALSE(all.info.group.has_value());
+    EXPECT_EQ(all.info.groupRanks, nullptr);
+    EXPECT_EQ(rank0.nextSequence(ProcessGroupId{1}), 0U);
+    EXPECT_EQ(rank0.nextSequence(ProcessGroupId{1}), 1U);
+    EXPECT_EQ(rank0.nextSequence(std::nullopt), 0U);
+    EXPECT_EQ(rank0.nextSequence(ProcessGroupId{2}), 0U);
+    EXPECT_EQ(rank1.nextSequence(ProcessGroupId{1}), 0U);
+}
+
+TEST(NodeLowering, GroupBeyondTheJobCompletesLocally)
+{
+    LoweringContext context(2);
+    context.addGroup({5, {0, 1, 2, 3}});
+    NodeLowering lowering(RankId{0}, {}, context);
+    TraceNode node = coll(1, CollectiveType::AllReduce, 64, {}, "5");
+    node.durationMicros = 3;
+    LoweredNode out = lowering.lower(node);
+    EXPECT_TRUE(out.local);
+    EXPECT_EQ(out.localPs, 3000000U);
+    EXPECT_EQ(lowering.fallbacks().localCollectives, 1U);
+}
+
+TEST(NodeLowering, BadNodesThrowNamingTheNode)
+{
+    LoweringContext context(2);
+    context.addGroup({1, {0, 1}});
+    NodeLowering lowering(RankId{0}, {}, context);
+
+    TraceNode noDst = node(1, NodeType::CommSend);
+    noDst.setCommSize(4);
+    expectError(lowering,
+                noDst,
+                "rank 0, node 1 (\"n1\"): COMM_SEND_NODE has no comm_dst; give the peer rank");
+    expectError(lowering, send(2, 2, 0, 4), "comm_dst 2 is not a rank of this 2-rank job");
+    TraceNode wrongSrc = send(3, 1, 0, 4);
+    wrongSrc.setCommSrc(1);
+    expectError(lowering, wrongSrc, "comm_src 1 is not the node's own rank");
+    TraceNode noSize = node(4, NodeType::CommRecv);
+    noSize.setCommSrc(1);
+    expectError(lowering, noSize, "COMM_RECV_NODE has no comm_size");
+    TraceNode noType = node(5, NodeType::CommColl);
+    noType.setCommSize(4);
+    expectError(lowering, noType, "COMM_COLL_NODE has no comm_type");
+    TraceNode badType = coll(6, CollectiveType::AllReduce, 4);
+    badType.setCommType(99);
+    expectError(lowering, badType, "comm_type CollectiveCommType(99) is not a collective");
+    expectError(lowering,
+                coll(7, CollectiveType::AllReduce, 4, {}, "9"),
+                "pg_name \"9\" names no known process group");
+    expectError(lowering,
+                coll(8, CollectiveType::AllReduce, 4, {}, "abc"),
+                "pg_name \"abc\" is not a process-group id");
+    expectError(lowering, node(9, NodeType::MemLoad), "MEM_LOAD_NODE has no tensor_size");
+    expectError(lowering, node(10, static_cast<NodeType>(12)), "unknown node type NodeType(12)");
+    TraceNode negative = coll(11, CollectiveType::AllReduce, -1);
+    expectError(lowering, negative, "has a negative comm_size");
+}
+
+TEST(NodeLowering, ContextAndOptionErrors)
+{
+    EXPECT_THROW(LoweringContext(0), Error);
+    LoweringContext context(2);
+    try {
+        NodeLowering lowering(RankId{2}, {}, context);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(), "node lowering: rank 2 is outside the job's 2 ranks");
+    }
+    try {
+        context.addGroup({-1, {}});
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("group ids must be >= 0"), std::string::npos);
+    }
+    try {
+        context.addGroup({3, {0, -2}});
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("rank -2 is not a valid rank number"),
+                  std::string::npos);
+    }
+    EXPECT_EQ(parseExecutionMode("replay"), ExecutionMode::Replay);
+    EXPECT_EQ(parseExecutionMode("model"), ExecutionMode::Model);
+    EXPECT_FALSE(parseExecutionMode("fast").has_value());
+    EXPECT_EQ(parseSchedulingProfile("astra"), SchedulingProfile::Astra);
+    EXPECT_FALSE(parseSchedulingProfile("ns3").has_value());
+    EXPECT_STREQ(engineName(Engine::Communication), "communication");
+}
+
+TEST(NodeLowering, MetadataAndInvalidAreInstant)
+{
+    LoweringContext context(1);
+    NodeLowering lowering(RankId{0}, {}, context);
+    EXPECT_EQ(lowering.lower(node(1, NodeType::Metadata)).engine, Engine::Instant);
+    EXPECT_EQ(lowering.lower(node(2, NodeType::Invalid)).engine, Engine::Instant);
+}
+
+} // namespace
+} // namespace etsim::et::test

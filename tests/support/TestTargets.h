@@ -1,0 +1,144 @@
+#pragma once
+// Stand-in targets for testing initiators before (and without) the hardware models. They
+// implement docs/execution-protocol.md: BEGIN_REQ is accepted at once with TLM_UPDATED/END_REQ,
+// and the work completes later with BEGIN_RESP on the backward path. Times are exact integer
+// picoseconds so tests can check finish times computed by hand.
+//
+//   FixedTarget  one engine class of every rank (one socket binding per initiator): a
+//                transaction takes durationPs when the extension carries one, otherwise
+//                latencyPs + bytes * psPerByte + flops * psPerFlop; no contention.
+//   CommTarget   the communication stand-in: binding i is rank i. Sends match recvs in order
+//                per (src, dst, tag); a message takes latencyPs + bytes * psPerByte. An eager
+//                send (attribute "eager" = 1) starts at once, a rendezvous send when its recv
+//                is posted; both complete when the message arrives (a recv posted later
+//                completes when posted). A collective completes for every member at the last
+//                member's arrival + collectiveLatencyPs + bytes * collectivePsPerByte: with
+//                all-to-all data dependencies no member can finish before the last one joins.
+
+#include "kernel/Extensions.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <queue>
+#include <tuple>
+#include <vector>
+
+namespace etsim::test {
+
+/// Base of the stand-ins: the socket, the protocol and the completion calendar.
+class ProtocolTarget : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<ProtocolTarget> socket;
+
+    explicit ProtocolTarget(const sc_core::sc_module_name& name);
+
+    /// Transactions accepted so far.
+    std::uint64_t accepted() const { return acceptedCount; }
+
+protected:
+    /// A transaction arrived (BEGIN_REQ) on binding `index`; the target holds a reference.
+    virtual void arrive(int index, tlm::tlm_generic_payload& payload) = 0;
+    /// Sends BEGIN_RESP for `payload` at absolute time timePs and drops the reference.
+    void completeAt(int index, tlm::tlm_generic_payload& payload, std::uint64_t timePs);
+    static std::uint64_t nowPs();
+    /// The blocking path; the base reports an error (the stand-in only speaks non-blocking).
+    virtual void transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+
+private:
+    struct Due {
+        std::uint64_t timePs;
+        std::uint64_t order;
+        int index;
+        tlm::tlm_generic_payload* payload;
+        bool operator>(const Due& other) const
+        {
+            return timePs != other.timePs ? timePs > other.timePs : order > other.order;
+        }
+    };
+    tlm::tlm_sync_enum forward(int index,
+                               tlm::tlm_generic_payload& payload,
+                               tlm::tlm_phase& phase,
+                               sc_core::sc_time& delay);
+    void fire();
+
+    std::priority_queue<Due, std::vector<Due>, std::greater<Due>> calendar;
+    std::uint64_t order = 0;
+    std::uint64_t acceptedCount = 0;
+    sc_core::sc_event due;
+};
+
+struct FixedTiming {
+    std::uint64_t latencyPs = 0;
+    std::uint64_t psPerByte = 0;
+    std::uint64_t psPerFlop = 0;
+};
+
+class FixedTarget : public ProtocolTarget {
+public:
+    FixedTarget(const sc_core::sc_module_name& name, FixedTiming timing);
+    /// What one transaction costs, ps.
+    std::uint64_t cost(const EtNodeInfo& info) const;
+
+private:
+    void arrive(int index, tlm::tlm_generic_payload& payload) override;
+    void transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
+    FixedTiming timing;
+};
+
+struct CommTiming {
+    std::uint64_t latencyPs = 0;
+    std::uint64_t psPerByte = 0;
+    std::uint64_t collectiveLatencyPs = 0;
+    std::uint64_t collectivePsPerByte = 0;
+};
+
+class CommTarget : public ProtocolTarget {
+public:
+    CommTarget(const sc_core::sc_module_name& name, CommTiming timing);
+
+    /// Point-to-point messages delivered and collectives completed so far.
+    std::uint64_t messages() const { return messageCount; }
+    std::uint64_t collectives() const { return collectiveCount; }
+
+private:
+    struct Posted {
+        int index;
+        tlm::tlm_generic_payload* payload;
+        std::uint64_t bytes;
+        std::uint64_t node;
+        std::uint64_t arrivalPs; // eager sends: when the message arrives
+        bool eager;
+    };
+    struct Gathering {
+        std::vector<std::pair<int, tlm::tlm_generic_payload*>> members;
+        CollectiveType type = CollectiveType::None;
+        std::uint64_t bytes = 0;
+        std::uint64_t firstNode = 0;
+        std::uint32_t firstRank = 0;
+    };
+    using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>; // src, dst, tag
+
+    void arrive(int index, tlm::tlm_generic_payload& payload) override;
+    void send(int index, tlm::tlm_generic_payload& payload, const EtNodeInfo& info);
+    void recv(int index, tlm::tlm_generic_payload& payload, const EtNodeInfo& info);
+    void collective(int index, tlm::tlm_generic_payload& payload, const EtNodeInfo& info);
+    void checkSizes(const Posted& send, const Posted& recv, const Key& key) const;
+    std::uint64_t messagePs(std::uint64_t bytes) const
+    {
+        return timing.latencyPs + bytes * timing.psPerByte;
+    }
+
+    CommTiming timing;
+    std::map<Key, std::deque<Posted>> sends;
+    std::map<Key, std::deque<Posted>> recvs;
+    std::map<std::pair<std::int64_t, std::uint64_t>, Gathering> gatherings;
+    std::uint64_t messageCount = 0;
+    std::uint64_t collectiveCount = 0;
+};
+
+} // namespace etsim::test
