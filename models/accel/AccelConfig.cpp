@@ -304,20 +304,20 @@ AccelConfig parseAccelConfig(ConfigMap& map)
     if (map.has("tensor"))
         map.nested("tensor", [&](ConfigMap& sub) {
             readTensor(sub, config.tensor);
-            for (const char* key : {"peak",
-                                    "efficiency",
-                                    "sm_count",
-                                    "clock",
-                                    "flop_per_clock_per_sm",
-                                    "tiles",
-                                    "ctas_per_sm",
-                                    "pipe_efficiency",
-                                    "rows",
-                                    "cols",
-                                    "arrays",
-                                    "tile"})
-                if (std::optional<ConfigNode> node = sub.value(key))
-                    where[std::string("tensor.") + key] = node->location();
+            // Only the keys the chosen model reads: value() counts a key as known.
+            std::vector<const char*> keys = {"peak", "efficiency"};
+            if (std::holds_alternative<GpuTileTensor>(config.tensor.detail))
+                keys.insert(keys.end(),
+                            {"sm_count",
+                             "clock",
+                             "flop_per_clock_per_sm",
+                             "tiles",
+                             "ctas_per_sm",
+                             "pipe_efficiency"});
+            else if (std::holds_alternative<SystolicTensor>(config.tensor.detail))
+                keys.insert(keys.end(), {"rows", "cols", "arrays", "clock", "tile"});
+            for (const char* key : keys)
+                note(sub, "tensor.", key);
         });
     if (map.has("vector"))
         map.nested("vector", [&](ConfigMap& sub) {
