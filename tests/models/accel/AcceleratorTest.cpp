@@ -6,6 +6,7 @@
 #include "kernel/PayloadPool.h"
 #include "tests/support/FixedMemoryTarget.h"
 #include "tests/support/ScTest.h"
+#include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -377,6 +378,26 @@ TEST_F(ScTest, EngineRejectsNodesThatAreNotCompute)
                   std::string::npos)
             << report.get_msg();
     }
+}
+
+TEST_F(ScTest, EngineRecordsATimelineTrackPerUnit)
+{
+    test::TempDir dir;
+    AccelConfig config = testConfig(2);
+    {
+        Timeline timeline(dir.file("trace.json").string());
+        Bench bench(config,
+                    {node(0, NodeKind::Compute, 1'000'000, 0),
+                     node(1, NodeKind::Compute, 1000, 500'000, OperatorKind::Softmax)});
+        bench.accel.engine()->attachTimeline(timeline, 3);
+        sc_core::sc_start();
+        timeline.close();
+    }
+    std::string trace = test::readFile(dir.file("trace.json"));
+    EXPECT_NE(trace.find("accel.engine.unit1.vector"), std::string::npos);
+    // Node 0: 1e6 FLOP at 0.5 TFLOP/s = 2 us on unit 0's tensor unit (thread 0).
+    EXPECT_NE(trace.find("\"name\":\"node 0\""), std::string::npos) << trace;
+    EXPECT_NE(trace.find("\"dur\":2"), std::string::npos) << trace;
 }
 
 } // namespace
