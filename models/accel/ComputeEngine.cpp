@@ -165,18 +165,19 @@ tlm::tlm_sync_enum ComputeEngine::nbTransportFw(tlm::tlm_generic_payload& payloa
         return tlm::TLM_COMPLETED;
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    Time end;
-    try {
-        end = reserve(payload, Time::fromScTime(now + delay));
-    } catch (const Error& error) {
-        fail(payload, error.what());
-        return tlm::TLM_COMPLETED;
-    }
+    // Accepted either way; a node the engine cannot run is answered at once with an error
+    // status on the backward path, like any other completion.
     if (payload.has_mm())
         payload.acquire();
     ++pending;
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    done.notify(payload, end.toScTime() - now);
+    try {
+        Time end = reserve(payload, Time::fromScTime(now + delay));
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        done.notify(payload, end.toScTime() - now);
+    } catch (const Error& error) {
+        done.notify(payload, sc_core::SC_ZERO_TIME);
+        fail(payload, error.what());
+    }
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
     return tlm::TLM_UPDATED;

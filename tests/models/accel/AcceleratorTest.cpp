@@ -380,6 +380,28 @@ TEST_F(ScTest, EngineRejectsNodesThatAreNotCompute)
     }
 }
 
+TEST_F(ScTest, RejectedNodesAreAnsweredWithAnErrorStatusWhenReportsDoNotThrow)
+{
+    sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DO_NOTHING);
+    const int errorsBefore = sc_core::sc_report_handler::get_count(sc_core::SC_ERROR);
+    AccelConfig config = testConfig();
+    Bench bench(config,
+                {node(0, NodeKind::Collective, 0, 100), node(1, NodeKind::Compute, 2'000'000, 0)});
+    StatGroup stats("engine");
+    ComputeEngine engine("lone_engine", config, stats);
+    Driver direct("direct", {node(0, NodeKind::MemStore, 0, 100)});
+    direct.socket.bind(engine.target);
+    sc_core::sc_start();
+    EXPECT_EQ(bench.driver.status[0], tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(bench.driver.finished[0], 0u);
+    // The other node is unaffected: 2e6 FLOP at 1 TFLOP/s.
+    EXPECT_EQ(bench.driver.status[1], tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(bench.driver.finished[1], 2 * us);
+    EXPECT_EQ(direct.status[0], tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(engine.inFlight(), 0u);
+    EXPECT_EQ(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) - errorsBefore, 2);
+}
+
 TEST_F(ScTest, EngineRecordsATimelineTrackPerUnit)
 {
     test::TempDir dir;
