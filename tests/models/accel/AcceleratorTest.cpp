@@ -380,6 +380,42 @@ TEST_F(ScTest, EngineRejectsNodesThatAreNotCompute)
     }
 }
 
+EtNodeInfo gemm(std::uint64_t id, std::uint64_t m, std::uint64_t n, std::uint64_t k)
+{
+    EtNodeInfo info = node(id, NodeKind::Compute, 2 * m * n * k, 2 * (m * k + k * n + m * n));
+    info.gemm = GemmShape{m, n, k, 1};
+    return info;
+}
+
+TEST_F(ScTest, H100PresetTimesAGemmByTilesAndWaves)
+{
+    AccelConfig config = accelPreset(AccelPreset::H100Sxm);
+    // 1024³ BF16: the 64×128 tile gives 128 CTAs in one wave on 132 SMs,
+    // 2·64·128·1024 / (4096 · 1.83 GHz · 0.8) = 2.797814 us, + 2 us launch. 6.3 MB fit in L2.
+    Bench bench(config, {gemm(0, 1024, 1024, 1024)});
+    sc_core::sc_start();
+    EXPECT_EQ(bench.driver.finished[0], 4'797'814u);
+    EXPECT_EQ(bench.stat("compute.nodes_gpu_tiles"), 1.0);
+    EXPECT_EQ(bench.stat("compute.fallbacks"), 0.0);
+}
+
+TEST_F(ScTest, TpuV4PresetRunsTwoGemmsOnItsTwoTensorCores)
+{
+    AccelConfig config = accelPreset(AccelPreset::TpuV4);
+    // 4096³ weight-stationary on one TensorCore (4 MXUs of 128×128): 1024 folds, 256 per
+    // array, 4478 · 256 cycles at 1.05 GHz = 1.091779 ms, + 1 us launch. The two GEMMs run
+    // on the two cores side by side; a third without a shape falls back to the roofline.
+    EtNodeInfo shapeless = node(2, NodeKind::Compute, 137'500'000'000, 0);
+    Bench bench(config, {gemm(0, 4096, 4096, 4096), gemm(1, 4096, 4096, 4096), shapeless});
+    sc_core::sc_start();
+    EXPECT_EQ(bench.driver.finished[0], 1'092'779'048u);
+    EXPECT_EQ(bench.driver.finished[1], 1'092'779'048u);
+    // 1.375e11 FLOP at 137.5 TFLOP/s · 0.8 per core = 1.25 ms after the first GEMM.
+    EXPECT_EQ(bench.driver.finished[2], 1'092'779'048u + 1'250'000'000u + 1'000'000u);
+    EXPECT_EQ(bench.stat("compute.nodes_systolic"), 2.0);
+    EXPECT_EQ(bench.stat("compute.fallbacks"), 1.0);
+}
+
 TEST_F(ScTest, RejectedNodesAreAnsweredWithAnErrorStatusWhenReportsDoNotThrow)
 {
     sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DO_NOTHING);
