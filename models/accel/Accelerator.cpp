@@ -227,12 +227,11 @@ void Accelerator::advance(std::uint64_t id)
         return;
     }
     // Two staging buffers: a chunk may load while fewer than two are loaded or loading and
-    // not yet computed.
-    if (job.chunks > 0 && !job.loadInFlight && job.loadsIssued < job.chunks &&
-        job.loadsIssued - job.computesDone < 2) {
+    // not yet computed. Both buffers fill at once, so two loads can be in flight and the
+    // memory's latency hides behind the other transfer.
+    while (job.loadsIssued < job.chunks && job.loadsIssued - job.computesDone < 2) {
         queueLoad(id, job, job.loadsIssued, tlm::TLM_READ_COMMAND);
         ++job.loadsIssued;
-        job.loadInFlight = true;
     }
     const std::uint64_t ready = job.chunks == 0 ? 1 : job.loadsDone;
     if (!job.computeInFlight && job.computesIssued < ready)
@@ -364,7 +363,6 @@ void Accelerator::onSubDone()
             ++job.computesDone;
             advance(task.job);
         } else if (job.info.kind == NodeKind::Compute) {
-            job.loadInFlight = false;
             ++job.loadsDone;
             advance(task.job);
         } else if (++job.loadsDone == job.chunks) {

@@ -8,8 +8,10 @@
 // nodes before it or brought in by explicit loads); the rest streams from HBM through the DMA
 // in chunks of dma.chunk with two staging buffers. Chunk i + 1 loads while chunk i computes,
 // so with load time L and compute time C per chunk, n chunks take L + (n − 1)·max(L, C) + C
-// rather than n·(L + C). The engine receives one transaction per chunk, each a slice of the
-// node (ComputeSlice.h). A node that fits goes to the engine in one piece.
+// rather than n·(L + C) (for a memory without latency; both buffers may be loading at once,
+// which hides latency behind the other buffer's transfer). The engine receives one transaction per
+// chunk, each a slice of the node (ComputeSlice.h). A node that fits goes to the engine in one
+// piece.
 //
 // Memory nodes: MemLoad reads, MemStore writes the node's bytes in chunks; up to dma.engines
 // transfers are in flight, each lasting at least chunk / dma.bandwidth.
@@ -84,7 +86,6 @@ private:
         std::uint64_t loadsDone = 0;
         std::uint64_t computesIssued = 0;
         std::uint64_t computesDone = 0;
-        bool loadInFlight = false;
         bool computeInFlight = false;
         bool failed = false;
     };

@@ -187,6 +187,27 @@ TEST_F(ScTest, TransferBoundStreamHidesTheCompute)
     EXPECT_EQ(bench.driver.finished[0], 5 * us + 300'000);
 }
 
+TEST_F(ScTest, BothStagingBuffersLoadAtOnceToHideMemoryLatency)
+{
+    AccelConfig config = testConfig();
+    StatGroup stats("accel");
+    Accelerator accel("accel", config, stats);
+    // 1 us per chunk on the memory plus 0.5 us latency.
+    FixedMemoryTarget memory("memory", Bandwidth::fromBytesPerSecond(1e11), Time::fromPs(us / 2));
+    Driver driver("driver", {node(0, NodeKind::Compute, 1'000'000, 1'500'000)});
+    driver.socket.bind(accel.target);
+    accel.memory.bind(memory.target);
+    sc_core::sc_start();
+    // C = 0.3 us. Loads 0 and 1 occupy the memory [0, 1] and [1, 2] (done 1.5, 2.5); each
+    // finished compute frees a buffer and the next load queues behind the memory: loads 2, 3, 4
+    // occupy [2, 3], [3, 4], [4, 5] and are done at 3.5, 4.5, 5.5; the last compute ends at
+    // 5.8 us. One load at a time would take 5 · 1.5 + 0.3 = 7.8 us.
+    EXPECT_EQ(driver.finished[0], 5 * us + 800'000);
+    ASSERT_EQ(memory.accesses().size(), 5u);
+    EXPECT_EQ(memory.accesses()[1].start.ps(), 1 * us);
+    EXPECT_EQ(memory.accesses()[4].start.ps(), 4 * us);
+}
+
 TEST_F(ScTest, IndependentNodesRunConcurrentlyOnUnits)
 {
     // Two units of 0.5 TFLOP/s each: both 1e9-FLOP nodes run side by side, 2 ms each.
