@@ -1,0 +1,374 @@
+#include "models/accel/Accelerator.h"
+
+#include "models/accel/ComputeSlice.h"
+
+#include <algorithm>
+
+namespace etsim::accel {
+
+namespace {
+
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+} // namespace
+
+Accelerator::Accelerator(sc_core::sc_module_name name,
+                         const AccelConfig& config,
+                         StatGroup& stats,
+                         EngineBinding binding)
+    : sc_module(name)
+    , target("target")
+    , engineSocket("engineSocket")
+    , memory("memory")
+    , config(config)
+    , hbm(config.memory)
+    , pool(std::string(this->name()) + ".pool")
+    , arrivals("arrivals")
+    , subDone("subDone")
+    , computeNodes(stats.addCounter("compute_nodes", "", "compute nodes completed"))
+    , memoryNodes(stats.addCounter("memory_nodes", "", "load and store nodes completed"))
+    , streamedNodes(
+          stats.addCounter("streamed_nodes", "", "compute nodes whose bytes did not fit in SRAM"))
+    , streamedBytes(
+          stats.addCounter("streamed_bytes", "B", "bytes of compute nodes streamed from HBM"))
+    , readBytes(stats.addCounter("dma_read_bytes", "B", "bytes the DMA read from HBM"))
+    , writeBytes(stats.addCounter("dma_write_bytes", "B", "bytes the DMA wrote to HBM"))
+    , transfers(stats.addCounter("dma_transfers", "", "DMA transactions to HBM"))
+{
+    stats.addFormula(
+        "dma_bandwidth", "B/s", "bytes the DMA moved over the window", [this](auto window) {
+            double seconds = window.seconds();
+            return seconds > 0.0
+                       ? static_cast<double>(readBytes.value() + writeBytes.value()) / seconds
+                       : 0.0;
+        });
+    target.register_nb_transport_fw(this, &Accelerator::targetFw);
+    target.register_b_transport(this, &Accelerator::targetB);
+    engineSocket.register_nb_transport_bw(this, &Accelerator::engineBw);
+    memory.register_nb_transport_bw(this, &Accelerator::memoryBw);
+    if (binding == EngineBinding::Internal) {
+        ownEngine = std::make_unique<ComputeEngine>("engine", config, stats.addGroup("compute"));
+        engineSocket.bind(ownEngine->target);
+    }
+
+    SC_METHOD(onArrival);
+    sensitive << arrivals.get_event();
+    dont_initialize();
+    SC_METHOD(onSubDone);
+    sensitive << subDone.get_event();
+    dont_initialize();
+    SC_METHOD(pump);
+    sensitive << pumpEvent;
+    dont_initialize();
+}
+
+Accelerator::~Accelerator() = default;
+
+void Accelerator::report(const std::string& problem)
+{
+    SC_REPORT_ERROR(
+        reportType,
+        (std::string(name()) + ": " + problem + " at " + sc_core::sc_time_stamp().to_string())
+            .c_str());
+}
+
+tlm::tlm_sync_enum Accelerator::targetFw(tlm::tlm_generic_payload& payload,
+                                         tlm::tlm_phase& phase,
+                                         sc_core::sc_time& delay)
+{
+    if (phase == tlm::END_RESP)
+        return tlm::TLM_COMPLETED;
+    if (phase != tlm::BEGIN_REQ) {
+        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        report("unexpected phase on the forward path");
+        return tlm::TLM_COMPLETED;
+    }
+    if (payload.has_mm())
+        payload.acquire();
+    arrivals.notify(payload, delay);
+    phase = tlm::END_REQ;
+    delay = sc_core::SC_ZERO_TIME;
+    return tlm::TLM_UPDATED;
+}
+
+void Accelerator::targetB(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
+{
+    // Runs in the caller's thread: catch up with its local time, then wait for completion.
+    if (delay != sc_core::SC_ZERO_TIME) {
+        wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+    }
+    sc_core::sc_event finished;
+    start(payload, &finished);
+    // A node that moves nothing completes inside start().
+    if (payload.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)
+        wait(finished);
+}
+
+void Accelerator::onArrival()
+{
+    while (tlm::tlm_generic_payload* payload = arrivals.get_next_transaction())
+        start(*payload, nullptr);
+}
+
+std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes)
+{
+    if (const NodeAttribute::Value* id = info.findAttribute(tensorIdAttribute))
+        if (const auto* number = std::get_if<std::int64_t>(id))
+            return hbm.tensor(static_cast<std::uint64_t>(*number), bytes);
+    return hbm.fresh(bytes);
+}
+
+void Accelerator::start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished)
+{
+    request.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    const std::uint64_t id = nextJob++;
+    Job& job = jobs[id];
+    job.request = &request;
+    job.finished = finished;
+    const EtNodeExtension* extension = EtNodeExtension::find(request);
+    if (extension == nullptr) {
+        job.failed = true;
+        finish(id);
+        report("transaction without an EtNodeExtension");
+        return;
+    }
+    job.info = extension->info;
+    const std::uint64_t chunk = config.dma.chunk.bytes();
+    switch (job.info.kind) {
+    case NodeKind::Compute: {
+        const std::uint64_t capacity = config.sram.capacity.bytes();
+        job.streamBytes = job.info.bytes > capacity ? job.info.bytes - capacity : 0;
+        job.chunks = ceilDiv(job.streamBytes, chunk);
+        if (job.chunks > 0) {
+            job.region = regionFor(job.info, job.streamBytes);
+            ++streamedNodes;
+            streamedBytes += job.streamBytes;
+        }
+        advance(id);
+        break;
+    }
+    case NodeKind::MemLoad:
+    case NodeKind::MemStore: {
+        job.streamBytes = job.info.bytes;
+        job.chunks = ceilDiv(job.streamBytes, chunk);
+        if (job.chunks == 0) {
+            finish(id);
+            return;
+        }
+        job.region = regionFor(job.info, job.streamBytes);
+        tlm::tlm_command command =
+            job.info.kind == NodeKind::MemLoad ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND;
+        for (std::uint64_t i = 0; i < job.chunks; ++i)
+            queueLoad(id, job, i, command);
+        job.loadsIssued = job.chunks;
+        pumpEvent.notify(sc_core::SC_ZERO_TIME);
+        break;
+    }
+    default: {
+        job.failed = true;
+        const std::string kind = toString(job.info.kind);
+        const std::string what = toString(job.info.node) + " of " + toString(job.info.rank);
+        finish(id);
+        report(what + " is a " + kind +
+               " node; the accelerator runs compute, load and store nodes only");
+        return;
+    }
+    }
+}
+
+void Accelerator::queueLoad(std::uint64_t id,
+                            Job& job,
+                            std::uint64_t chunk,
+                            tlm::tlm_command command)
+{
+    const std::uint64_t chunkBytes = config.dma.chunk.bytes();
+    const std::uint64_t offset = chunk * chunkBytes;
+    const std::uint64_t bytes = std::min(chunkBytes, job.streamBytes - offset);
+    tlm::tlm_generic_payload& payload = pool.acquire();
+    payload.set_command(command);
+    payload.set_address(hbm.address(job.region, offset));
+    EtNodeInfo info;
+    info.rank = job.info.rank;
+    info.node = job.info.node;
+    info.kind = command == tlm::TLM_READ_COMMAND ? NodeKind::MemLoad : NodeKind::MemStore;
+    info.bytes = bytes;
+    info.dataType = job.info.dataType;
+    payload.set_extension(new EtNodeExtension(std::move(info)));
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    subTasks[&payload] = SubTask{id, false, sc_core::SC_ZERO_TIME};
+    dmaOutbox.queue.push_back(&payload);
+}
+
+void Accelerator::queueCompute(std::uint64_t id, Job& job)
+{
+    tlm::tlm_generic_payload& payload = pool.acquire();
+    payload.set_command(tlm::TLM_READ_COMMAND);
+    payload.set_address(0);
+    payload.set_extension(new EtNodeExtension(job.info));
+    payload.set_extension(
+        new ComputeSliceExtension(job.computesIssued, std::max<std::uint64_t>(job.chunks, 1)));
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    subTasks[&payload] = SubTask{id, true, sc_core::SC_ZERO_TIME};
+    engineOutbox.queue.push_back(&payload);
+    ++job.computesIssued;
+    job.computeInFlight = true;
+}
+
+void Accelerator::advance(std::uint64_t id)
+{
+    Job& job = jobs.at(id);
+    const std::uint64_t slices = std::max<std::uint64_t>(job.chunks, 1);
+    if (job.computesDone == slices) {
+        finish(id);
+        return;
+    }
+    // Two staging buffers: a chunk may load while fewer than two are loaded or loading and
+    // not yet computed. Both buffers fill at once, so two loads can be in flight and the
+    // memory's latency hides behind the other transfer.
+    while (job.loadsIssued < job.chunks && job.loadsIssued - job.computesDone < 2) {
+        queueLoad(id, job, job.loadsIssued, tlm::TLM_READ_COMMAND);
+        ++job.loadsIssued;
+    }
+    const std::uint64_t ready = job.chunks == 0 ? 1 : job.loadsDone;
+    if (!job.computeInFlight && job.computesIssued < ready)
+        queueCompute(id, job);
+    pumpEvent.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Accelerator::finish(std::uint64_t id)
+{
+    auto found = jobs.find(id);
+    Job& job = found->second;
+    tlm::tlm_generic_payload& request = *job.request;
+    request.set_response_status(job.failed ? tlm::TLM_GENERIC_ERROR_RESPONSE
+                                           : tlm::TLM_OK_RESPONSE);
+    if (!job.failed)
+        ++(job.info.kind == NodeKind::Compute ? computeNodes : memoryNodes);
+    sc_core::sc_event* finished = job.finished;
+    jobs.erase(found);
+    if (finished != nullptr) {
+        finished->notify();
+        return;
+    }
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    target->nb_transport_bw(request, phase, delay);
+    if (request.has_mm())
+        request.release();
+}
+
+void Accelerator::pump()
+{
+    send(memory, dmaOutbox, config.dma.engines);
+    send(engineSocket, engineOutbox, ~std::uint64_t{0});
+}
+
+void Accelerator::send(tlm_utils::simple_initiator_socket<Accelerator>& socket,
+                       Outbox& outbox,
+                       std::uint64_t limit)
+{
+    while (!outbox.queue.empty() && !outbox.awaitingEndReq && outbox.inFlight < limit) {
+        tlm::tlm_generic_payload* payload = outbox.queue.front();
+        outbox.queue.pop_front();
+        ++outbox.inFlight;
+        SubTask& task = subTasks.at(payload);
+        if (!task.compute) {
+            const auto* info = EtNodeExtension::find(*payload);
+            task.earliestEnd =
+                sc_core::sc_time_stamp() +
+                (Size::fromBytes(info->info.bytes) / config.dma.bandwidth).toScTime();
+            ++transfers;
+        }
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        tlm::tlm_sync_enum status = socket->nb_transport_fw(*payload, phase, delay);
+        if (status == tlm::TLM_ACCEPTED || (status == tlm::TLM_UPDATED && phase == tlm::BEGIN_REQ))
+            outbox.awaitingEndReq = true;
+        else if (status == tlm::TLM_COMPLETED ||
+                 (status == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP))
+            subResponse(*payload, delay);
+    }
+}
+
+tlm::tlm_sync_enum Accelerator::engineBw(tlm::tlm_generic_payload& payload,
+                                         tlm::tlm_phase& phase,
+                                         sc_core::sc_time& delay)
+{
+    if (phase == tlm::END_REQ) {
+        engineOutbox.awaitingEndReq = false;
+        pumpEvent.notify(sc_core::SC_ZERO_TIME);
+        return tlm::TLM_ACCEPTED;
+    }
+    if (phase == tlm::BEGIN_RESP) {
+        subResponse(payload, delay);
+        return tlm::TLM_COMPLETED;
+    }
+    report("unexpected phase from the compute engine");
+    return tlm::TLM_COMPLETED;
+}
+
+tlm::tlm_sync_enum Accelerator::memoryBw(tlm::tlm_generic_payload& payload,
+                                         tlm::tlm_phase& phase,
+                                         sc_core::sc_time& delay)
+{
+    if (phase == tlm::END_REQ) {
+        dmaOutbox.awaitingEndReq = false;
+        pumpEvent.notify(sc_core::SC_ZERO_TIME);
+        return tlm::TLM_ACCEPTED;
+    }
+    if (phase == tlm::BEGIN_RESP) {
+        subResponse(payload, delay);
+        return tlm::TLM_COMPLETED;
+    }
+    report("unexpected phase from memory");
+    return tlm::TLM_COMPLETED;
+}
+
+void Accelerator::subResponse(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay)
+{
+    // A transfer ends no earlier than the DMA engine can move its bytes.
+    const SubTask& task = subTasks.at(&payload);
+    sc_core::sc_time end = sc_core::sc_time_stamp() + delay;
+    if (!task.compute && task.earliestEnd > end)
+        end = task.earliestEnd;
+    subDone.notify(payload, end - sc_core::sc_time_stamp());
+}
+
+void Accelerator::onSubDone()
+{
+    while (tlm::tlm_generic_payload* payload = subDone.get_next_transaction()) {
+        auto found = subTasks.find(payload);
+        const SubTask task = found->second;
+        subTasks.erase(found);
+        const bool ok = payload->get_response_status() == tlm::TLM_OK_RESPONSE;
+        if (task.compute) {
+            --engineOutbox.inFlight;
+        } else {
+            --dmaOutbox.inFlight;
+            const std::uint64_t bytes = EtNodeExtension::get(*payload).info.bytes;
+            (payload->is_read() ? readBytes : writeBytes) += bytes;
+        }
+        payload->release();
+        pumpEvent.notify(sc_core::SC_ZERO_TIME);
+
+        Job& job = jobs.at(task.job);
+        if (!ok)
+            job.failed = true;
+        if (task.compute) {
+            job.computeInFlight = false;
+            ++job.computesDone;
+            advance(task.job);
+        } else if (job.info.kind == NodeKind::Compute) {
+            ++job.loadsDone;
+            advance(task.job);
+        } else if (++job.loadsDone == job.chunks) {
+            finish(task.job);
+        }
+    }
+}
+
+} // namespace etsim::accel

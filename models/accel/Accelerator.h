@@ -1,0 +1,149 @@
+#pragma once
+// One accelerator: a TLM target for the work a rank's driver sends it (Compute, MemLoad and
+// MemStore nodes, execution protocol of docs/execution-protocol.md, nb and b transport), a
+// compute engine behind an internal socket, on-chip SRAM and a DMA engine with an initiator
+// socket to HBM.
+//
+// Compute nodes: the part of a node's bytes that fits in SRAM is resident (produced by the
+// nodes before it or brought in by explicit loads); the rest streams from HBM through the DMA
+// in chunks of dma.chunk with two staging buffers. Chunk i + 1 loads while chunk i computes,
+// so with load time L and compute time C per chunk, n chunks take L + (n − 1)·max(L, C) + C
+// rather than n·(L + C) (for a memory without latency; both buffers may be loading at once,
+// which hides latency behind the other buffer's transfer). The engine receives one transaction per
+// chunk, each a slice of the node (ComputeSlice.h). A node that fits goes to the engine in one
+// piece.
+//
+// Memory nodes: MemLoad reads, MemStore writes the node's bytes in chunks; up to dma.engines
+// transfers are in flight, each lasting at least chunk / dma.bandwidth.
+//
+// Addresses come from an HbmAllocator: by the node's "tensor_id" attribute when it has one,
+// otherwise a fresh region per node.
+
+#include "kernel/PayloadPool.h"
+#include "kernel/Stats.h"
+#include "models/accel/AccelConfig.h"
+#include "models/accel/ComputeEngine.h"
+#include "models/accel/HbmAllocator.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/peq_with_get.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+namespace etsim::accel {
+
+/// Whether the accelerator builds and binds its own compute engine, or leaves its engine
+/// socket for the platform to bind (e.g. to a co-simulation proxy).
+enum class EngineBinding : std::uint8_t { Internal, External };
+
+class Accelerator final : public sc_core::sc_module {
+public:
+    /// Message type of the accelerator's SC_REPORT_ERRORs.
+    static constexpr const char* reportType = "etsim/accel/Accelerator";
+    /// Integer node attribute naming the tensor a node works on; nodes with the same id share
+    /// one HBM region.
+    static constexpr const char* tensorIdAttribute = "tensor_id";
+
+    /// Work from the rank's driver: Compute, MemLoad, MemStore.
+    tlm_utils::simple_target_socket<Accelerator> target;
+    /// To the compute engine (bound internally unless EngineBinding::External).
+    tlm_utils::simple_initiator_socket<Accelerator> engineSocket;
+    /// DMA transfers to HBM.
+    tlm_utils::simple_initiator_socket<Accelerator> memory;
+
+    /// `config` must be valid (validateAccelConfig) and outlive the module. The stats go into
+    /// `stats` (the engine's into its child group "compute").
+    Accelerator(sc_core::sc_module_name name,
+                const AccelConfig& config,
+                StatGroup& stats,
+                EngineBinding binding = EngineBinding::Internal);
+    SC_HAS_PROCESS(Accelerator);
+    ~Accelerator() override;
+    Accelerator(const Accelerator&) = delete;
+    Accelerator& operator=(const Accelerator&) = delete;
+
+    /// The internal compute engine; nullptr with EngineBinding::External.
+    ComputeEngine* engine() { return ownEngine.get(); }
+    const HbmAllocator& allocator() const { return hbm; }
+    /// Nodes accepted and not yet complete.
+    std::uint64_t inFlight() const { return jobs.size(); }
+
+private:
+    struct Job {
+        tlm::tlm_generic_payload* request = nullptr;
+        sc_core::sc_event* finished = nullptr; // set for b_transport callers
+        EtNodeInfo info;
+        std::uint64_t region = 0;
+        std::uint64_t streamBytes = 0; // bytes moved through the DMA
+        std::uint64_t chunks = 0;      // DMA chunks (0: a compute node that fits)
+        std::uint64_t loadsIssued = 0;
+        std::uint64_t loadsDone = 0;
+        std::uint64_t computesIssued = 0;
+        std::uint64_t computesDone = 0;
+        bool computeInFlight = false;
+        bool failed = false;
+    };
+    struct SubTask {
+        std::uint64_t job = 0;
+        bool compute = false;
+        sc_core::sc_time earliestEnd; // DMA: issue time + bytes / DMA bandwidth
+    };
+    // A socket's outgoing requests under the base protocol's request exclusion.
+    struct Outbox {
+        std::deque<tlm::tlm_generic_payload*> queue;
+        bool awaitingEndReq = false;
+        std::uint64_t inFlight = 0;
+    };
+
+    tlm::tlm_sync_enum
+    targetFw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+    void targetB(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    tlm::tlm_sync_enum
+    engineBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+    tlm::tlm_sync_enum
+    memoryBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+
+    void onArrival();
+    void onSubDone();
+    void pump();
+    void start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished);
+    void advance(std::uint64_t id);
+    void finish(std::uint64_t id);
+    void queueLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command);
+    void queueCompute(std::uint64_t id, Job& job);
+    void send(tlm_utils::simple_initiator_socket<Accelerator>& socket,
+              Outbox& outbox,
+              std::uint64_t limit);
+    void subResponse(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
+    std::uint64_t regionFor(const EtNodeInfo& info, std::uint64_t bytes);
+    void report(const std::string& problem);
+
+    const AccelConfig& config;
+    std::unique_ptr<ComputeEngine> ownEngine;
+    HbmAllocator hbm;
+    PayloadPool pool;
+    tlm_utils::peq_with_get<tlm::tlm_generic_payload> arrivals;
+    tlm_utils::peq_with_get<tlm::tlm_generic_payload> subDone;
+    sc_core::sc_event pumpEvent;
+    std::unordered_map<std::uint64_t, Job> jobs;
+    std::unordered_map<const tlm::tlm_generic_payload*, SubTask> subTasks;
+    std::uint64_t nextJob = 0;
+    Outbox dmaOutbox;
+    Outbox engineOutbox;
+
+    Counter& computeNodes;
+    Counter& memoryNodes;
+    Counter& streamedNodes;
+    Counter& streamedBytes;
+    Counter& readBytes;
+    Counter& writeBytes;
+    Counter& transfers;
+};
+
+} // namespace etsim::accel

@@ -1,0 +1,211 @@
+#include "models/accel/ComputeEngine.h"
+
+#include "models/accel/ComputeSlice.h"
+
+#include <algorithm>
+
+namespace etsim::accel {
+
+namespace {
+
+double ratio(double value, double over)
+{
+    return over > 0.0 ? value / over : 0.0;
+}
+
+} // namespace
+
+ComputeEngine::ComputeEngine(sc_core::sc_module_name name,
+                             const AccelConfig& config,
+                             StatGroup& stats)
+    : sc_module(name)
+    , target("target")
+    , config(config)
+    , unitTimings(makeUnitTimings(config))
+    , units(config.computeUnits)
+    , done("done")
+    , roofline(stats.addCounter("nodes_roofline", "", "compute nodes timed by the roofline"))
+    , gpuTiles(stats.addCounter("nodes_gpu_tiles", "", "GEMMs timed by tiles and waves"))
+    , systolic(stats.addCounter("nodes_systolic", "", "GEMMs timed by the systolic model"))
+    , vector(stats.addCounter("nodes_vector", "", "nodes run on the vector unit"))
+    , fallbacks(stats.addCounter(
+          "fallbacks", "", "tensor nodes a shape-based model left to the roofline"))
+    , memoryBound(stats.addCounter("memory_bound", "", "nodes whose on-chip bytes set the time"))
+    , flops(stats.addScalar("flops", "FLOP", "operations executed"))
+    , tensorBusy(stats.addScalar("tensor_busy", "s", "busy time of all tensor units"))
+    , vectorBusy(stats.addScalar("vector_busy", "s", "busy time of all vector units"))
+{
+    const double unitCount = config.computeUnits;
+    const double peak = config.tensor.peak.get(config.defaultDataType).flopsPerSecond();
+    stats.addFormula("achieved_flops", "FLOP/s", "FLOPs over the window", [this](auto window) {
+        return ratio(flops.value(), window.seconds());
+    });
+    stats.addFormula(
+        "flops_utilisation",
+        "",
+        "achieved FLOP/s over the tensor peak of the default data type",
+        [this, peak](auto window) { return ratio(flops.value(), window.seconds() * peak); });
+    stats.addFormula(
+        "tensor_utilisation", "", "busy share of the tensor units", [this, unitCount](auto window) {
+            return ratio(tensorBusy.value(), window.seconds() * unitCount);
+        });
+    stats.addFormula(
+        "vector_utilisation", "", "busy share of the vector units", [this, unitCount](auto window) {
+            return ratio(vectorBusy.value(), window.seconds() * unitCount);
+        });
+    for (std::uint32_t u = 0; u < config.computeUnits; ++u) {
+        StatGroup& group = stats.addGroup("unit" + std::to_string(u));
+        units[u].tensorBusy = &group.addScalar("tensor_busy", "s", "busy time of the tensor unit");
+        units[u].vectorBusy = &group.addScalar("vector_busy", "s", "busy time of the vector unit");
+    }
+
+    target.register_nb_transport_fw(this, &ComputeEngine::nbTransportFw);
+    target.register_b_transport(this, &ComputeEngine::bTransport);
+    SC_METHOD(respond);
+    sensitive << done.get_event();
+    dont_initialize();
+}
+
+void ComputeEngine::attachTimeline(Timeline& timeline, std::uint32_t processId)
+{
+    this->timeline = &timeline;
+    timelineProcess = processId;
+    for (std::uint32_t u = 0; u < config.computeUnits; ++u) {
+        std::string prefix = std::string(name()) + ".unit" + std::to_string(u);
+        timeline.threadName(processId, 2 * u, prefix + ".tensor", 2 * u);
+        timeline.threadName(processId, 2 * u + 1, prefix + ".vector", 2 * u + 1);
+    }
+}
+
+Time ComputeEngine::reserve(const tlm::tlm_generic_payload& payload, Time arrival)
+{
+    const EtNodeExtension* extension = EtNodeExtension::find(payload);
+    if (extension == nullptr)
+        throw Error(std::string(name()) + ": compute transaction without an EtNodeExtension");
+    const EtNodeInfo& node = extension->info;
+    if (node.kind != NodeKind::Compute)
+        throw Error(std::string(name()) + ": " + toString(node.node) + " of " +
+                    toString(node.rank) + " is a " + toString(node.kind) +
+                    " node; the compute engine runs compute nodes only");
+    std::uint64_t sliceIndex = 0;
+    std::uint64_t sliceCount = 1;
+    if (const auto* slice = payload.get_extension<ComputeSliceExtension>()) {
+        sliceIndex = slice->index;
+        sliceCount = std::max<std::uint64_t>(slice->count, 1);
+    }
+
+    const bool tensor = usesTensorUnit(node);
+    ComputeEstimate estimate =
+        tensor ? unitTimings.estimateTensor(node) : unitTimings.vector.estimate(node);
+    Time duration = Time::fromPs(sliceShare(estimate.time.ps(), sliceIndex, sliceCount));
+
+    // The unit whose resource frees first takes the node (the lowest index on a tie).
+    std::size_t chosen = 0;
+    for (std::size_t u = 1; u < units.size(); ++u) {
+        Time freeAt = tensor ? units[u].tensorFreeAt : units[u].vectorFreeAt;
+        if (freeAt < (tensor ? units[chosen].tensorFreeAt : units[chosen].vectorFreeAt))
+            chosen = u;
+    }
+    Unit& unit = units[chosen];
+    Time& freeAt = tensor ? unit.tensorFreeAt : unit.vectorFreeAt;
+    Time start = std::max(arrival, freeAt);
+    freeAt = start + duration;
+
+    if (sliceIndex == 0) {
+        switch (estimate.fidelity) {
+        case Fidelity::Roofline:
+            ++roofline;
+            break;
+        case Fidelity::GpuTiles:
+            ++gpuTiles;
+            break;
+        case Fidelity::Systolic:
+            ++systolic;
+            break;
+        case Fidelity::Vector:
+            ++vector;
+            break;
+        }
+        if (estimate.fallback)
+            ++fallbacks;
+        if (estimate.memoryBound)
+            ++memoryBound;
+    }
+    flops += estimate.flops / static_cast<double>(sliceCount);
+    (tensor ? tensorBusy : vectorBusy) += duration.seconds();
+    *(tensor ? unit.tensorBusy : unit.vectorBusy) += duration.seconds();
+    if (timeline != nullptr)
+        timeline->complete(timelineProcess,
+                           static_cast<std::uint32_t>(2 * chosen + (tensor ? 0 : 1)),
+                           toString(node.node),
+                           toString(estimate.fidelity),
+                           start.ps(),
+                           duration.ps(),
+                           {{"flops", estimate.flops / static_cast<double>(sliceCount)},
+                            {"slice", sliceIndex},
+                            {"slices", sliceCount},
+                            {"fallback", estimate.fallback}});
+    return freeAt;
+}
+
+void ComputeEngine::fail(tlm::tlm_generic_payload& payload, const std::string& problem)
+{
+    payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    SC_REPORT_ERROR(reportType, (problem + " at " + sc_core::sc_time_stamp().to_string()).c_str());
+}
+
+tlm::tlm_sync_enum ComputeEngine::nbTransportFw(tlm::tlm_generic_payload& payload,
+                                                tlm::tlm_phase& phase,
+                                                sc_core::sc_time& delay)
+{
+    if (phase == tlm::END_RESP)
+        return tlm::TLM_COMPLETED;
+    if (phase != tlm::BEGIN_REQ) {
+        fail(payload, std::string(name()) + ": unexpected phase on the forward path");
+        return tlm::TLM_COMPLETED;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    // Accepted either way; a node the engine cannot run is answered at once with an error
+    // status on the backward path, like any other completion.
+    if (payload.has_mm())
+        payload.acquire();
+    ++pending;
+    try {
+        Time end = reserve(payload, Time::fromScTime(now + delay));
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        done.notify(payload, end.toScTime() - now);
+    } catch (const Error& error) {
+        done.notify(payload, sc_core::SC_ZERO_TIME);
+        fail(payload, error.what());
+    }
+    phase = tlm::END_REQ;
+    delay = sc_core::SC_ZERO_TIME;
+    return tlm::TLM_UPDATED;
+}
+
+void ComputeEngine::bTransport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
+{
+    // The completion time is fixed at arrival, so the call returns at once with the delay.
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    try {
+        Time end = reserve(payload, Time::fromScTime(now + delay));
+        delay = end.toScTime() - now;
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    } catch (const Error& error) {
+        fail(payload, error.what());
+    }
+}
+
+void ComputeEngine::respond()
+{
+    while (tlm::tlm_generic_payload* payload = done.get_next_transaction()) {
+        --pending;
+        tlm::tlm_phase phase = tlm::BEGIN_RESP;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        target->nb_transport_bw(*payload, phase, delay);
+        if (payload->has_mm())
+            payload->release();
+    }
+}
+
+} // namespace etsim::accel

@@ -1,0 +1,90 @@
+#pragma once
+// The compute engine of an accelerator: a TLM target (execution protocol,
+// docs/execution-protocol.md) that runs Compute nodes on its units' tensor and vector units.
+// It is its own module behind a socket so that a co-simulation proxy can take its place.
+//
+// Event-driven: on arrival a node reserves the unit whose tensor (or vector) unit frees
+// first, its completion time follows arithmetically from the calculators in compute/, and
+// one payload event queue delivers the responses. Each unit runs one node at a time on each
+// of its tensor and vector units; independent nodes run concurrently on different units.
+//
+// Stats (in the group passed in): nodes per fidelity level, fallbacks to the roofline,
+// FLOPs, busy time of the tensor and vector units (total and per unit), achieved FLOP/s and
+// utilisation.
+
+#include "kernel/Stats.h"
+#include "kernel/Timeline.h"
+#include "models/accel/AccelConfig.h"
+#include "models/accel/compute/UnitTimings.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/peq_with_get.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace etsim::accel {
+
+class ComputeEngine final : public sc_core::sc_module {
+public:
+    /// Message type of the engine's SC_REPORT_ERRORs.
+    static constexpr const char* reportType = "etsim/accel/ComputeEngine";
+
+    /// Compute transactions (EtNodeExtension, optionally ComputeSliceExtension).
+    tlm_utils::simple_target_socket<ComputeEngine> target;
+
+    /// `config` must be valid and outlive the engine; the stats go into `stats`.
+    ComputeEngine(sc_core::sc_module_name name, const AccelConfig& config, StatGroup& stats);
+    SC_HAS_PROCESS(ComputeEngine);
+    ComputeEngine(const ComputeEngine&) = delete;
+    ComputeEngine& operator=(const ComputeEngine&) = delete;
+
+    /// Records one slice per node on the timeline: process `processId`, thread 2u for unit
+    /// u's tensor unit and 2u + 1 for its vector unit. The timeline must outlive the engine.
+    void attachTimeline(Timeline& timeline, std::uint32_t processId);
+
+    /// Nodes (or slices) accepted and not yet answered.
+    std::uint64_t inFlight() const { return pending; }
+    const UnitTimings& timings() const { return unitTimings; }
+
+    /// When the work of `payload` arriving at `arrival` completes; reserves the unit and
+    /// updates the stats. Throws etsim::Error for a payload without a Compute extension.
+    Time reserve(const tlm::tlm_generic_payload& payload, Time arrival);
+
+private:
+    struct Unit {
+        Time tensorFreeAt;
+        Time vectorFreeAt;
+        Scalar* tensorBusy = nullptr;
+        Scalar* vectorBusy = nullptr;
+    };
+
+    tlm::tlm_sync_enum nbTransportFw(tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+    void bTransport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void respond();
+    void fail(tlm::tlm_generic_payload& payload, const std::string& problem);
+
+    const AccelConfig& config;
+    UnitTimings unitTimings;
+    std::vector<Unit> units;
+    tlm_utils::peq_with_get<tlm::tlm_generic_payload> done;
+    std::uint64_t pending = 0;
+    Timeline* timeline = nullptr;
+    std::uint32_t timelineProcess = 0;
+
+    Counter& roofline;
+    Counter& gpuTiles;
+    Counter& systolic;
+    Counter& vector;
+    Counter& fallbacks;
+    Counter& memoryBound;
+    Scalar& flops;
+    Scalar& tensorBusy;
+    Scalar& vectorBusy;
+};
+
+} // namespace etsim::accel
