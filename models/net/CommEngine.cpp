@@ -201,7 +201,6 @@ void CommEngine::completeSendRecv(std::uint32_t sendId)
     std::uint64_t token = recvs[recvId].token;
     freeSends.push_back(sendId);
     freeRecvs.push_back(recvId);
-    ++p2pCount;
     complete(token);
 }
 
