@@ -1,0 +1,254 @@
+#pragma once
+// The fabric's behaviour as plain C++: point-to-point matching and collective algorithms on
+// top of the NetworkCore, all driven by one EventCalendar. The SystemC Fabric module wraps it
+// (one transaction in, one completion out per rank and node); tests and benchmarks drive it
+// directly.
+//
+// Collectives are matched by (group, groupSequence). A collective's state exists from the
+// first member's post; messages to members that have not posted yet are kept until they do.
+// Each member runs each chunk through the phases of HierarchicalPlan; a member admits at most
+// active_chunks chunks per dimension at a time (FIFO). There is no barrier: a member's step
+// waits only for the messages the algorithm says it needs. Every phase starts with the
+// endpoint delay; every step ends with the endpoint delay plus the reduction cost
+// (3 * reduced bytes / local memory bandwidth).
+//
+// Point-to-point: a send starts its message at once (eager) and completes when the message
+// arrives; a recv completes when the matching message has arrived. Sends and recvs match by
+// (source, destination, tag) in order; a size mismatch is an error naming both nodes.
+
+#include "kernel/Extensions.h"
+#include "models/net/NetConfig.h"
+#include "models/net/collectives/HierarchicalPlan.h"
+#include "models/net/flow/EventCalendar.h"
+#include "models/net/flow/NetworkCore.h"
+#include "models/net/topology/TopologyIf.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace etsim::net {
+
+/// One finished collective, for stats and reports.
+struct CollectiveRecord {
+    CollectiveType type = CollectiveType::None;
+    /// The collective's size as the members posted it (Chakra convention), B.
+    std::uint64_t bytes = 0;
+    std::uint32_t ranks = 0;
+    std::uint64_t group = 0;
+    std::uint64_t sequence = 0;
+    /// First member's post and last member's completion, ps.
+    std::uint64_t startPs = 0;
+    std::uint64_t endPs = 0;
+
+    /// nccl-tests algorithm bandwidth S / t (S = the gathered total for all-gather), B/s.
+    double algorithmBandwidth() const;
+    /// nccl-tests bus bandwidth: algbw x 2(n-1)/n (all-reduce), (n-1)/n (reduce-scatter,
+    /// all-gather, all-to-all), 1 (broadcast, reduce), B/s.
+    double busBandwidth() const;
+};
+
+class CommEngine final : private MessageSink {
+public:
+    /// Called when a posted node is done, at nowPs(), with the token given to post().
+    using Completion = std::function<void(std::uint64_t token)>;
+
+    /// Builds the topology and network for `rankCount` ranks. Throws ConfigError at the
+    /// topology's location when its endpoint count differs from rankCount.
+    CommEngine(const NetConfig& config, std::uint32_t rankCount);
+    ~CommEngine();
+    CommEngine(const CommEngine&) = delete;
+    CommEngine& operator=(const CommEngine&) = delete;
+
+    void setCompletion(Completion completion) { onComplete = std::move(completion); }
+
+    /// Starts a Send, Recv or Collective node of `info.rank` at nowPs(). Throws etsim::Error
+    /// for a node the fabric cannot run (other kinds, peers out of range, a rank outside its
+    /// group, members disagreeing on a collective, a size mismatch, an algorithm that does not
+    /// fit), naming the rank and node.
+    void post(const EtNodeInfo& info, std::uint64_t token);
+
+    /// Current simulated time, ps.
+    std::uint64_t nowPs() const { return calendar.now(); }
+    bool hasEvents() const { return !calendar.empty(); }
+    /// Time of the next internal event, ps (only when hasEvents()).
+    std::uint64_t nextEventPs() const { return calendar.nextTime(); }
+    /// Runs every event up to and including `limitPs`, then moves the clock to `limitPs`.
+    void runUntil(std::uint64_t limitPs);
+    /// Runs until no event is left.
+    void run();
+
+    /// Nodes posted and not yet complete.
+    std::uint64_t outstanding() const { return pendingNodes; }
+    const TopologyIf& topology() const { return *net; }
+    const NetworkCore& network() const { return *core; }
+    const NetConfig& config() const { return settings; }
+    const std::vector<CollectiveRecord>& records() const { return finished; }
+    /// Drops the finished-collective records (long runs keep only what the owner collects).
+    void clearRecords() { finished.clear(); }
+    std::uint64_t collectivesCompleted() const { return collectiveCount; }
+    std::uint64_t pointToPointCompleted() const { return p2pCount; }
+
+private:
+    struct ChunkState {
+        std::uint32_t phase = 0;
+        std::uint32_t step = 0; // within the phase
+        std::uint32_t received = 0;
+        std::uint32_t expected = 0;
+        std::uint64_t reduced = 0;
+        bool waiting = false;
+        bool started = false;
+        // Arrivals for later steps: (global step, count).
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> early;
+    };
+    struct DimQueue {
+        std::uint32_t active = 0;
+        std::deque<std::uint32_t> waiting;
+    };
+    struct MemberState {
+        bool posted = false;
+        std::uint64_t token = 0;
+        NodeId node{};
+        std::uint32_t chunksDone = 0;
+        std::vector<DimQueue> queues;
+    };
+    struct Instance {
+        bool live = false;
+        std::uint64_t key = 0;
+        std::uint64_t group = 0;
+        std::uint64_t sequence = 0;
+        CollectiveType type = CollectiveType::None;
+        std::uint64_t bytes = 0;
+        bool global = true;
+        // Member index -> rank (empty for global instances, where member index = rank).
+        std::vector<std::uint32_t> ranks;
+        std::vector<Phase> phases;
+        ChunkSplit split;
+        std::vector<MemberState> members;
+        std::vector<ChunkState> chunks; // member * chunkCount + chunk
+        std::uint32_t posted = 0;
+        std::uint32_t done = 0;
+        std::uint64_t startPs = 0;
+        NodeId firstNode{};
+        std::uint32_t firstRank = 0;
+    };
+    // What a message or a delay belongs to.
+    struct Tag {
+        std::uint32_t instance = 0;
+        std::uint32_t member = 0;
+        std::uint32_t chunk = 0;
+        std::uint32_t step = 0; // global step within the chunk; for p2p unused
+        bool pointToPoint = false;
+        bool phaseStart = false; // engine tasks: the phase-start delay rather than a step end
+    };
+    struct SendRecord {
+        std::uint64_t token = 0;
+        NodeId node{};
+        std::uint32_t rank = 0;
+        std::uint64_t bytes = 0;
+        bool arrived = false;
+        bool matched = false;
+        std::uint32_t recv = 0;
+    };
+    struct RecvRecord {
+        std::uint64_t token = 0;
+        NodeId node{};
+        std::uint32_t rank = 0;
+        std::uint64_t bytes = 0;
+    };
+    struct Channel {
+        std::deque<std::uint32_t> sends; // unmatched, in order
+        std::deque<std::uint32_t> recvs; // unmatched, in order
+    };
+    struct ChannelKey {
+        std::uint32_t src = 0;
+        std::uint32_t dst = 0;
+        std::uint64_t tag = 0;
+        bool operator==(const ChannelKey& other) const
+        {
+            return src == other.src && dst == other.dst && tag == other.tag;
+        }
+    };
+    struct ChannelKeyHash {
+        std::size_t operator()(const ChannelKey& key) const
+        {
+            std::uint64_t mixed = (static_cast<std::uint64_t>(key.src) << 32 | key.dst) ^
+                                  (key.tag * 0x9E3779B97F4A7C15ULL);
+            return static_cast<std::size_t>(mixed ^ (mixed >> 29));
+        }
+    };
+
+    void delivered(std::uint64_t cookie) override;
+    void dispatch(const CalendarEvent& event);
+    std::uint32_t allocateTag(const Tag& tag);
+
+    void postCollective(const EtNodeInfo& info, std::uint64_t token);
+    void postSend(const EtNodeInfo& info, std::uint64_t token);
+    void postRecv(const EtNodeInfo& info, std::uint64_t token);
+    void matchChannel(Channel& channel);
+    void completeSendRecv(std::uint32_t send);
+
+    std::uint32_t createInstance(const EtNodeInfo& info, std::uint64_t key);
+    std::uint32_t memberIndex(const Instance& instance, std::uint32_t rank) const;
+    std::uint32_t rankOf(const Instance& instance, std::uint32_t member) const;
+    // Index of `member` inside the group of `phase`, and the member index of phase peer `peer`.
+    std::uint32_t
+    phaseIndex(const Instance& instance, const Phase& phase, std::uint32_t member) const;
+    std::uint32_t phasePeer(const Instance& instance,
+                            const Phase& phase,
+                            std::uint32_t member,
+                            std::uint32_t peer) const;
+
+    void enterPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
+    void startPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
+    void beginStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
+    void checkStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
+    void endStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
+    void pullEarly(ChunkState& chunk, std::uint32_t globalStep);
+    void drainReady();
+    void finishMember(std::uint32_t instance, std::uint32_t member);
+    std::uint64_t delayPs(std::uint64_t reducedBytes) const;
+    void schedule(std::uint64_t delay, const Tag& tag);
+    void complete(std::uint64_t token);
+
+    NetConfig settings;
+    std::uint32_t rankCount;
+    std::unique_ptr<TopologyIf> net;
+    EventCalendar calendar;
+    std::unique_ptr<NetworkCore> core;
+    AlgorithmSet algorithms;
+    Completion onComplete;
+
+    std::vector<Instance> instances;
+    std::vector<std::uint32_t> freeInstances;
+    std::unordered_map<std::uint64_t, std::uint32_t> instanceByKey;
+    std::vector<Tag> tags;
+    std::vector<std::uint32_t> freeTags;
+    StepPlan scratch;
+    // Steps that ended without a delay, run from a loop rather than by recursion (a late
+    // member may find thousands of its steps' messages already there).
+    struct ReadyStep {
+        std::uint32_t instance;
+        std::uint32_t member;
+        std::uint32_t chunk;
+    };
+    std::vector<ReadyStep> ready;
+    bool draining = false;
+
+    std::vector<SendRecord> sends;
+    std::vector<std::uint32_t> freeSends;
+    std::vector<RecvRecord> recvs;
+    std::vector<std::uint32_t> freeRecvs;
+    std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels;
+    std::vector<std::uint32_t> strides;
+
+    std::vector<CollectiveRecord> finished;
+    std::uint64_t pendingNodes = 0;
+    std::uint64_t collectiveCount = 0;
+    std::uint64_t p2pCount = 0;
+};
+
+} // namespace etsim::net

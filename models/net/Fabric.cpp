@@ -1,0 +1,267 @@
+#include "models/net/Fabric.h"
+
+#include "kernel/Error.h"
+#include "kernel/Extensions.h"
+#include "kernel/Units.h"
+
+#include <algorithm>
+#include <string>
+
+namespace etsim::net {
+
+namespace {
+
+bool later(const std::uint64_t aTime,
+           const std::uint64_t aSequence,
+           const std::uint64_t bTime,
+           const std::uint64_t bSequence)
+{
+    return aTime != bTime ? aTime > bTime : aSequence > bSequence;
+}
+
+} // namespace
+
+Fabric::Fabric(const sc_core::sc_module_name& name,
+               const NetConfig& config,
+               std::uint32_t ranks,
+               StatGroup& parentStats,
+               bool linkStats)
+    : sc_module(name)
+    , socket("socket")
+    , comm(config, ranks)
+    , group(parentStats.addGroup(basename()))
+    , collectiveTime(group.addDistribution("collective_time",
+                                           "us",
+                                           "time from a collective's first post to its last "
+                                           "member's completion",
+                                           {1, 10, 100, 1000, 10000, 100000}))
+    , busBandwidth(group.addDistribution("bus_bandwidth",
+                                         "GB/s",
+                                         "nccl-tests bus bandwidth of each finished collective",
+                                         {10, 50, 100, 200, 400, 800}))
+    , lastAlgorithmBandwidth(
+          group.addScalar("last_algbw", "GB/s", "algorithm bandwidth of the last collective"))
+    , lastBusBandwidth(
+          group.addScalar("last_busbw", "GB/s", "bus bandwidth of the last collective"))
+{
+    socket.register_nb_transport_fw(this, &Fabric::nbTransportFw);
+    socket.register_b_transport(this, &Fabric::bTransport);
+    comm.setCompletion(
+        [this](std::uint64_t token) { completed.push_back(static_cast<std::uint32_t>(token)); });
+    SC_HAS_PROCESS(Fabric);
+    SC_METHOD(wake);
+    sensitive << wakeup;
+    dont_initialize();
+
+    const CommEngine& engine = comm;
+    group.addFormula("collectives",
+                     "",
+                     "collectives finished since the start of the run",
+                     [&engine](const StatWindow&) {
+                         return static_cast<double>(engine.collectivesCompleted());
+                     });
+    group.addFormula("p2p_transfers",
+                     "",
+                     "send/recv messages delivered since the start",
+                     [&engine](const StatWindow&) {
+                         return static_cast<double>(engine.pointToPointCompleted());
+                     });
+    group.addFormula(
+        "messages", "", "network messages sent since the start", [&engine](const StatWindow&) {
+            return static_cast<double>(engine.network().messagesSent());
+        });
+    group.addFormula("rate_updates",
+                     "",
+                     "flow rate re-evaluations (flow fidelity)",
+                     [&engine](const StatWindow&) {
+                         return static_cast<double>(engine.network().rateUpdates());
+                     });
+    if (linkStats) {
+        StatGroup& links = group.addGroup("links");
+        const NetworkCore& core = engine.network();
+        for (std::size_t index = 0; index < core.linkCount(); ++index) {
+            const Link& link = core.link(index);
+            std::string label = index < engine.topology().links().size()
+                                    ? "link" + std::to_string(index)
+                                    : "nic" + std::to_string(index);
+            std::string path =
+                "device " + std::to_string(link.from) + " -> " + std::to_string(link.to);
+            StatGroup& one = links.addGroup(label);
+            one.addFormula("bytes",
+                           "B",
+                           "wire bytes sent on " + path + " since the start",
+                           [&core, index](const StatWindow&) { return core.linkBytes(index); });
+            one.addFormula("utilisation",
+                           "",
+                           "busy time / window on " + path,
+                           [&core, index](const StatWindow& window) {
+                               double span = static_cast<double>(window.endPs - window.startPs);
+                               return span > 0.0
+                                          ? static_cast<double>(core.linkBusyPs(index)) / span
+                                          : 0.0;
+                           });
+        }
+    }
+}
+
+std::uint64_t Fabric::nowPs() const
+{
+    return Time::fromScTime(sc_core::sc_time_stamp()).ps();
+}
+
+std::uint32_t
+Fabric::admit(int port, tlm::tlm_generic_payload& payload, sc_core::sc_event* blocking)
+{
+    std::uint32_t token;
+    if (!freeTokens.empty()) {
+        token = freeTokens.back();
+        freeTokens.pop_back();
+    } else {
+        token = static_cast<std::uint32_t>(inFlight.size());
+        inFlight.emplace_back();
+    }
+    inFlight[token] = InFlight{&payload, port, blocking, false};
+    return token;
+}
+
+void Fabric::fail(std::uint32_t token, const std::string& problem)
+{
+    inFlight[token].failed = true;
+    completed.push_back(token);
+    wakeup.notify(sc_core::SC_ZERO_TIME);
+    SC_REPORT_ERROR(name(), problem.c_str());
+}
+
+void Fabric::start(std::uint32_t token)
+{
+    tlm::tlm_generic_payload& payload = *inFlight[token].payload;
+    const EtNodeExtension* extension = EtNodeExtension::find(payload);
+    if (!extension) {
+        fail(token,
+             std::string(name()) + ": a transaction without an EtNodeExtension; "
+                                   "initiators must attach one (kernel/Extensions.h)");
+        return;
+    }
+    try {
+        comm.runUntil(nowPs());
+        comm.post(extension->info, token);
+    } catch (const Error& error) {
+        fail(token,
+             std::string(name()) + " at " + sc_core::sc_time_stamp().to_string() + ": " +
+                 error.what());
+        return;
+    }
+    reschedule();
+}
+
+tlm::tlm_sync_enum Fabric::nbTransportFw(int port,
+                                         tlm::tlm_generic_payload& payload,
+                                         tlm::tlm_phase& phase,
+                                         sc_core::sc_time& delay)
+{
+    if (phase == tlm::END_RESP)
+        return tlm::TLM_COMPLETED;
+    if (phase != tlm::BEGIN_REQ) {
+        SC_REPORT_ERROR(name(), "nb_transport_fw: only BEGIN_REQ and END_RESP are accepted");
+        return tlm::TLM_COMPLETED;
+    }
+    std::uint32_t token = admit(port, payload, nullptr);
+    if (delay == sc_core::SC_ZERO_TIME) {
+        start(token);
+    } else {
+        // The request is meant to arrive later: keep it until then.
+        delayed.push_back(
+            Delayed{nowPs() + Time::fromScTime(delay).ps(), delayedSequence++, token});
+        std::push_heap(delayed.begin(), delayed.end(), [](const Delayed& a, const Delayed& b) {
+            return later(a.timePs, a.sequence, b.timePs, b.sequence);
+        });
+        reschedule();
+    }
+    phase = tlm::END_REQ;
+    delay = sc_core::SC_ZERO_TIME;
+    return tlm::TLM_UPDATED;
+}
+
+void Fabric::bTransport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
+{
+    if (delay != sc_core::SC_ZERO_TIME) {
+        sc_core::wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+    }
+    sc_core::sc_event done;
+    std::uint32_t token = admit(port, payload, &done);
+    start(token);
+    sc_core::wait(done);
+}
+
+void Fabric::record()
+{
+    for (const CollectiveRecord& finished : comm.records()) {
+        collectiveTime.sample(static_cast<double>(finished.endPs - finished.startPs) * 1e-6);
+        busBandwidth.sample(finished.busBandwidth() * 1e-9);
+        lastAlgorithmBandwidth.set(finished.algorithmBandwidth() * 1e-9);
+        lastBusBandwidth.set(finished.busBandwidth() * 1e-9);
+        history.push_back(finished);
+    }
+    comm.clearRecords();
+}
+
+void Fabric::flush()
+{
+    std::vector<std::uint32_t> batch;
+    batch.swap(completed);
+    for (std::uint32_t token : batch) {
+        InFlight entry = inFlight[token];
+        freeTokens.push_back(token);
+        entry.payload->set_response_status(entry.failed ? tlm::TLM_GENERIC_ERROR_RESPONSE
+                                                        : tlm::TLM_OK_RESPONSE);
+        if (entry.blocking) {
+            entry.blocking->notify();
+            continue;
+        }
+        tlm::tlm_phase phase = tlm::BEGIN_RESP;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        socket[entry.port]->nb_transport_bw(*entry.payload, phase, delay);
+    }
+}
+
+void Fabric::wake()
+{
+    std::uint64_t now = nowPs();
+    auto order = [](const Delayed& a, const Delayed& b) {
+        return later(a.timePs, a.sequence, b.timePs, b.sequence);
+    };
+    while (!delayed.empty() && delayed.front().timePs <= now) {
+        std::pop_heap(delayed.begin(), delayed.end(), order);
+        std::uint32_t token = delayed.back().token;
+        delayed.pop_back();
+        start(token);
+    }
+    try {
+        comm.runUntil(now);
+    } catch (const Error& error) {
+        SC_REPORT_ERROR(name(), error.what());
+    }
+    record();
+    flush();
+    reschedule();
+}
+
+void Fabric::reschedule()
+{
+    if (!completed.empty()) {
+        wakeup.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    std::uint64_t now = nowPs();
+    std::uint64_t next = UINT64_MAX;
+    if (comm.hasEvents())
+        next = comm.nextEventPs();
+    if (!delayed.empty())
+        next = std::min(next, delayed.front().timePs);
+    if (next == UINT64_MAX)
+        return;
+    wakeup.notify(Time::fromPs(next > now ? next - now : 0).toScTime());
+}
+
+} // namespace etsim::net

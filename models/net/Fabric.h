@@ -1,0 +1,91 @@
+#pragma once
+// The fabric as a SystemC module: one multi-passthrough target socket, bound once per rank
+// (binding index = the rank's communication port), implementing docs/execution-protocol.md
+// for Send, Recv and Collective transactions. All behaviour lives in a CommEngine with its
+// own event calendar; the module has a single SystemC event for the calendar's next time, so
+// no message, flow or link is ever a SystemC process or event.
+//
+// nb_transport_fw(BEGIN_REQ) accepts at once (TLM_UPDATED, END_REQ); the completion comes as
+// nb_transport_bw(BEGIN_RESP) at the simulated time the rank's part is done. b_transport
+// waits inside (call it from an SC_THREAD). A node the fabric cannot run gets
+// TLM_GENERIC_ERROR_RESPONSE and an SC_REPORT_ERROR naming the module, rank and node.
+
+#include "kernel/Stats.h"
+#include "models/net/CommEngine.h"
+#include "models/net/NetConfig.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace etsim::net {
+
+class Fabric final : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<Fabric> socket;
+
+    /// Builds the engine for `ranks` ranks (throws ConfigError when the topology does not
+    /// have that many endpoints) and its stats under `parentStats` (group named like the
+    /// module). Per-link stats are added when `linkStats` is set (thousands for large
+    /// topologies).
+    Fabric(const sc_core::sc_module_name& name,
+           const NetConfig& config,
+           std::uint32_t ranks,
+           StatGroup& parentStats,
+           bool linkStats = true);
+    Fabric(const Fabric&) = delete;
+    Fabric& operator=(const Fabric&) = delete;
+
+    const CommEngine& engine() const { return comm; }
+    /// Finished collectives (type, size, start, end, algbw, busbw), in completion order.
+    const std::vector<CollectiveRecord>& collectives() const { return history; }
+    /// True when no posted node is outstanding and nothing is scheduled.
+    bool idle() const { return comm.outstanding() == 0 && !comm.hasEvents(); }
+    StatGroup& stats() { return group; }
+
+private:
+    struct InFlight {
+        tlm::tlm_generic_payload* payload = nullptr;
+        int port = 0;
+        sc_core::sc_event* blocking = nullptr;
+        bool failed = false;
+    };
+    struct Delayed {
+        std::uint64_t timePs = 0;
+        std::uint64_t sequence = 0;
+        std::uint32_t token = 0;
+    };
+
+    tlm::tlm_sync_enum nbTransportFw(int port,
+                                     tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+    void bTransport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    std::uint32_t admit(int port, tlm::tlm_generic_payload& payload, sc_core::sc_event* blocking);
+    void start(std::uint32_t token);
+    void fail(std::uint32_t token, const std::string& problem);
+    void wake();
+    void flush();
+    void reschedule();
+    void record();
+    std::uint64_t nowPs() const;
+
+    CommEngine comm;
+    StatGroup& group;
+    Distribution& collectiveTime;
+    Distribution& busBandwidth;
+    Scalar& lastAlgorithmBandwidth;
+    Scalar& lastBusBandwidth;
+    sc_core::sc_event wakeup;
+    std::vector<InFlight> inFlight;
+    std::vector<std::uint32_t> freeTokens;
+    std::vector<std::uint32_t> completed;
+    std::vector<Delayed> delayed;
+    std::uint64_t delayedSequence = 0;
+    std::vector<CollectiveRecord> history;
+};
+
+} // namespace etsim::net

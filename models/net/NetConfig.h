@@ -1,0 +1,206 @@
+#pragma once
+// Configuration of the fabric: topology, link parameters, fidelity mode and collective
+// settings, read from YAML through kernel/Config (units such as "450 GB/s", "936.25 ns").
+// docs/network.md lists every key with its unit and default; the presets below are YAML text
+// parsed by the same code, so they double as examples.
+//
+//     fidelity: flow                 # flow | analytical | astra_aware | astra_unaware
+//     topology:
+//       kind: multi_dim              # multi_dim | fat_tree
+//       dims:
+//         - {kind: switch, size: 8, bandwidth: "450 GB/s", latency: "936.25 ns",
+//            efficiency: 0.82}
+//     nic: {injection_bandwidth: "50 GB/s", message_delay: "1 us"}
+//     packet: {payload: "4 KiB", header: "82 B"}
+//     collectives:
+//       algorithms: {default: [ring], all_to_all: [direct]}
+//       chunks: 4
+//       active_chunks: 2
+//       endpoint_delay: "10 ns"
+//       local_memory_bandwidth: "3350 GB/s"
+//       optimization: local_bw_aware
+
+#include "kernel/Config.h"
+#include "kernel/Extensions.h"
+#include "kernel/Units.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace etsim::net {
+
+/// How messages are timed (docs/network.md says what each ignores).
+enum class Fidelity : std::uint8_t {
+    /// Flows share links max-min fairly; rates re-evaluated when a flow starts or ends.
+    Flow,
+    /// latency + size / bottleneck bandwidth per message, no link state (congestion-unaware).
+    Analytical,
+    /// ASTRA-sim's congestion-aware backend: FIFO links, store-and-forward, integer ns.
+    AstraAware,
+    /// ASTRA-sim's congestion-unaware backend: floor(hops * latency + size / B) ns.
+    AstraUnaware,
+};
+inline constexpr EnumName<Fidelity> fidelityNames[] = {
+    {"flow", Fidelity::Flow},
+    {"analytical", Fidelity::Analytical},
+    {"astra_aware", Fidelity::AstraAware},
+    {"astra_unaware", Fidelity::AstraUnaware},
+};
+
+/// The building block of one dimension of a multi-dimensional topology.
+enum class DimKind : std::uint8_t {
+    /// Bidirectional ring: one link each way between neighbours.
+    Ring,
+    /// Unidirectional ring: links i -> i+1 only.
+    UniRing,
+    /// One link per ordered pair of members.
+    FullyConnected,
+    /// A star around one switch device per dimension line; every transfer crosses two links.
+    Switch,
+};
+inline constexpr EnumName<DimKind> dimKindNames[] = {
+    {"ring", DimKind::Ring},
+    {"uni_ring", DimKind::UniRing},
+    {"fully_connected", DimKind::FullyConnected},
+    {"switch", DimKind::Switch},
+};
+
+enum class TopologyKind : std::uint8_t { MultiDim, FatTree };
+inline constexpr EnumName<TopologyKind> topologyKindNames[] = {
+    {"multi_dim", TopologyKind::MultiDim},
+    {"fat_tree", TopologyKind::FatTree},
+};
+
+/// A collective algorithm (models/net/collectives/).
+enum class AlgorithmKind : std::uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+inline constexpr EnumName<AlgorithmKind> algorithmNames[] = {
+    {"ring", AlgorithmKind::Ring},
+    {"direct", AlgorithmKind::Direct},
+    {"halving_doubling", AlgorithmKind::HalvingDoubling},
+    {"double_binary_tree", AlgorithmKind::DoubleBinaryTree},
+};
+
+/// How an all-reduce over several dimensions is split into phases (ASTRA-sim's
+/// collective-optimization).
+enum class CollectiveOptimization : std::uint8_t {
+    /// RS(d0) .. RS(dD-2), AR(dD-1), AG(dD-2) .. AG(d0): payload shrinks on the way in.
+    LocalBwAware,
+    /// The same collective type in every dimension, full payload each time.
+    Baseline,
+};
+inline constexpr EnumName<CollectiveOptimization> optimizationNames[] = {
+    {"local_bw_aware", CollectiveOptimization::LocalBwAware},
+    {"baseline", CollectiveOptimization::Baseline},
+};
+
+constexpr double defaultEfficiency = 1.0;
+constexpr std::uint32_t defaultChunks = 1;
+constexpr std::uint32_t defaultActiveChunks = 1;
+constexpr CollectiveOptimization defaultOptimization = CollectiveOptimization::LocalBwAware;
+constexpr Fidelity defaultFidelity = Fidelity::Flow;
+
+/// One dimension of a multi-dimensional topology.
+struct DimConfig {
+    DimKind kind = DimKind::Ring;
+    /// Members per line of this dimension (>= 2).
+    std::uint32_t size = 0;
+    /// Raw bandwidth of one link per direction.
+    Bandwidth bandwidth;
+    /// Latency of one link (wire plus switch traversal for switch dimensions).
+    Time latency;
+    /// Fraction of `bandwidth` data can use (protocol overhead not modelled by packets).
+    double efficiency = defaultEfficiency;
+
+    /// bandwidth * efficiency.
+    Bandwidth effectiveBandwidth() const { return bandwidth * efficiency; }
+};
+
+/// A two-tier leaf/spine fat tree (a Clos of switches). Rail-optimised: endpoint r sits on
+/// leaf r % leaves (GPU i of every node on rail i) instead of leaf r / endpointsPerLeaf.
+struct FatTreeConfig {
+    std::uint32_t endpoints = 0;
+    std::uint32_t endpointsPerLeaf = 0;
+    std::uint32_t spines = 0;
+    Bandwidth hostBandwidth;
+    Time hostLatency;
+    Bandwidth uplinkBandwidth;
+    Time uplinkLatency;
+    bool railOptimised = false;
+
+    std::uint32_t leaves() const { return endpoints / endpointsPerLeaf; }
+};
+
+/// Collective kinds that carry their own algorithm list (index = position in this list).
+inline constexpr std::array<CollectiveType, 7> configurableCollectives = {
+    CollectiveType::AllReduce,
+    CollectiveType::ReduceScatter,
+    CollectiveType::AllGather,
+    CollectiveType::AllToAll,
+    CollectiveType::Broadcast,
+    CollectiveType::Reduce,
+    CollectiveType::Barrier,
+};
+
+/// The runtime configuration of the fabric (units converted, every rule checked).
+struct NetConfig {
+    Fidelity fidelity = defaultFidelity;
+    TopologyKind topologyKind = TopologyKind::MultiDim;
+    std::vector<DimConfig> dims;
+    FatTreeConfig fatTree;
+    /// Where the topology was declared, to name it in later errors (rank count mismatch).
+    ConfigLocation topologyLocation;
+
+    /// NIC injection (and ejection) bandwidth per endpoint; 0 = not modelled.
+    Bandwidth nicBandwidth;
+    /// Fixed delay added to every message at the receiving endpoint.
+    Time messageDelay;
+    /// Packet payload and per-packet header bytes; payload 0 = no packetisation.
+    Size packetPayload;
+    Size packetHeader;
+
+    /// Algorithm per collective type (configurableCollectives order) and per dimension
+    /// (one entry per dimension; a fat tree has one).
+    std::array<std::vector<AlgorithmKind>, configurableCollectives.size()> algorithms;
+    /// Algorithm for collectives over a sub-group of ranks (run flat over the members).
+    AlgorithmKind groupAlgorithm = AlgorithmKind::Ring;
+    /// Chunks a collective is split into (ASTRA-sim preferred-dataset-splits).
+    std::uint32_t chunks = defaultChunks;
+    /// Chunks of one collective a member runs at once in one dimension.
+    std::uint32_t activeChunks = defaultActiveChunks;
+    /// Delay per collective step and at the start of every phase (ASTRA-sim endpoint-delay).
+    Time endpointDelay;
+    /// Local memory bandwidth that prices reductions (3 bytes moved per reduced byte);
+    /// 0 = reductions are free.
+    Bandwidth localMemoryBandwidth;
+    CollectiveOptimization optimization = defaultOptimization;
+
+    /// Endpoints of the topology (product of dimension sizes, or fat-tree endpoints).
+    std::uint32_t endpointCount() const;
+    /// Number of dimensions collectives are planned over (1 for a fat tree).
+    std::uint32_t dimCount() const;
+    /// Size of dimension `dim` (for a fat tree: all endpoints).
+    std::uint32_t dimSize(std::uint32_t dim) const;
+    /// Algorithm for `type` in dimension `dim`; throws etsim::Error for an unsupported type.
+    AlgorithmKind algorithm(CollectiveType type, std::uint32_t dim) const;
+};
+
+/// Reads a network configuration map (see the top of this file); throws ConfigError with
+/// file:line:col and key path for every broken rule.
+NetConfig parseNetConfig(ConfigMap& map);
+
+/// Parses YAML text holding a network map at the top level.
+NetConfig loadNetConfigString(const std::string& text, const std::string& fileName = "<string>");
+
+/// Names of the built-in presets: "hgx_h100" (8 GPUs, NVLink4 through NVSwitch, 450 GB/s
+/// per direction at 82 % efficiency, ASTRA-sim's calibrated 936.25 ns per link),
+/// "hgx_h100_scaleout" (2 x 8 H100: NVSwitch dimension times a 400 Gb/s rail-optimised
+/// switch dimension), "tpu_torus" (4x4x4 3D torus of 100 GB/s ICI links).
+std::vector<std::string> netPresetNames();
+/// The YAML text of a preset; throws etsim::Error listing the names for an unknown one.
+const char* netPresetYaml(const std::string& name);
+/// The parsed preset.
+NetConfig netPreset(const std::string& name);
+
+} // namespace etsim::net

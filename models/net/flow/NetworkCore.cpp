@@ -1,0 +1,351 @@
+#include "models/net/flow/NetworkCore.h"
+
+#include "kernel/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace etsim::net {
+
+namespace {
+
+constexpr std::uint64_t psPerNs = 1000;
+
+// Rates within this relative distance of the smallest share are fixed together, so flows
+// that are equal up to rounding finish at the same instant.
+constexpr double shareTolerance = 1e-9;
+
+std::uint64_t roundPs(double ps)
+{
+    return ps <= 0.0 ? 0 : static_cast<std::uint64_t>(std::llround(ps));
+}
+
+} // namespace
+
+NetworkCore::NetworkCore(const TopologyIf& topologyIn,
+                         const NetConfig& configIn,
+                         EventCalendar& calendarIn,
+                         MessageSink& sinkIn)
+    : topology(topologyIn), config(configIn), calendar(calendarIn), sink(sinkIn)
+{
+    const IdVector<LinkId, Link>& specs = topology.links();
+    nicLinks = config.nicBandwidth.bytesPerSecond() > 0.0;
+    links.resize(specs.size() + (nicLinks ? 2 * topology.endpointCount() : 0));
+    for (LinkId id : specs.ids())
+        links[toUnderlying(id)].spec = specs[id];
+    nicBase = specs.size();
+    if (nicLinks) {
+        std::uint32_t endpoints = topology.endpointCount();
+        for (std::uint32_t rank = 0; rank < endpoints; ++rank) {
+            links[nicBase + rank].spec = Link{rank, rank, config.nicBandwidth, Time(), 0};
+            links[nicBase + endpoints + rank].spec =
+                Link{rank, rank, config.nicBandwidth, Time(), 0};
+        }
+    }
+    for (LinkState& state : links) {
+        double perSecond = state.spec.bandwidth.bytesPerSecond();
+        if (perSecond <= 0.0)
+            throw Error("NetworkCore: a link from device " + std::to_string(state.spec.from) +
+                        " to " + std::to_string(state.spec.to) +
+                        " has zero bandwidth; every link needs a bandwidth above 0 B/s");
+        state.bytesPerPs = perSecond * 1e-12;
+        state.bytesPerNs = perSecond * 1e-9;
+    }
+}
+
+std::uint64_t NetworkCore::wireBytes(std::uint64_t bytes) const
+{
+    std::uint64_t payload = config.packetPayload.bytes();
+    if (payload == 0)
+        return bytes;
+    std::uint64_t packets = (bytes + payload - 1) / payload;
+    return bytes + packets * config.packetHeader.bytes();
+}
+
+std::uint64_t NetworkCore::linkBusyPs(std::size_t index) const
+{
+    const LinkState& state = links[index];
+    if (config.fidelity == Fidelity::Flow && !state.flows.empty())
+        return state.busyPs + (calendar.now() - state.busySincePs);
+    return state.busyPs;
+}
+
+std::uint32_t NetworkCore::allocateFlow()
+{
+    if (!freeFlows.empty()) {
+        std::uint32_t index = freeFlows.back();
+        freeFlows.pop_back();
+        return index;
+    }
+    flows.emplace_back();
+    return static_cast<std::uint32_t>(flows.size() - 1);
+}
+
+void NetworkCore::releaseFlow(std::uint32_t index)
+{
+    Flow& flow = flows[index];
+    flow.route.clear();
+    flow.slots.clear();
+    ++flow.version;
+    freeFlows.push_back(index);
+}
+
+void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
+{
+    routeScratch.clear();
+    topology.route(src, dst, routeScratch);
+    if (nicLinks && src != dst)
+        flow.route.push_back(static_cast<std::uint32_t>(nicBase + src));
+    for (LinkId id : routeScratch)
+        flow.route.push_back(toUnderlying(id));
+    if (nicLinks && src != dst)
+        flow.route.push_back(static_cast<std::uint32_t>(nicBase + topology.endpointCount() + dst));
+}
+
+void NetworkCore::send(std::uint32_t src,
+                       std::uint32_t dst,
+                       std::uint64_t bytes,
+                       std::uint64_t cookie)
+{
+    std::uint32_t endpoints = topology.endpointCount();
+    if (src >= endpoints || dst >= endpoints)
+        throw Error("NetworkCore::send: endpoint " + std::to_string(std::max(src, dst)) +
+                    " out of range (the network has " + std::to_string(endpoints) + " endpoints)");
+    std::uint32_t index = allocateFlow();
+    Flow& flow = flows[index];
+    flow.cookie = cookie;
+    flow.bytes = wireBytes(bytes);
+    flow.hop = 0;
+    buildRoute(src, dst, flow);
+    ++sent;
+    std::uint64_t now = calendar.now();
+    std::uint64_t latencyPs = 0;
+    double bottleneck = std::numeric_limits<double>::infinity();
+    for (std::uint32_t link : flow.route) {
+        links[link].bytes += static_cast<double>(flow.bytes);
+        latencyPs += links[link].spec.latency.ps();
+        bottleneck = std::min(bottleneck, links[link].bytesPerPs);
+    }
+    flow.latencyPs = latencyPs + config.messageDelay.ps();
+
+    if (flow.route.empty()) {
+        calendar.schedule(now + config.messageDelay.ps(), EventKind::Deliver, index, 0);
+        return;
+    }
+    switch (config.fidelity) {
+    case Fidelity::Flow:
+        startFlow(index);
+        break;
+    case Fidelity::Analytical: {
+        std::uint64_t serialPs = roundPs(static_cast<double>(flow.bytes) / bottleneck);
+        for (std::uint32_t link : flow.route)
+            links[link].busyPs += roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+        calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
+        break;
+    }
+    case Fidelity::AstraUnaware: {
+        double latencyNs = static_cast<double>(latencyPs) / psPerNs;
+        double bottleneckNs = bottleneck * psPerNs;
+        auto delayNs = static_cast<std::uint64_t>(
+            std::floor(latencyNs + static_cast<double>(flow.bytes) / bottleneckNs));
+        for (std::uint32_t link : flow.route)
+            links[link].busyPs +=
+                psPerNs * static_cast<std::uint64_t>(
+                              std::floor(static_cast<double>(flow.bytes) / links[link].bytesPerNs));
+        calendar.schedule(
+            now + delayNs * psPerNs + config.messageDelay.ps(), EventKind::Deliver, index, 0);
+        break;
+    }
+    case Fidelity::AstraAware:
+        forwardHop(index);
+        break;
+    }
+}
+
+void NetworkCore::forwardHop(std::uint32_t index)
+{
+    Flow& flow = flows[index];
+    LinkState& state = links[flow.route[flow.hop]];
+    std::uint64_t now = calendar.now();
+    std::uint64_t start = std::max(now, state.freeAtPs);
+    double bytes = static_cast<double>(flow.bytes);
+    auto serialNs = static_cast<std::uint64_t>(std::floor(bytes / state.bytesPerNs));
+    auto hopNs = static_cast<std::uint64_t>(std::floor(
+        static_cast<double>(state.spec.latency.ps()) / psPerNs + bytes / state.bytesPerNs));
+    state.freeAtPs = start + serialNs * psPerNs;
+    state.busyPs += serialNs * psPerNs;
+    std::uint64_t arrive = start + hopNs * psPerNs;
+    ++flow.hop;
+    if (flow.hop == flow.route.size())
+        calendar.schedule(arrive + config.messageDelay.ps(), EventKind::Deliver, index, 0);
+    else
+        calendar.schedule(arrive, EventKind::Hop, index, 0);
+}
+
+void NetworkCore::markDirty(std::uint32_t link)
+{
+    LinkState& state = links[link];
+    if (state.mark == epoch + 1)
+        return;
+    state.mark = epoch + 1;
+    dirtyLinks.push_back(link);
+}
+
+void NetworkCore::startFlow(std::uint32_t index)
+{
+    Flow& flow = flows[index];
+    std::uint64_t now = calendar.now();
+    flow.remaining = static_cast<double>(flow.bytes);
+    flow.rate = 0.0;
+    flow.lastPs = now;
+    flow.slots.resize(flow.route.size());
+    for (std::size_t hop = 0; hop < flow.route.size(); ++hop) {
+        LinkState& state = links[flow.route[hop]];
+        if (state.flows.empty())
+            state.busySincePs = now;
+        flow.slots[hop] = static_cast<std::uint32_t>(state.flows.size());
+        state.flows.push_back(index);
+        markDirty(flow.route[hop]);
+    }
+}
+
+void NetworkCore::finishFlow(std::uint32_t index)
+{
+    Flow& flow = flows[index];
+    std::uint64_t now = calendar.now();
+    for (std::size_t hop = 0; hop < flow.route.size(); ++hop) {
+        std::uint32_t link = flow.route[hop];
+        LinkState& state = links[link];
+        std::uint32_t slot = flow.slots[hop];
+        std::uint32_t moved = state.flows.back();
+        state.flows[slot] = moved;
+        state.flows.pop_back();
+        if (moved != index) {
+            Flow& other = flows[moved];
+            for (std::size_t otherHop = 0; otherHop < other.route.size(); ++otherHop)
+                if (other.route[otherHop] == link) {
+                    other.slots[otherHop] = slot;
+                    break;
+                }
+        }
+        if (state.flows.empty())
+            state.busyPs += now - state.busySincePs;
+        markDirty(link);
+    }
+    flow.remaining = 0.0;
+    flow.rate = 0.0;
+    ++flow.version;
+    calendar.schedule(now + flow.latencyPs, EventKind::Deliver, index, 0);
+}
+
+void NetworkCore::deliver(std::uint32_t index)
+{
+    std::uint64_t cookie = flows[index].cookie;
+    releaseFlow(index);
+    ++deliveredCount;
+    sink.delivered(cookie);
+}
+
+void NetworkCore::handle(const CalendarEvent& event)
+{
+    switch (event.kind) {
+    case EventKind::FlowFinish:
+        if (flows[event.index].version == event.version && !flows[event.index].slots.empty())
+            finishFlow(event.index);
+        break;
+    case EventKind::Deliver:
+        deliver(event.index);
+        break;
+    case EventKind::Hop:
+        forwardHop(event.index);
+        break;
+    case EventKind::EngineTask:
+        throw Error("NetworkCore::handle: an engine event reached the network core");
+    }
+}
+
+void NetworkCore::settle()
+{
+    if (dirtyLinks.empty())
+        return;
+    ++updates;
+    epoch += 2;
+    std::uint64_t mark = epoch;
+    std::uint64_t now = calendar.now();
+    componentLinks.clear();
+    componentFlows.clear();
+    // The links and flows connected to a change: only their rates can move.
+    for (std::uint32_t link : dirtyLinks) {
+        links[link].mark = mark;
+        componentLinks.push_back(link);
+    }
+    dirtyLinks.clear();
+    for (std::size_t next = 0; next < componentLinks.size(); ++next) {
+        LinkState& state = links[componentLinks[next]];
+        for (std::uint32_t index : state.flows) {
+            Flow& flow = flows[index];
+            if (flow.mark == mark)
+                continue;
+            flow.mark = mark;
+            componentFlows.push_back(index);
+            for (std::uint32_t link : flow.route)
+                if (links[link].mark != mark) {
+                    links[link].mark = mark;
+                    componentLinks.push_back(link);
+                }
+        }
+    }
+    for (std::uint32_t index : componentFlows) {
+        Flow& flow = flows[index];
+        flow.remaining -= flow.rate * static_cast<double>(now - flow.lastPs);
+        if (flow.remaining < 0.0)
+            flow.remaining = 0.0;
+        flow.lastPs = now;
+        flow.fixed = false;
+    }
+    for (std::uint32_t link : componentLinks) {
+        LinkState& state = links[link];
+        state.capacity = state.bytesPerPs;
+        state.unfixed = static_cast<std::uint32_t>(state.flows.size());
+    }
+    // Progressive filling: the link offering the smallest fair share fixes its flows at that
+    // share; their rate is taken from every other link they cross; repeat.
+    std::size_t left = componentFlows.size();
+    while (left > 0) {
+        double smallest = std::numeric_limits<double>::infinity();
+        for (std::uint32_t link : componentLinks) {
+            const LinkState& state = links[link];
+            if (state.unfixed > 0)
+                smallest = std::min(smallest, state.capacity / state.unfixed);
+        }
+        double limit = smallest * (1.0 + shareTolerance);
+        for (std::uint32_t link : componentLinks) {
+            LinkState& state = links[link];
+            if (state.unfixed == 0 || state.capacity / state.unfixed > limit)
+                continue;
+            for (std::uint32_t index : state.flows) {
+                Flow& flow = flows[index];
+                if (flow.fixed)
+                    continue;
+                flow.fixed = true;
+                --left;
+                double previous = flow.rate;
+                flow.rate = smallest;
+                for (std::uint32_t other : flow.route) {
+                    LinkState& crossed = links[other];
+                    crossed.capacity = std::max(0.0, crossed.capacity - smallest);
+                    --crossed.unfixed;
+                }
+                if (previous != smallest) {
+                    ++rateChanges;
+                    ++flow.version;
+                    std::uint64_t finish = now + roundPs(flow.remaining / flow.rate);
+                    calendar.schedule(finish, EventKind::FlowFinish, index, flow.version);
+                }
+            }
+        }
+    }
+}
+
+} // namespace etsim::net

@@ -1,0 +1,136 @@
+#pragma once
+// Moves messages between endpoints over a topology, in one of four fidelity modes
+// (docs/network.md states what each ignores):
+//
+//   Flow          a message is a flow on its route. Flows share every link max-min fairly
+//                 (progressive filling); rates are re-evaluated once per simulated instant in
+//                 which flows started or ended, only over the links and flows connected to
+//                 the change. The last byte leaves the source at the flow's finish; the message
+//                 arrives after the route's summed latency (cut-through):
+//                 T = sum(l_i) + wire_bytes / B for a flow alone.
+//   Analytical    T = sum(l_i) + wire_bytes / min(B_i); no link state, no contention.
+//   AstraAware    ASTRA-sim's congestion-aware backend: every link a FIFO server, a message
+//                 holds a link for floor(m/B) ns and reaches the next device floor(L + m/B) ns
+//                 after it started on the link (store-and-forward, integer ns).
+//   AstraUnaware  ASTRA-sim's congestion-unaware backend: floor(sum(L) + m/B) ns.
+//
+// Packetisation (wire_bytes = S + ceil(S/P) * H), optional NIC links (one injection and one
+// ejection link per endpoint, added to every route) and a fixed per-message delay at the
+// receiver apply in every mode. All state is plain C++; the owner drives the calendar.
+
+#include "models/net/NetConfig.h"
+#include "models/net/flow/EventCalendar.h"
+#include "models/net/topology/TopologyIf.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace etsim::net {
+
+/// Receives arrivals. `cookie` is what the sender passed to NetworkCore::send.
+class MessageSink {
+public:
+    virtual void delivered(std::uint64_t cookie) = 0;
+
+protected:
+    ~MessageSink() = default;
+};
+
+class NetworkCore {
+public:
+    /// The topology, config, calendar and sink must outlive the core. A NIC bandwidth of 0 in
+    /// the config means no NIC links.
+    NetworkCore(const TopologyIf& topology,
+                const NetConfig& config,
+                EventCalendar& calendar,
+                MessageSink& sink);
+    NetworkCore(const NetworkCore&) = delete;
+    NetworkCore& operator=(const NetworkCore&) = delete;
+
+    /// Starts a message of `bytes` from endpoint `src` to `dst` at the calendar's now().
+    void send(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t cookie);
+    /// Handles a FlowFinish, Deliver or Hop event popped from the calendar.
+    void handle(const CalendarEvent& event);
+    /// Re-evaluates flow rates after every event of the current instant was handled.
+    void settle();
+
+    /// Links the core uses: the topology's, then (with NIC bandwidth) injection link of each
+    /// endpoint, then its ejection link.
+    std::size_t linkCount() const { return links.size(); }
+    const Link& link(std::size_t index) const { return links[index].spec; }
+    /// Wire bytes that crossed (or are crossing) link `index`, B.
+    double linkBytes(std::size_t index) const { return links[index].bytes; }
+    /// Time link `index` carried data, ps (Flow: time with at least one flow; other modes:
+    /// the sum of serialisation times).
+    std::uint64_t linkBusyPs(std::size_t index) const;
+    /// Messages sent and delivered so far.
+    std::uint64_t messagesSent() const { return sent; }
+    std::uint64_t messagesDelivered() const { return deliveredCount; }
+    /// Rate re-evaluations (Flow mode) and flows whose rate they set.
+    std::uint64_t rateUpdates() const { return updates; }
+    std::uint64_t flowRateChanges() const { return rateChanges; }
+    /// Messages in flight.
+    std::uint64_t inFlight() const { return sent - deliveredCount; }
+    /// Wire bytes of a message of `bytes` payload (packet headers added).
+    std::uint64_t wireBytes(std::uint64_t bytes) const;
+
+private:
+    struct LinkState {
+        Link spec;
+        double bytesPerPs = 0.0;
+        double bytesPerNs = 0.0;
+        std::vector<std::uint32_t> flows;
+        double bytes = 0.0;
+        std::uint64_t busyPs = 0;
+        std::uint64_t busySincePs = 0;
+        std::uint64_t freeAtPs = 0;
+        // Scratch for rate evaluation.
+        double capacity = 0.0;
+        std::uint32_t unfixed = 0;
+        std::uint64_t mark = 0;
+    };
+    struct Flow {
+        std::vector<std::uint32_t> route;
+        std::vector<std::uint32_t> slots;
+        double remaining = 0.0;
+        double rate = 0.0;
+        std::uint64_t lastPs = 0;
+        std::uint64_t latencyPs = 0;
+        std::uint64_t cookie = 0;
+        std::uint64_t bytes = 0;
+        std::uint64_t mark = 0;
+        std::uint32_t version = 0;
+        std::uint32_t hop = 0;
+        bool fixed = false;
+    };
+
+    std::uint32_t allocateFlow();
+    void releaseFlow(std::uint32_t index);
+    void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
+    void startFlow(std::uint32_t index);
+    void finishFlow(std::uint32_t index);
+    void forwardHop(std::uint32_t index);
+    void deliver(std::uint32_t index);
+    void markDirty(std::uint32_t link);
+
+    const TopologyIf& topology;
+    const NetConfig& config;
+    EventCalendar& calendar;
+    MessageSink& sink;
+    std::vector<LinkState> links;
+    std::size_t nicBase = 0;
+    bool nicLinks = false;
+    std::vector<Flow> flows;
+    std::vector<std::uint32_t> freeFlows;
+    std::vector<std::uint32_t> dirtyLinks;
+    std::vector<std::uint32_t> componentLinks;
+    std::vector<std::uint32_t> componentFlows;
+    std::vector<LinkId> routeScratch;
+    std::uint64_t epoch = 0;
+    std::uint64_t sent = 0;
+    std::uint64_t deliveredCount = 0;
+    std::uint64_t updates = 0;
+    std::uint64_t rateChanges = 0;
+};
+
+} // namespace etsim::net

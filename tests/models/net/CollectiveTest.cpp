@@ -1,0 +1,422 @@
+#include "kernel/Error.h"
+#include "models/net/CommEngine.h"
+#include "models/net/NetConfig.h"
+#include "tests/models/net/NetTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace etsim::net {
+namespace {
+
+using test::collectiveNode;
+using test::runCollective;
+
+NetConfig oneDim(const std::string& kind,
+                 std::uint32_t size,
+                 const std::string& algorithm = "ring",
+                 const std::string& fidelity = "flow",
+                 const std::string& extra = "")
+{
+    return loadNetConfigString("fidelity: " + fidelity +
+                               "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: " + kind +
+                               ", size: " + std::to_string(size) +
+                               ", bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+                               "collectives:\n  algorithms: {default: [" +
+                               algorithm + "]}\n" + extra);
+}
+
+constexpr std::uint64_t alphaPs = 500000;
+// Bytes per ps at 100 GB/s.
+constexpr double bytesPerPs = 0.1;
+
+std::uint64_t ps(double value)
+{
+    return static_cast<std::uint64_t>(std::llround(value));
+}
+
+// Ring all-reduce on a ring: 2(n-1) alpha + 2(n-1)/n S/B, exactly (every step is one hop on
+// its own link, so nothing contends).
+TEST(Collective, RingAllReduceMatchesFormula)
+{
+    struct Case {
+        std::uint32_t n;
+        std::uint64_t bytes;
+    };
+    for (Case c : {Case{4, 1U << 20}, Case{8, 8U << 20}, Case{16, 64U << 20}, Case{3, 12000000}}) {
+        test::CollectiveRun run =
+            runCollective(oneDim("ring", c.n), CollectiveType::AllReduce, c.bytes);
+        double n = c.n;
+        std::uint64_t expected = 2 * (c.n - 1) * alphaPs +
+                                 ps(2.0 * (n - 1) / n * static_cast<double>(c.bytes) / bytesPerPs);
+        EXPECT_EQ(run.record.endPs, expected) << "n=" << c.n << " S=" << c.bytes;
+        EXPECT_EQ(run.messages, 2ULL * (c.n - 1) * c.n);
+        for (std::uint64_t done : run.donePs)
+            EXPECT_EQ(done, expected);
+        // nccl-tests: busbw = S/t * 2(n-1)/n.
+        EXPECT_NEAR(run.record.busBandwidth(),
+                    static_cast<double>(c.bytes) / (static_cast<double>(expected) * 1e-12) * 2.0 *
+                        (n - 1) / n,
+                    1.0);
+    }
+}
+
+TEST(Collective, RingReduceScatterAndAllGatherMatchFormula)
+{
+    // (n-1) alpha + (n-1)/n S/B with S the total (the all-gather node carries S/n per rank).
+    std::uint64_t total = 8U << 20;
+    std::uint64_t expected = 7 * alphaPs + ps(7.0 / 8.0 * static_cast<double>(total) / bytesPerPs);
+    test::CollectiveRun scatter =
+        runCollective(oneDim("ring", 8), CollectiveType::ReduceScatter, total);
+    EXPECT_EQ(scatter.record.endPs, expected);
+    EXPECT_EQ(scatter.messages, 8U * 7);
+    test::CollectiveRun gather =
+        runCollective(oneDim("ring", 8), CollectiveType::AllGather, total / 8);
+    EXPECT_EQ(gather.record.endPs, expected);
+    EXPECT_NEAR(gather.record.algorithmBandwidth(),
+                static_cast<double>(total) / (static_cast<double>(expected) * 1e-12),
+                1.0);
+}
+
+// Halving-doubling on a fully connected group: 2 log2(n) alpha + 2(n-1)/n S/B.
+TEST(Collective, HalvingDoublingAllReduceMatchesFormula)
+{
+    std::uint64_t bytes = 16U << 20;
+    test::CollectiveRun run = runCollective(
+        oneDim("fully_connected", 8, "halving_doubling"), CollectiveType::AllReduce, bytes);
+    std::uint64_t expected =
+        6 * alphaPs + ps(2.0 * 7.0 / 8.0 * static_cast<double>(bytes) / bytesPerPs);
+    EXPECT_EQ(run.record.endPs, expected);
+    EXPECT_EQ(run.messages, 8U * 6);
+}
+
+// Direct all-to-all on a switch: every rank's n-1 flows share its uplink and every downlink
+// carries n-1 flows, so T = 2 alpha (two links) + (n-1)/n S/B. The spec's (n-1) alpha counts
+// one latency per peer for sequential sends; here the sends overlap and pay it once.
+TEST(Collective, DirectAllToAllOnSwitch)
+{
+    std::uint64_t bytes = 8U << 20;
+    test::CollectiveRun run =
+        runCollective(oneDim("switch", 8, "direct"), CollectiveType::AllToAll, bytes);
+    std::uint64_t expected = 2 * alphaPs + ps(7.0 / 8.0 * static_cast<double>(bytes) / bytesPerPs);
+    EXPECT_EQ(run.record.endPs, expected);
+    EXPECT_EQ(run.messages, 8U * 7);
+}
+
+// Direct all-reduce on a fully connected group: 2 alpha + 2(n-1)/n S/B... per link only one
+// flow, so each step is alpha + (S/n)/B: 2 alpha + 2 S/(nB).
+TEST(Collective, DirectAllReduceOnFullyConnected)
+{
+    std::uint64_t bytes = 8U << 20;
+    test::CollectiveRun run =
+        runCollective(oneDim("fully_connected", 8, "direct"), CollectiveType::AllReduce, bytes);
+    EXPECT_EQ(run.record.endPs,
+              2 * alphaPs + ps(2.0 * static_cast<double>(bytes) / 8 / bytesPerPs));
+    EXPECT_EQ(run.messages, 2U * 8 * 7);
+}
+
+// Double binary tree on 7 fully connected members (a complete tree of depth 2): two levels up
+// and two down, each alpha + S/B; 6 messages up and 6 down. With two chunks the second tree
+// (the mirror image) carries the other half concurrently.
+TEST(Collective, DoubleBinaryTreeAllReduce)
+{
+    std::uint64_t bytes = 7000000;
+    test::CollectiveRun run = runCollective(
+        oneDim("fully_connected", 7, "double_binary_tree"), CollectiveType::AllReduce, bytes);
+    EXPECT_EQ(run.record.endPs, 4 * (alphaPs + ps(static_cast<double>(bytes) / bytesPerPs)));
+    EXPECT_EQ(run.messages, 12U);
+
+    test::CollectiveRun two = runCollective(oneDim("fully_connected",
+                                                   7,
+                                                   "double_binary_tree",
+                                                   "flow",
+                                                   "  chunks: 2\n  active_chunks: 2\n"),
+                                            CollectiveType::AllReduce,
+                                            bytes);
+    EXPECT_EQ(two.messages, 24U);
+    // Both chunks are in flight at once on disjoint trees: the same depth at half the size,
+    // plus sharing where the trees use a link in the same direction at the same time.
+    EXPECT_LT(two.record.endPs, run.record.endPs);
+    EXPECT_GE(two.record.endPs, 4 * (alphaPs + ps(static_cast<double>(bytes) / 2 / bytesPerPs)));
+}
+
+TEST(Collective, BroadcastReduceAndBarrierComplete)
+{
+    std::uint64_t bytes = 1000000;
+    // Ring broadcast: a chain of n-1 messages, each alpha + S/B.
+    test::CollectiveRun broadcast =
+        runCollective(oneDim("ring", 4), CollectiveType::Broadcast, bytes);
+    EXPECT_EQ(broadcast.messages, 3U);
+    EXPECT_EQ(broadcast.record.endPs, 3 * (alphaPs + ps(bytes / bytesPerPs)));
+    EXPECT_EQ(broadcast.donePs[1], alphaPs + ps(bytes / bytesPerPs));
+    test::CollectiveRun reduce =
+        runCollective(oneDim("fully_connected", 4, "direct"), CollectiveType::Reduce, bytes);
+    EXPECT_EQ(reduce.messages, 3U);
+    EXPECT_EQ(reduce.record.endPs, alphaPs + ps(bytes / bytesPerPs));
+    // Barrier: an empty ring all-reduce, 2(n-1) latencies.
+    test::CollectiveRun barrier = runCollective(oneDim("ring", 4), CollectiveType::Barrier, 0);
+    EXPECT_EQ(barrier.record.endPs, 6 * alphaPs);
+}
+
+// A late member delays the others exactly along the ring's dependencies. Analytical mode (no
+// link sharing), delta = alpha + (S/n)/B per step. With member 2 posting at D, member i ends at
+// max over j of post[i-j] + j delta (j <= 2(n-1)): members 0..3 end at D + 6, 3, 4, 5 delta.
+TEST(Collective, LateMemberDelaysOthersAlongRingDependencies)
+{
+    std::uint64_t bytes = 4000000;
+    std::uint64_t delta = alphaPs + ps(1000000 / bytesPerPs);
+    std::uint64_t late = 100000000;
+    test::CollectiveRun run = runCollective(
+        oneDim("ring", 4, "ring", "analytical"), CollectiveType::AllReduce, bytes, {0, 0, late, 0});
+    EXPECT_EQ(run.donePs[0], late + 6 * delta);
+    EXPECT_EQ(run.donePs[1], late + 3 * delta);
+    EXPECT_EQ(run.donePs[2], late + 4 * delta);
+    EXPECT_EQ(run.donePs[3], late + 5 * delta);
+    EXPECT_EQ(run.record.startPs, 0U);
+    EXPECT_EQ(run.record.endPs, late + 6 * delta);
+}
+
+// astra-sim-semantics.md section 3: Ring(4) 50 GB/s (= GiB/s) 500 ns, Ring_4chunks: 4 chunks,
+// 1 active, endpoint delay 10 ns, local memory 1600 GB/s; 1 MiB all-reduce = 43,000 ns in
+// both of ASTRA-sim's modes.
+TEST(Collective, AstraRingFourChunksWorkedExample)
+{
+    for (const char* fidelity : {"astra_unaware", "astra_aware"}) {
+        NetConfig config = loadNetConfigString(std::string("fidelity: ") + fidelity + R"(
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: ring, size: 4, bandwidth: "50 GiB/s", latency: "500 ns"}
+collectives:
+  chunks: 4
+  active_chunks: 1
+  endpoint_delay: "10 ns"
+  local_memory_bandwidth: "1600 GB/s"
+)");
+        test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 1U << 20);
+        EXPECT_EQ(run.record.endPs, 43000000U) << fidelity;
+    }
+}
+
+// astra-sim-semantics.md section 3: 64 NPUs Ring(2) 200 GB/s 50 ns x FullyConnected(8)
+// 100 GB/s 500 ns x Switch(4) 50 GB/s 2000 ns, 1 MiB all-reduce, 4 chunks, 1 active: phase
+// times 923 / 4854 / 24544 / 4644 / 680 ns -> 923 + 4854 + 4 * 24544 + 4644 + 680 ns.
+TEST(Collective, AstraThreeDimensionHierarchicalWorkedExample)
+{
+    NetConfig config = loadNetConfigString(R"(fidelity: astra_unaware
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: ring, size: 2, bandwidth: "200 GiB/s", latency: "50 ns"}
+    - {kind: fully_connected, size: 8, bandwidth: "100 GiB/s", latency: "500 ns"}
+    - {kind: switch, size: 4, bandwidth: "50 GiB/s", latency: "2000 ns"}
+collectives:
+  algorithms: {default: [ring, ring, ring]}
+  chunks: 4
+  active_chunks: 1
+  endpoint_delay: "10 ns"
+  local_memory_bandwidth: "1600 GB/s"
+)");
+    test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 1U << 20);
+    EXPECT_EQ(run.record.endPs, (923U + 4854 + 4 * 24544 + 4644 + 680) * 1000);
+    for (std::uint64_t done : run.donePs)
+        EXPECT_EQ(done, run.record.endPs);
+}
+
+// The spec's first-order hierarchical formula, native flow mode, one chunk: per dimension
+// RS then AG, payload S_d = S / prod(n_j, j < d), ring per dimension on ring links.
+TEST(Collective, HierarchicalAllReduceMatchesPerDimensionSum)
+{
+    NetConfig config = loadNetConfigString(R"(topology:
+  kind: multi_dim
+  dims:
+    - {kind: ring, size: 4, bandwidth: "100 GB/s", latency: "500 ns"}
+    - {kind: ring, size: 4, bandwidth: "50 GB/s", latency: "1 us"}
+)");
+    std::uint64_t bytes = 16U << 20;
+    test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, bytes);
+    double s1 = static_cast<double>(bytes);
+    double s2 = s1 / 4;
+    // Dim 0: RS + AG = 2 [3 alpha0 + 3/4 S1/B0]; dim 1: all-reduce 2 [3 alpha1 + 3/4 S2/B1].
+    double expected = 2 * (3 * 500000.0 + 0.75 * s1 / 0.1) + 2 * (3 * 1000000.0 + 0.75 * s2 / 0.05);
+    EXPECT_NEAR(static_cast<double>(run.record.endPs), expected, 16.0);
+    EXPECT_EQ(run.messages, 16U * (3 + 6 + 3));
+}
+
+TEST(Collective, SubGroupRunsFlatOverItsMembers)
+{
+    NetConfig config = oneDim("ring", 8);
+    CommEngine engine(config, 8);
+    std::vector<std::uint64_t> done(8, 0);
+    engine.setCompletion([&](std::uint64_t token) { done[token] = engine.nowPs(); });
+    auto members = std::make_shared<const std::vector<RankId>>(
+        std::vector<RankId>{RankId{1}, RankId{3}, RankId{5}, RankId{7}});
+    for (std::uint32_t rank : {1U, 3U, 5U, 7U}) {
+        EtNodeInfo info = collectiveNode(rank, CollectiveType::AllReduce, 4000000);
+        info.group = ProcessGroupId{2};
+        info.groupRanks = members;
+        engine.post(info, rank);
+    }
+    engine.run();
+    // Ring over members 1 -> 3 -> 5 -> 7 -> 1: each step crosses two ring links (2 alpha,
+    // cut-through) with 1 MB, 6 steps; 7 -> 1 wraps through 0.
+    std::uint64_t step = 2 * alphaPs + ps(1000000 / bytesPerPs);
+    EXPECT_EQ(done[1], 6 * step);
+    EXPECT_EQ(engine.network().messagesSent(), 4U * 6);
+    EXPECT_EQ(engine.records().at(0).ranks, 4U);
+}
+
+TEST(Collective, AThousandRanksAllReduceCompletes)
+{
+    NetConfig config = loadNetConfigString(R"(topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 8, bandwidth: "450 GB/s", latency: "936.25 ns", efficiency: 0.82}
+    - {kind: switch, size: 128, bandwidth: "50 GB/s", latency: "1 us"}
+collectives:
+  chunks: 4
+  active_chunks: 2
+)");
+    test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 1U << 20);
+    EXPECT_EQ(run.record.ranks, 1024U);
+    EXPECT_GT(run.record.endPs, 0U);
+    EXPECT_EQ(*std::min_element(run.donePs.begin(), run.donePs.end()) > 0, true);
+    // 4 chunks x 1024 ranks x (7 + 2 * 127 + 7) messages.
+    EXPECT_EQ(run.messages, 4ULL * 1024 * (7 + 254 + 7));
+}
+
+// Validation anchor (hardware-models.md 4.1): NCCL ring all-reduce on 8 x H100 reaches a bus
+// bandwidth of about 370 GB/s at large sizes. The preset's links carry 450 GB/s per direction
+// at 82 % efficiency (NCCL's stated ~20 % protocol overhead), 936.25 ns per link.
+TEST(Collective, HgxH100RingBusBandwidthAnchor)
+{
+    NetConfig config = netPreset("hgx_h100");
+    std::printf("size        time_us   busbw_GB/s  (NCCL ring ~370 GB/s at large sizes)\n");
+    for (std::uint64_t mib : {1, 4, 16, 64, 256, 1024, 4096, 8192}) {
+        std::uint64_t bytes = mib << 20;
+        test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, bytes);
+        double busbw = run.record.busBandwidth() * 1e-9;
+        std::printf("%8llu MiB %9.1f %10.1f\n",
+                    static_cast<unsigned long long>(mib),
+                    static_cast<double>(run.record.endPs) * 1e-6,
+                    busbw);
+        if (bytes >= (256ULL << 20)) {
+            EXPECT_NEAR(busbw, 370.0, 0.15 * 370.0) << bytes;
+        }
+    }
+}
+
+TEST(Collective, ErrorsNameRankNodeAndFix)
+{
+    CommEngine tree(oneDim("ring", 4, "double_binary_tree"), 4);
+    try {
+        tree.post(collectiveNode(0, CollectiveType::AllGather, 1000), 0);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "fabric: rank 0 node 100: all_gather of 1000 B: dimension 0 (4 members): "
+                     "double_binary_tree does not implement all_gather; use ring or direct for it");
+    }
+    CommEngine engine(oneDim("ring", 4), 4);
+    try {
+        engine.post(collectiveNode(1, CollectiveType::Gather, 1000), 0);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("collective gather is not supported"),
+                  std::string::npos)
+            << error.what();
+    }
+    engine.post(collectiveNode(0, CollectiveType::AllReduce, 1000), 0);
+    try {
+        engine.post(collectiveNode(1, CollectiveType::AllReduce, 2000), 1);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "fabric: rank 1 node 100: collective sequence 0 of its group is all_reduce "
+                     "of 2000 B here, but rank 0 node 100 posted all_reduce of 1000 B; every "
+                     "member must issue the same collectives in the same order");
+    }
+    try {
+        engine.post(collectiveNode(0, CollectiveType::AllReduce, 1000), 2);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("posted collective sequence 0 of its group twice"),
+                  std::string::npos);
+    }
+    EtNodeInfo compute;
+    compute.rank = RankId{0};
+    compute.node = NodeId{5};
+    compute.kind = NodeKind::Compute;
+    try {
+        engine.post(compute, 3);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "fabric: rank 0 node 5: a compute node reached the fabric, "
+                     "which runs only send, recv and collective nodes");
+    }
+    EtNodeInfo outsider = collectiveNode(0, CollectiveType::AllReduce, 10, 1);
+    outsider.group = ProcessGroupId{4};
+    outsider.groupRanks =
+        std::make_shared<const std::vector<RankId>>(std::vector<RankId>{RankId{1}, RankId{2}});
+    try {
+        engine.post(outsider, 4);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "fabric: rank 0 node 101: the rank is not a member of the "
+                     "group of its all_reduce (sequence 1)");
+    }
+}
+
+TEST(Collective, PointToPointMatchesInOrderAndChecksSizes)
+{
+    CommEngine engine(oneDim("ring", 4), 4);
+    std::vector<std::uint64_t> done(8, 0);
+    engine.setCompletion([&](std::uint64_t token) { done[token] = engine.nowPs(); });
+    auto node = [](NodeKind kind,
+                   std::uint32_t rank,
+                   std::uint32_t peer,
+                   std::uint64_t bytes,
+                   std::uint32_t id) {
+        EtNodeInfo info;
+        info.kind = kind;
+        info.rank = RankId{rank};
+        info.peer = RankId{peer};
+        info.bytes = bytes;
+        info.tag = 9;
+        info.node = NodeId{id};
+        return info;
+    };
+    engine.post(node(NodeKind::Send, 0, 1, 1000000, 1), 0);
+    engine.post(node(NodeKind::Send, 0, 1, 2000000, 2), 1);
+    engine.runUntil(50000000);
+    // The recv posted after arrival completes at once; the second completes at its arrival.
+    engine.post(node(NodeKind::Recv, 1, 0, 1000000, 3), 2);
+    engine.post(node(NodeKind::Recv, 1, 0, 2000000, 4), 3);
+    engine.run();
+    // Both sends share link 0->1 (50 GB/s each): the first ends at 20 us, the second has 1 MB
+    // left then and ends at 30 us; plus 500 ns.
+    EXPECT_EQ(done[0], 20500000U);
+    EXPECT_EQ(done[1], 30500000U);
+    EXPECT_EQ(done[2], 50000000U);
+    EXPECT_EQ(done[3], 50000000U);
+    EXPECT_EQ(engine.pointToPointCompleted(), 2U);
+
+    engine.post(node(NodeKind::Send, 2, 3, 100, 7), 4);
+    try {
+        engine.post(node(NodeKind::Recv, 3, 2, 64, 8), 5);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "fabric: send rank 2 node 7 (100 B) matches recv rank 3 node "
+                     "8 (64 B), but the sizes differ; a send and its recv must "
+                     "agree on comm_size");
+    }
+}
+
+} // namespace
+} // namespace etsim::net

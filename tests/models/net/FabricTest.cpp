@@ -1,0 +1,205 @@
+#include "models/net/Fabric.h"
+
+#include "kernel/Extensions.h"
+#include "kernel/PayloadPool.h"
+#include "kernel/Stats.h"
+#include "tests/support/ScTest.h"
+
+#include <gtest/gtest.h>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <memory>
+#include <vector>
+
+namespace etsim::net {
+namespace {
+
+// One initiator socket per rank; posts scripted nodes at given times and records when each
+// completes. Checks the protocol: END_REQ at once, BEGIN_RESP on the backward path.
+class Ranks : public sc_core::sc_module {
+public:
+    struct Post {
+        std::uint64_t atPs;
+        EtNodeInfo info;
+    };
+
+    Ranks(const sc_core::sc_module_name& name, std::uint32_t count) : sc_module(name)
+    {
+        for (std::uint32_t rank = 0; rank < count; ++rank) {
+            sockets.push_back(std::make_unique<tlm_utils::simple_initiator_socket_tagged<Ranks>>(
+                ("port" + std::to_string(rank)).c_str()));
+            sockets.back()->register_nb_transport_bw(
+                this, &Ranks::backward, static_cast<int>(rank));
+        }
+        SC_HAS_PROCESS(Ranks);
+        SC_THREAD(script);
+    }
+
+    std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Ranks>>> sockets;
+    std::vector<Post> posts;
+    std::vector<std::uint64_t> donePs;
+    std::vector<tlm::tlm_response_status> status;
+    std::vector<tlm::tlm_sync_enum> accepted;
+    bool blocking = false;
+
+private:
+    void script()
+    {
+        donePs.assign(posts.size(), 0);
+        status.assign(posts.size(), tlm::TLM_INCOMPLETE_RESPONSE);
+        for (std::size_t index = 0; index < posts.size(); ++index) {
+            sc_core::sc_time at = Time::fromPs(posts[index].atPs).toScTime();
+            if (at > sc_core::sc_time_stamp())
+                sc_core::wait(at - sc_core::sc_time_stamp());
+            tlm::tlm_generic_payload& payload = pool.acquire();
+            payload.set_command(tlm::TLM_WRITE_COMMAND);
+            payload.set_extension(new EtNodeExtension(posts[index].info));
+            payloads.push_back(&payload);
+            std::uint32_t rank = toUnderlying(posts[index].info.rank);
+            if (blocking) {
+                sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+                (*sockets[rank])->b_transport(payload, delay);
+                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp()).ps();
+                status[index] = payload.get_response_status();
+                continue;
+            }
+            tlm::tlm_phase phase = tlm::BEGIN_REQ;
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            accepted.push_back((*sockets[rank])->nb_transport_fw(payload, phase, delay));
+            EXPECT_EQ(phase, tlm::END_REQ);
+        }
+    }
+
+    tlm::tlm_sync_enum backward(int /*rank*/,
+                                tlm::tlm_generic_payload& payload,
+                                tlm::tlm_phase& phase,
+                                sc_core::sc_time& delay)
+    {
+        EXPECT_EQ(phase, tlm::BEGIN_RESP);
+        for (std::size_t index = 0; index < payloads.size(); ++index)
+            if (payloads[index] == &payload) {
+                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+                status[index] = payload.get_response_status();
+            }
+        return tlm::TLM_COMPLETED;
+    }
+
+    PayloadPool pool{"ranks.pool"};
+    std::vector<tlm::tlm_generic_payload*> payloads;
+};
+
+EtNodeInfo collective(std::uint32_t rank, std::uint64_t bytes, std::uint64_t sequence)
+{
+    EtNodeInfo info;
+    info.rank = RankId{rank};
+    info.node = NodeId{10 + sequence};
+    info.kind = NodeKind::Collective;
+    info.collective = CollectiveType::AllReduce;
+    info.bytes = bytes;
+    info.groupSequence = sequence;
+    return info;
+}
+
+// Analytical timing keeps the late-member case free of link sharing: the late rank finds
+// messages waiting and sends several at once on one link.
+NetConfig ringOfFour()
+{
+    return loadNetConfigString(R"(fidelity: analytical
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: ring, size: 4, bandwidth: "100 GB/s", latency: "500 ns"}
+)");
+}
+
+class FabricTest : public test::ScTest {};
+
+// Two all-reduces back to back on a ring of 4: 4 MB each takes 6 (500 ns + 10 us) = 63 us;
+// rank 3 posts the second one 100 us late, and every rank then ends as the ring's
+// dependencies on rank 3's messages say.
+TEST_F(FabricTest, CollectivesCompleteOnTheBackwardPathAtTheirTime)
+{
+    StatGroup root("root");
+    Fabric fabric("fabric", ringOfFour(), 4, root);
+    Ranks ranks("ranks", 4);
+    for (auto& socket : ranks.sockets)
+        socket->bind(fabric.socket);
+    for (std::uint32_t rank = 0; rank < 4; ++rank)
+        ranks.posts.push_back({0, collective(rank, 4000000, 0)});
+    for (std::uint32_t rank = 0; rank < 4; ++rank)
+        ranks.posts.push_back(
+            {rank == 3 ? 163000000ULL : 63000000ULL, collective(rank, 4000000, 1)});
+    sc_core::sc_start();
+    std::uint64_t delta = 10500000;
+    for (std::size_t index = 0; index < 4; ++index) {
+        EXPECT_EQ(ranks.donePs[index], 6 * delta);
+        EXPECT_EQ(ranks.status[index], tlm::TLM_OK_RESPONSE);
+    }
+    // Rank 3 starts at 163 us; rank i ends at 163 us + j delta, j the number of ring steps
+    // back from rank i to rank 3 (plus 4 while j + 4 <= 6).
+    std::uint64_t late = 163000000;
+    EXPECT_EQ(ranks.donePs[7], late + 4 * delta); // rank 3: j = 4
+    EXPECT_EQ(ranks.donePs[4], late + 5 * delta); // rank 0: j = 1 or 5
+    EXPECT_EQ(ranks.donePs[5], late + 6 * delta); // rank 1: j = 2 or 6
+    EXPECT_EQ(ranks.donePs[6], late + 3 * delta); // rank 2: j = 3
+    EXPECT_TRUE(fabric.idle());
+    ASSERT_EQ(fabric.collectives().size(), 2U);
+    EXPECT_EQ(fabric.collectives()[0].endPs, 6 * delta);
+    EXPECT_EQ(sc_core::sc_time_stamp(), Time::fromPs(late + 6 * delta).toScTime());
+    // Stats: 2 collectives, 2 x 24 messages, each of the 4 clockwise links carried 12 MB/...
+    const auto* collectives = dynamic_cast<const Formula*>(root.findStat("fabric.collectives"));
+    ASSERT_NE(collectives, nullptr);
+    EXPECT_EQ(collectives->value(0), 2.0);
+    const auto* bytes = dynamic_cast<const Formula*>(root.findStat("fabric.links.link0.bytes"));
+    ASSERT_NE(bytes, nullptr);
+    EXPECT_EQ(bytes->value(0), 2 * 6 * 1e6);
+    const auto* time = dynamic_cast<const Distribution*>(root.findStat("fabric.collective_time"));
+    ASSERT_NE(time, nullptr);
+    EXPECT_EQ(time->count(), 2U);
+    EXPECT_DOUBLE_EQ(time->min(), 63.0);
+}
+
+TEST_F(FabricTest, BlockingTransportReturnsAtCompletion)
+{
+    StatGroup root("root");
+    Fabric fabric("fabric", ringOfFour(), 4, root, false);
+    Ranks ranks("ranks", 4);
+    ranks.blocking = true;
+    for (auto& socket : ranks.sockets)
+        socket->bind(fabric.socket);
+    EtNodeInfo send;
+    send.rank = RankId{0};
+    send.node = NodeId{1};
+    send.kind = NodeKind::Send;
+    send.peer = RankId{1};
+    send.bytes = 1000000;
+    ranks.posts.push_back({1000000, send});
+    sc_core::sc_start();
+    EXPECT_EQ(ranks.donePs[0], 1000000U + 10500000U);
+    EXPECT_EQ(ranks.status[0], tlm::TLM_OK_RESPONSE);
+}
+
+TEST_F(FabricTest, BadNodeGetsErrorResponseAndReport)
+{
+    StatGroup root("root");
+    Fabric fabric("fabric", ringOfFour(), 4, root, false);
+    Ranks ranks("ranks", 4);
+    for (auto& socket : ranks.sockets)
+        socket->bind(fabric.socket);
+    EtNodeInfo bad;
+    bad.rank = RankId{2};
+    bad.node = NodeId{42};
+    bad.kind = NodeKind::Compute;
+    ranks.posts.push_back({0, bad});
+    sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_LOG);
+    sc_core::sc_start();
+    EXPECT_EQ(ranks.status[0], tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR), 1);
+    const sc_core::sc_report* report = sc_core::sc_report_handler::get_cached_report();
+    (void)report;
+}
+
+} // namespace
+} // namespace etsim::net

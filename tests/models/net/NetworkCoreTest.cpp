@@ -1,0 +1,227 @@
+#include "models/net/flow/NetworkCore.h"
+
+#include "kernel/Error.h"
+#include "models/net/topology/MultiDimTopology.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace etsim::net {
+namespace {
+
+// Drives a NetworkCore like the CommEngine does: all events of an instant, then settle().
+class Harness final : public MessageSink {
+public:
+    Harness(std::vector<DimConfig> dims, NetConfig base = {})
+        : config(std::move(base))
+        , topology(std::move(dims))
+        , core(topology, config, calendar, *this)
+    {
+    }
+    void delivered(std::uint64_t cookie) override { arrivals[cookie] = calendar.now(); }
+    void sendAt(std::uint64_t ps,
+                std::uint32_t src,
+                std::uint32_t dst,
+                std::uint64_t bytes,
+                std::uint64_t cookie)
+    {
+        runUntil(ps);
+        calendar.advance(ps);
+        core.send(src, dst, bytes, cookie);
+        core.settle();
+    }
+    void runUntil(std::uint64_t limit)
+    {
+        while (!calendar.empty() && calendar.nextTime() <= limit) {
+            std::uint64_t instant = calendar.nextTime();
+            while (!calendar.empty() && calendar.nextTime() == instant)
+                core.handle(calendar.pop());
+            core.settle();
+        }
+    }
+    void run() { runUntil(UINT64_MAX); }
+
+    NetConfig config;
+    MultiDimTopology topology;
+    EventCalendar calendar;
+    NetworkCore core;
+    std::map<std::uint64_t, std::uint64_t> arrivals;
+};
+
+DimConfig link(DimKind kind, std::uint32_t size, const char* bandwidth, const char* latency)
+{
+    DimConfig config;
+    config.kind = kind;
+    config.size = size;
+    config.bandwidth = Bandwidth::parse(bandwidth);
+    config.latency = Time::parse(latency);
+    return config;
+}
+
+NetConfig withFidelity(Fidelity fidelity)
+{
+    NetConfig config;
+    config.fidelity = fidelity;
+    return config;
+}
+
+// 1 MB at 100 GB/s = 10 us, plus 500 ns latency.
+TEST(NetworkCore, SingleTransferIsLatencyPlusSizeOverBandwidth)
+{
+    Harness net({link(DimKind::Ring, 2, "100 GB/s", "500 ns")});
+    net.sendAt(0, 0, 1, 1000000, 7);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(7), 10500000U);
+    EXPECT_DOUBLE_EQ(net.core.linkBytes(0), 1e6);
+    EXPECT_EQ(net.core.linkBusyPs(0), 10000000U);
+    EXPECT_EQ(net.core.linkBusyPs(1), 0U);
+}
+
+TEST(NetworkCore, TwoEqualFlowsOnOneLinkFinishTogetherAtTwiceTheSoloTime)
+{
+    Harness net({link(DimKind::Ring, 2, "100 GB/s", "0 ns")});
+    net.sendAt(0, 0, 1, 1000000, 1);
+    net.sendAt(0, 0, 1, 1000000, 2);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 20000000U);
+    EXPECT_EQ(net.arrivals.at(2), 20000000U);
+    // Once per send (the harness settles after each) and once at the common finish.
+    EXPECT_EQ(net.core.rateUpdates(), 3U);
+}
+
+// A starts alone at 0 (100 GB/s); B joins at 5 us and both get 50 GB/s: A has 0.5 MB left and
+// ends at 15 us; B then runs alone with 0.5 MB left and ends at 20 us.
+TEST(NetworkCore, LaterFlowTakesItsFairShareFromThenOn)
+{
+    Harness net({link(DimKind::Ring, 2, "100 GB/s", "0 ns")});
+    net.sendAt(0, 0, 1, 1000000, 1);
+    net.sendAt(5000000, 0, 1, 1000000, 2);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 15000000U);
+    EXPECT_EQ(net.arrivals.at(2), 20000000U);
+}
+
+// On a 3-node unidirectional ring, X crosses links 0->1 and 1->2, Y only 1->2, Z only 0->1:
+// each link carries two flows, so every flow gets 50 GB/s and all end at 20 us.
+TEST(NetworkCore, FlowsCrossingSeveralLinksShareEach)
+{
+    Harness net({link(DimKind::UniRing, 3, "100 GB/s", "0 ns")});
+    net.sendAt(0, 0, 2, 1000000, 1); // X: 0->1->2
+    net.sendAt(0, 1, 2, 1000000, 2); // Y: 1->2
+    net.sendAt(0, 0, 1, 1000000, 3); // Z: 0->1
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 20000000U);
+    EXPECT_EQ(net.arrivals.at(2), 20000000U);
+    EXPECT_EQ(net.arrivals.at(3), 20000000U);
+}
+
+TEST(NetworkCore, BottleneckFlowLeavesCapacityToOthers)
+{
+    // X: 0->2 over two links; Y1, Y2: 1->2. Link 1->2 is shared by three flows (33.3 GB/s
+    // each); link 0->1 carries only X, which is limited by 1->2. All end at 30 us.
+    Harness net({link(DimKind::UniRing, 3, "100 GB/s", "0 ns")});
+    net.sendAt(0, 0, 2, 1000000, 1);
+    net.sendAt(0, 1, 2, 1000000, 2);
+    net.sendAt(0, 1, 2, 1000000, 3);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 30000000U);
+    EXPECT_EQ(net.arrivals.at(3), 30000000U);
+    // Z on 0->1 alone afterwards sees the full link.
+    net.sendAt(30000000, 0, 1, 1000000, 4);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(4), 40000000U);
+}
+
+TEST(NetworkCore, PacketHeadersAddWireBytes)
+{
+    NetConfig config;
+    config.packetPayload = Size::parse("4 KiB");
+    config.packetHeader = Size::parse("82 B");
+    Harness net({link(DimKind::Ring, 2, "50 GB/s", "1 us")}, config);
+    // 1 MiB = 256 packets: 1048576 + 256 * 82 = 1069568 wire bytes / 50 GB/s = 21391.36 ns.
+    EXPECT_EQ(net.core.wireBytes(1048576), 1069568U);
+    EXPECT_EQ(net.core.wireBytes(1), 83U);
+    net.sendAt(0, 0, 1, 1048576, 1);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 1000000U + 21391360U);
+}
+
+TEST(NetworkCore, NicInjectionLimitsEveryFlowOfAnEndpoint)
+{
+    NetConfig config;
+    config.nicBandwidth = Bandwidth::parse("50 GB/s");
+    config.messageDelay = Time::parse("1 us");
+    Harness net({link(DimKind::FullyConnected, 3, "100 GB/s", "0 ns")}, config);
+    EXPECT_EQ(net.core.linkCount(), 6U + 6);
+    // Two flows from rank 0 share its 50 GB/s injection link: 25 GB/s each, 40 us, + 1 us.
+    net.sendAt(0, 0, 1, 1000000, 1);
+    net.sendAt(0, 0, 2, 1000000, 2);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 41000000U);
+    EXPECT_EQ(net.arrivals.at(2), 41000000U);
+}
+
+TEST(NetworkCore, AnalyticalIgnoresContention)
+{
+    Harness net({link(DimKind::Switch, 4, "100 GB/s", "1 us")}, withFidelity(Fidelity::Analytical));
+    net.sendAt(0, 0, 1, 1000000, 1);
+    net.sendAt(0, 0, 2, 1000000, 2);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 12000000U); // 2 hops x 1 us + 10 us
+    EXPECT_EQ(net.arrivals.at(2), 12000000U);
+}
+
+// ASTRA-sim unaware: floor(h * L + m / B) ns with B = 50 GiB/s = 53.687 B/ns:
+// floor(2 * 500 + 65536 / 53.687) = floor(1000 + 1220.70) = 2220 ns.
+TEST(NetworkCore, AstraUnawareTruncatesToWholeNanoseconds)
+{
+    Harness net({link(DimKind::Switch, 4, "50 GiB/s", "500 ns")},
+                withFidelity(Fidelity::AstraUnaware));
+    net.sendAt(0, 0, 1, 65536, 1);
+    net.sendAt(0, 0, 2, 65536, 2);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 2220000U);
+    EXPECT_EQ(net.arrivals.at(2), 2220000U);
+}
+
+// ASTRA-sim aware: per hop floor(L + m/B) = 1720 ns, the link is busy floor(m/B) = 1220 ns.
+// Alone: 2 x 1720 = 3440 ns. A second message on the same uplink waits 1220 ns there; on its
+// separate downlink it does not wait: 1220 + 3440 = 4660 ns.
+TEST(NetworkCore, AstraAwareIsFifoStoreAndForward)
+{
+    Harness net({link(DimKind::Switch, 4, "50 GiB/s", "500 ns")},
+                withFidelity(Fidelity::AstraAware));
+    net.sendAt(0, 0, 1, 65536, 1);
+    net.sendAt(0, 0, 2, 65536, 2);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 3440000U);
+    EXPECT_EQ(net.arrivals.at(2), 4660000U);
+    EXPECT_EQ(net.core.linkBusyPs(0), 2440000U);
+}
+
+TEST(NetworkCore, SendToSelfTakesOnlyTheMessageDelay)
+{
+    NetConfig config;
+    config.messageDelay = Time::parse("3 ns");
+    Harness net({link(DimKind::Ring, 4, "1 GB/s", "1 us")}, config);
+    net.sendAt(0, 2, 2, 1000, 1);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 3000U);
+}
+
+TEST(NetworkCore, EndpointOutOfRangeIsAnError)
+{
+    Harness net({link(DimKind::Ring, 4, "1 GB/s", "1 us")});
+    try {
+        net.core.send(0, 9, 10, 1);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "NetworkCore::send: endpoint 9 out of range (the network "
+                     "has 4 endpoints)");
+    }
+}
+
+} // namespace
+} // namespace etsim::net
