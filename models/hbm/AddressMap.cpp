@@ -16,15 +16,25 @@ AddressMap::AddressMap(const HbmConfig& config)
     , deviceBytes(config.organisation.deviceBytes())
     , interleave(config.organisation.stackInterleave.bytes())
 {
+    for (std::size_t f = 0; f < addressFieldCount; ++f) {
+        const auto& fieldBits = bits.bits[f];
+        for (std::size_t i = 0; i < fieldBits.size();) {
+            std::size_t j = i + 1;
+            while (j < fieldBits.size() && fieldBits[j] == fieldBits[j - 1] + 1)
+                ++j;
+            runs[f].push_back(
+                Run{fieldBits[i], static_cast<std::uint8_t>(i), (std::uint64_t{1} << (j - i)) - 1});
+            i = j;
+        }
+    }
 }
 
 std::uint32_t AddressMap::extract(AddressField field, std::uint64_t local) const
 {
-    std::uint32_t value = 0;
-    const auto& fieldBits = bits.field(field);
-    for (std::size_t i = 0; i < fieldBits.size(); ++i)
-        value |= static_cast<std::uint32_t>((local >> fieldBits[i]) & 1U) << i;
-    return value;
+    std::uint64_t value = 0;
+    for (const Run& run : runs[static_cast<std::size_t>(field)])
+        value |= ((local >> run.from) & run.mask) << run.to;
+    return static_cast<std::uint32_t>(value);
 }
 
 std::uint64_t AddressMap::deposit(AddressField field, std::uint32_t value) const
@@ -38,11 +48,17 @@ std::uint64_t AddressMap::deposit(AddressField field, std::uint32_t value) const
 
 DeviceAddress AddressMap::decode(std::uint64_t address) const
 {
-    address %= deviceBytes;
-    std::uint64_t block = address / interleave;
-    std::uint64_t local = (block / organisation.stacks) * interleave + address % interleave;
     DeviceAddress where;
-    where.stack = static_cast<std::uint32_t>(block % organisation.stacks);
+    std::uint64_t local;
+    if (organisation.stacks == 1) {
+        // One stack: its capacity is a power of two, so no division is needed.
+        local = address & (stackBytes - 1);
+    } else {
+        address %= deviceBytes;
+        std::uint64_t block = address / interleave;
+        local = (block / organisation.stacks) * interleave + address % interleave;
+        where.stack = static_cast<std::uint32_t>(block % organisation.stacks);
+    }
     where.byte = extract(AddressField::Byte, local);
     where.column = extract(AddressField::Column, local);
     where.channel = extract(AddressField::Channel, local);

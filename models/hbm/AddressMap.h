@@ -6,7 +6,9 @@
 
 #include "models/hbm/HbmConfig.h"
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 namespace etsim::hbm {
 
@@ -45,7 +47,15 @@ private:
     std::uint32_t extract(AddressField field, std::uint64_t local) const;
     std::uint64_t deposit(AddressField field, std::uint32_t value) const;
 
+    // A field's bits as runs of consecutive address bits, so decoding shifts whole runs.
+    struct Run {
+        std::uint8_t from;  // lowest address bit of the run
+        std::uint8_t to;    // where it lands in the field value
+        std::uint64_t mask; // run width as a mask
+    };
+
     AddressMapBits bits;
+    std::array<std::vector<Run>, addressFieldCount> runs;
     Organisation organisation;
     std::uint64_t stackBytes;
     std::uint64_t deviceBytes;

@@ -207,10 +207,11 @@ struct ControllerConfig {
 };
 
 /// The analytic fidelity: latency + bytes / (device peak × efficiency), one FIFO server per
-/// device. The efficiency is calibrated from the detailed model (docs/hbm.md).
+/// device. Each preset states the streaming-read efficiency its detailed model sustains
+/// (BandwidthTest, docs/hbm.md).
 struct AnalyticConfig {
     /// Sustained fraction of the device peak, in (0, 1].
-    double efficiency = 0.92;
+    double efficiency = 0.919;
     /// Added to every transaction's transfer time.
     Time latency = Time::fromPs(33125);
 };
@@ -228,6 +229,10 @@ struct HbmConfig {
 
 /// The parameter set of a preset (hardware-models.md 2.1, 2.2; docs/hbm.md lists them).
 HbmConfig hbmPreset(HbmPreset preset);
+
+/// Unloaded read of an idle bank: controller latency + (tRCDRD + CL + burst) cycles. The
+/// presets use it as the analytic latency.
+Time idleReadLatency(const HbmConfig& config);
 
 /// The CK cycles that cover `time` at `clock` (rounded up; a time within 0.001 cycle of a
 /// whole number counts as that number).

@@ -14,10 +14,9 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
     , onComplete(std::move(onComplete))
     , burstBytes(cfg.organisation.burstBytes())
     , latencyPs(cfg.controller.latency.ps())
-    , waiters(cfg.organisation.pcCount())
+    , waiters(2 * std::size_t{cfg.organisation.pcCount()})
     , scheduled(cfg.organisation.pcCount(), neverCycle)
     , isDirty(cfg.organisation.pcCount(), 0)
-    , notBefore(cfg.organisation.pcCount(), 0)
     , transactionCount(stats.addCounter("transactions", "", "transactions completed"))
     , bytesRead(stats.addCounter("bytes_read", "B", "bytes read"))
     , bytesWritten(stats.addCounter("bytes_written", "B", "bytes written"))
@@ -153,7 +152,7 @@ void HbmDevice::feed(std::uint32_t index, std::uint64_t cycle)
         DeviceAddress where = map.decode(t.firstBurst + t.generated * burstBytes);
         std::uint32_t pc = map.pcIndex(where);
         if (!pcs[pc]->canAccept(t.write)) {
-            waiters[pc].push_back(index);
+            waiters[2 * pc + t.write].push_back(index);
             return;
         }
         pcs[pc]->enqueue(BurstRequest{index, map.bankIndex(where), where.row, t.write}, cycle);
@@ -169,45 +168,45 @@ void HbmDevice::feed(std::uint32_t index, std::uint64_t cycle)
 void HbmDevice::serve(std::uint32_t pc, std::uint64_t cycle)
 {
     PseudoChannel& channel = *pcs[pc];
+    std::uint64_t next = neverCycle;
     while (true) {
         BurstDone done;
         bool completed = false;
-        bool issued = channel.step(cycle, done, completed);
+        if (!channel.step(cycle, done, completed, next))
+            break;
         if (completed) {
             burstDone(done);
-            // Room in this PC's queue: let blocked transactions go on, each once.
-            std::size_t blocked = waiters[pc].size();
-            for (std::size_t i = 0;
-                 i < blocked && (channel.canAccept(true) || channel.canAccept(false));
-                 ++i) {
-                std::uint32_t index = waiters[pc].front();
-                waiters[pc].pop_front();
-                feed(index, cycle);
+            // Room in this PC's queue: let transactions blocked on it go on, in order.
+            for (bool write : {false, true}) {
+                std::deque<std::uint32_t>& blocked = waiters[2 * pc + write];
+                while (!blocked.empty() && channel.canAccept(write)) {
+                    std::uint32_t index = blocked.front();
+                    blocked.pop_front();
+                    feed(index, cycle);
+                }
             }
         }
-        if (!issued) {
-            // A step that issues nothing must not be retried in the same cycle.
-            notBefore[pc] = cycle + 1;
-            break;
-        }
-        if (channel.nextCycle(cycle) > cycle)
-            break;
     }
-    if (!isDirty[pc]) {
-        isDirty[pc] = 1;
-        dirty.push_back(pc);
+    // The last step saw every request fed above, so its answer stands.
+    isDirty[pc] = 0;
+    schedule(pc, next);
+}
+
+void HbmDevice::schedule(std::uint32_t pc, std::uint64_t cycle)
+{
+    if (cycle != neverCycle && cycle < scheduled[pc]) {
+        scheduled[pc] = cycle;
+        calendar.emplace(cycle, pc);
     }
 }
 
 void HbmDevice::reschedule(std::uint64_t cycle)
 {
     for (std::uint32_t pc : dirty) {
+        if (!isDirty[pc])
+            continue;
         isDirty[pc] = 0;
-        std::uint64_t next = std::max(pcs[pc]->nextCycle(cycle), notBefore[pc]);
-        if (next != neverCycle && next < scheduled[pc]) {
-            scheduled[pc] = next;
-            calendar.emplace(next, pc);
-        }
+        schedule(pc, pcs[pc]->nextCycle(cycle));
     }
     dirty.clear();
 }

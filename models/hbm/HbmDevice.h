@@ -78,6 +78,7 @@ private:
     void serve(std::uint32_t pc, std::uint64_t cycle);
     void burstDone(const BurstDone& done);
     void finish(std::uint32_t index);
+    void schedule(std::uint32_t pc, std::uint64_t cycle);
     void reschedule(std::uint64_t cycle);
 
     HbmConfig cfg;
@@ -93,12 +94,11 @@ private:
     std::vector<Transaction> transactions;
     std::vector<std::uint32_t> freeSlots;
     std::deque<Arrival> arrivals;
-    std::vector<std::deque<std::uint32_t>> waiters; // per PC: transactions blocked on it
+    std::vector<std::deque<std::uint32_t>> waiters; // per PC and direction: blocked on it
     std::priority_queue<Wake, std::vector<Wake>, std::greater<>> calendar;
     std::vector<std::uint64_t> scheduled; // per PC: its live calendar entry
     std::vector<std::uint32_t> dirty;     // PCs whose next cycle must be recomputed
     std::vector<std::uint8_t> isDirty;
-    std::vector<std::uint64_t> notBefore; // per PC: after a step that issued nothing
     std::uint64_t inFlight = 0;
 
     Counter& transactionCount;

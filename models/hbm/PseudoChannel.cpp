@@ -109,15 +109,13 @@ bool PseudoChannel::refreshPending(std::uint64_t now) const
     return refresh && refresh->nextDue() <= now;
 }
 
-bool PseudoChannel::blockedByRefresh(std::uint32_t bank, std::uint64_t now) const
-{
-    return refreshPending(now) && (refresh->command() == Command::RefAb || refresh->bank() == bank);
-}
-
 void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
 {
     candidates.clear();
-    if (refreshPending(now)) {
+    bool pending = refreshPending(now);
+    bool allBlocked = pending && refresh->command() == Command::RefAb;
+    std::uint32_t blockedBank = pending && !allBlocked ? refresh->bank() : banksNone;
+    if (pending) {
         auto add = [&](Command command, std::uint32_t bank) {
             Candidate c;
             c.slot = refreshSlot;
@@ -142,10 +140,12 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
         }
     }
 
+    if (allBlocked)
+        return; // an all-bank refresh holds every request back
     auto consider = [&](const std::vector<Entry>& queue, std::size_t count) {
         for (std::size_t i = 0; i < count; ++i) {
             const BurstRequest& r = queue[i].request;
-            if (blockedByRefresh(r.bank, now))
+            if (r.bank == blockedBank)
                 continue;
             Candidate c;
             c.slot = static_cast<std::uint32_t>(i);
@@ -217,9 +217,10 @@ void PseudoChannel::updateQueueStats(std::uint64_t cycle)
     writeOccupancy.set(ps, static_cast<double>(writes.size()));
 }
 
-bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed)
+bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next)
 {
     completed = false;
+    next = neverCycle;
     if (idle())
         return false;
     if (!scheduler.arrivalOrder())
@@ -241,11 +242,18 @@ bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed)
     }
 
     ready.clear();
-    for (const Candidate& c : candidates)
+    std::uint64_t earliest = neverCycle;
+    for (const Candidate& c : candidates) {
+        earliest = std::min(earliest, c.ready);
         if (c.slot != refreshSlot && c.ready <= cycle)
             ready.push_back(c);
-    if (ready.empty())
+    }
+    if (ready.empty()) {
+        if (refresh && refresh->nextDue() > cycle)
+            earliest = std::min<std::uint64_t>(earliest, refresh->nextDue());
+        next = earliest == neverCycle ? neverCycle : std::max(earliest, cycle + 1);
         return false;
+    }
     const Candidate& chosen = ready[scheduler.pick(ready)];
     std::vector<Entry>& queue = chosen.write ? writes : reads;
     Entry& entry = queue[chosen.slot];

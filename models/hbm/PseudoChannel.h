@@ -73,8 +73,10 @@ public:
     /// The first cycle >= now at which step() may issue a command; neverCycle when idle.
     std::uint64_t nextCycle(std::uint64_t now) const;
     /// Issues at most one command at `cycle`. Returns true if it did; a column access that
-    /// issued is written to `done` (and its request leaves the queue).
-    bool step(std::uint64_t cycle, BurstDone& done, bool& completed);
+    /// issued is written to `done` (and its request leaves the queue, `completed` is set).
+    /// When nothing was legal, `next` is the first later cycle at which something may be
+    /// (neverCycle when idle): one scan of the queue serves both purposes.
+    bool step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next);
 
     bool idle() const { return reads.empty() && writes.empty(); }
     std::size_t queued() const { return reads.size() + writes.size(); }
@@ -94,11 +96,11 @@ private:
     // the refresh commands; refresh candidates are flagged by slot == refreshSlot.
     void collect(std::uint64_t now, bool writesActive) const;
     bool refreshPending(std::uint64_t now) const;
-    bool blockedByRefresh(std::uint32_t bank, std::uint64_t now) const;
     void classify(Entry& entry, Command command);
     void updateQueueStats(std::uint64_t cycle);
 
     static constexpr std::uint32_t refreshSlot = std::numeric_limits<std::uint32_t>::max();
+    static constexpr std::uint32_t banksNone = std::numeric_limits<std::uint32_t>::max();
 
     const HbmConfig& config;
     const SchedulerIf& scheduler;
