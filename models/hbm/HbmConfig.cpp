@@ -413,15 +413,10 @@ void checkAddressMap(const AddressMapBits& map, const Organisation& org, const C
 {
     unsigned totalBits = log2Exact(org.stackBytes());
     std::vector<int> owner(64, -1);
-    auto expect = [&](AddressField field, std::uint64_t count, const char* what) {
-        const auto& bits = map.field(field);
-        unsigned needed = log2Exact(count);
-        std::string key(enumName(addressFieldNames, field));
-        if (bits.size() != needed)
-            fail(key,
-                 "has " + describeBits(static_cast<unsigned>(bits.size())) + " but " +
-                     std::to_string(count) + " " + what + " need " + describeBits(needed));
-        for (std::uint8_t bit : bits) {
+    // Shared or out-of-range bits first: they explain a wrong width better than the width.
+    for (const auto& entry : addressFieldNames) {
+        std::string key(entry.name);
+        for (std::uint8_t bit : map.field(entry.value)) {
             if (bit >= totalBits)
                 fail(key,
                      "bit " + std::to_string(bit) + " is outside a stack of " +
@@ -431,8 +426,16 @@ void checkAddressMap(const AddressMapBits& map, const Organisation& org, const C
                 fail(key,
                      "bit " + std::to_string(bit) + " is already used by " +
                          std::string(addressFieldNames[owner[bit]].name));
-            owner[bit] = static_cast<int>(field);
+            owner[bit] = static_cast<int>(entry.value);
         }
+    }
+    auto expect = [&](AddressField field, std::uint64_t count, const char* what) {
+        const auto& bits = map.field(field);
+        unsigned needed = log2Exact(count);
+        if (bits.size() != needed)
+            fail(enumName(addressFieldNames, field),
+                 "has " + describeBits(static_cast<unsigned>(bits.size())) + " but " +
+                     std::to_string(count) + " " + what + " need " + describeBits(needed));
     };
     expect(AddressField::Byte, org.burstBytes(), "bytes per burst");
     expect(AddressField::Column, org.columns(), "bursts per page");

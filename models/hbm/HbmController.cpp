@@ -2,9 +2,6 @@
 
 #include "kernel/Extensions.h"
 
-#include <algorithm>
-#include <cmath>
-
 namespace etsim::hbm {
 
 namespace {
@@ -19,13 +16,7 @@ sc_core::sc_time fromPs(std::uint64_t ps)
 HbmController::HbmController(const sc_core::sc_module_name& name,
                              const HbmConfig& config,
                              StatGroup& stats)
-    : sc_module(name)
-    , socket("socket")
-    , cfg(config)
-    , peq(this, &HbmController::onRequest)
-    , analyticBytesPerPs(config.organisation.devicePeak().bytesPerSecond() *
-                         config.analytic.efficiency * 1e-12)
-    , analyticLatencyPs(config.analytic.latency.ps())
+    : sc_module(name), socket("socket"), cfg(config), peq(this, &HbmController::onRequest)
 {
     validate(cfg);
     socket.register_nb_transport_fw(this, &HbmController::nbTransportFw);
@@ -40,13 +31,7 @@ HbmController::HbmController(const sc_core::sc_module_name& name,
         sensitive << wakeEvent;
         dont_initialize();
     } else {
-        analyticTransactions = &stats.addCounter("transactions", "", "transactions completed");
-        analyticBytes = &stats.addCounter("bytes", "B", "bytes moved");
-        analyticLatency = &stats.addDistribution(
-            "latency",
-            "ns",
-            "transaction latency: arrival to the last data beat",
-            {20, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000, 100000});
+        analytic = std::make_unique<AnalyticHbm>(cfg, stats);
     }
 }
 
@@ -55,19 +40,6 @@ std::uint64_t HbmController::bytesOf(const tlm::tlm_generic_payload& payload)
     if (const EtNodeExtension* extension = EtNodeExtension::find(payload))
         return extension->info.bytes;
     return payload.get_data_length();
-}
-
-std::uint64_t HbmController::analyticDone(std::uint64_t arrivalPs, std::uint64_t bytes)
-{
-    std::uint64_t start = std::max(arrivalPs, analyticFreePs);
-    auto transfer =
-        static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / analyticBytesPerPs));
-    analyticFreePs = start + transfer;
-    std::uint64_t done = analyticFreePs + analyticLatencyPs;
-    ++*analyticTransactions;
-    *analyticBytes += bytes;
-    analyticLatency->sample(static_cast<double>(done - arrivalPs) * 1e-3);
-    return done;
 }
 
 std::uint32_t
@@ -112,7 +84,7 @@ void HbmController::onRequest(tlm::tlm_generic_payload& payload, const tlm::tlm_
     bool write = payload.get_command() == tlm::TLM_WRITE_COMMAND;
     std::uint32_t slot = allocate(payload, id, nullptr);
     if (!detailed) {
-        pending[slot].donePs = analyticDone(now, bytesOf(payload));
+        pending[slot].donePs = analytic->complete(now, bytesOf(payload));
         respond(slot);
         return;
     }
@@ -164,7 +136,7 @@ void HbmController::bTransport(int id, tlm::tlm_generic_payload& payload, sc_cor
     std::uint64_t arrival = now + toPicoseconds(delay);
     if (!detailed) {
         // Timing is fixed at arrival: return at once with the completion as the delay.
-        std::uint64_t done = analyticDone(arrival, bytesOf(payload));
+        std::uint64_t done = analytic->complete(arrival, bytesOf(payload));
         delay = fromPs(done - now);
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
         return;

@@ -14,6 +14,7 @@
 // last data beat (docs/hbm.md).
 
 #include "kernel/Stats.h"
+#include "models/hbm/AnalyticHbm.h"
 #include "models/hbm/HbmConfig.h"
 #include "models/hbm/HbmDevice.h"
 
@@ -63,13 +64,13 @@ private:
     void onRequest(tlm::tlm_generic_payload& payload, const tlm::tlm_phase& phase);
     void wake();
     void kick();
-    std::uint64_t analyticDone(std::uint64_t arrivalPs, std::uint64_t bytes);
     std::uint32_t allocate(tlm::tlm_generic_payload& payload, int id, sc_core::sc_event* event);
     void respond(std::uint32_t slot);
     static std::uint64_t bytesOf(const tlm::tlm_generic_payload& payload);
 
     HbmConfig cfg;
     std::unique_ptr<HbmDevice> detailed;
+    std::unique_ptr<AnalyticHbm> analytic;
     tlm_utils::peq_with_cb_and_phase<HbmController> peq;
     sc_core::sc_event wakeEvent;
     std::unordered_map<const tlm::tlm_generic_payload*, int> socketOf;
@@ -77,13 +78,6 @@ private:
     std::vector<std::uint32_t> freeSlots;
     std::vector<std::uint32_t> finished; // slots completed during the last device run
     std::uint64_t inFlight = 0;
-    std::uint64_t analyticFreePs = 0;
-    double analyticBytesPerPs;
-    std::uint64_t analyticLatencyPs;
-
-    Counter* analyticTransactions = nullptr;
-    Counter* analyticBytes = nullptr;
-    Distribution* analyticLatency = nullptr;
 };
 
 } // namespace etsim::hbm
