@@ -17,8 +17,8 @@ public:
     AnalyticHbm(const AnalyticHbm&) = delete;
     AnalyticHbm& operator=(const AnalyticHbm&) = delete;
 
-    /// Accepts a transaction of `bytes` arriving at `arrivalPs` (ps, not decreasing from call
-    /// to call) and returns its completion time, ps.
+    /// Accepts a transaction of `bytes` arriving at `arrivalPs` (ps) and returns its
+    /// completion time, ps. Transactions are served in call order.
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes);
 
 private:
