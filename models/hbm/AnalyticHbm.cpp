@@ -1,0 +1,34 @@
+#include "models/hbm/AnalyticHbm.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace etsim::hbm {
+
+AnalyticHbm::AnalyticHbm(const HbmConfig& config, StatGroup& stats)
+    : bytesPerPs(config.organisation.devicePeak().bytesPerSecond() * config.analytic.efficiency *
+                 1e-12)
+    , latencyPs(config.analytic.latency.ps())
+    , transactions(stats.addCounter("transactions", "", "transactions completed"))
+    , bytesMoved(stats.addCounter("bytes", "B", "bytes moved"))
+    , latency(stats.addDistribution(
+          "latency",
+          "ns",
+          "transaction latency: arrival to the last data beat",
+          {20, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000, 100000}))
+{
+}
+
+std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes)
+{
+    std::uint64_t start = std::max(arrivalPs, freePs);
+    freePs =
+        start + static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / bytesPerPs));
+    std::uint64_t done = freePs + latencyPs;
+    ++transactions;
+    bytesMoved += bytes;
+    latency.sample(static_cast<double>(done - arrivalPs) * 1e-3);
+    return done;
+}
+
+} // namespace etsim::hbm

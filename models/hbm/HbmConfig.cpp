@@ -1,0 +1,570 @@
+#include "models/hbm/HbmConfig.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
+namespace etsim::hbm {
+
+namespace {
+
+bool isPowerOfTwo(std::uint64_t value)
+{
+    return value != 0 && (value & (value - 1)) == 0;
+}
+
+unsigned log2Exact(std::uint64_t value)
+{
+    unsigned bits = 0;
+    while ((std::uint64_t{1} << bits) < value)
+        ++bits;
+    return bits;
+}
+
+// The members of Timing with their YAML keys, so parsing, checking and messages share one list.
+struct TimingKey {
+    std::string_view key;
+    std::uint32_t Timing::*member;
+};
+constexpr TimingKey timingKeys[] = {
+    {"cl", &Timing::cl},        {"cwl", &Timing::cwl},     {"rcd_rd", &Timing::rcdRd},
+    {"rcd_wr", &Timing::rcdWr}, {"rp", &Timing::rp},       {"ras", &Timing::ras},
+    {"rc", &Timing::rc},        {"wr", &Timing::wr},       {"rtp", &Timing::rtp},
+    {"ccd_s", &Timing::ccdS},   {"ccd_l", &Timing::ccdL},  {"ccd_r", &Timing::ccdR},
+    {"rrd_s", &Timing::rrdS},   {"rrd_l", &Timing::rrdL},  {"faw", &Timing::faw},
+    {"wtr_s", &Timing::wtrS},   {"wtr_l", &Timing::wtrL},  {"rtw", &Timing::rtw},
+    {"ppd", &Timing::ppd},      {"rfc", &Timing::rfc},     {"rfc_pb", &Timing::rfcPb},
+    {"refi", &Timing::refi},    {"rrefd", &Timing::rrefd},
+};
+
+// Timings in ns of a JEDEC set, converted to cycles of each preset's clock.
+struct TimingNs {
+    double cl, cwl, rcdRd, rcdWr, rp, ras, rc, wr, rtp, ccdS, ccdL, ccdR, rrdS, rrdL, faw, wtrS,
+        wtrL, rtw, ppd, rfc, rfcPb, refi, rrefd;
+};
+
+Timing toCycles(const TimingNs& ns, Frequency clock)
+{
+    auto cycles = [&](double value) {
+        return cyclesFor(Time::fromPs(static_cast<std::uint64_t>(std::llround(value * 1000.0))),
+                         clock);
+    };
+    Timing t;
+    t.cl = cycles(ns.cl);
+    t.cwl = cycles(ns.cwl);
+    t.rcdRd = cycles(ns.rcdRd);
+    t.rcdWr = cycles(ns.rcdWr);
+    t.rp = cycles(ns.rp);
+    t.ras = cycles(ns.ras);
+    t.rc = cycles(ns.rc);
+    t.wr = cycles(ns.wr);
+    t.rtp = cycles(ns.rtp);
+    t.ccdS = cycles(ns.ccdS);
+    t.ccdL = cycles(ns.ccdL);
+    t.ccdR = cycles(ns.ccdR);
+    t.rrdS = cycles(ns.rrdS);
+    t.rrdL = cycles(ns.rrdL);
+    t.faw = cycles(ns.faw);
+    t.wtrS = cycles(ns.wtrS);
+    t.wtrL = cycles(ns.wtrL);
+    t.rtw = cycles(ns.rtw);
+    t.ppd = cycles(ns.ppd);
+    t.rfc = cycles(ns.rfc);
+    t.rfcPb = cycles(ns.rfcPb);
+    // The interval is a maximum: rounding down keeps the device within its retention time.
+    t.refi = static_cast<std::uint32_t>(std::floor(ns.refi * clock.hz() * 1e-9 + 1e-3));
+    t.rrefd = cycles(ns.rrefd);
+    if (t.rc < t.ras + t.rp)
+        t.rc = t.ras + t.rp; // rounding each up separately can break tRC >= tRAS + tRP
+    return t;
+}
+
+// HBM3 at 6400 Mb/s (Ramulator2 HBM3_6400Mbps, hardware-models.md 2.2), in ns; nRFC depends
+// on the channel density and is filled in per preset.
+TimingNs hbm3Ns(double rfcNs)
+{
+    return TimingNs{12.5,  6.25, 19.375, 9.375, 16.25, 28.125, 45.0, 20.625,
+                    5.625, 1.25, 2.5,    1.875, 2.5,   3.125,  15.0, 4.375,
+                    6.25,  12.5, 1.25,   rfcNs, 200.0, 3900.0, 5.0};
+}
+
+// HBM2 (DRAMSys HBM2.json, tCK = 1 ns, so cycles equal ns); the per-bank refresh is RFCSB.
+TimingNs hbm2Ns(double rfcNs, double rfcPbNs)
+{
+    return TimingNs{17.0, 7.0, 12.0, 6.0, 14.0, 28.0, 42.0, 14.0,  5.0,     2.0,    3.0, 2.0,
+                    4.0,  6.0, 16.0, 4.0, 9.0,  18.0, 2.0,  rfcNs, rfcPbNs, 3900.0, 8.0};
+}
+
+// JEDEC defines CAS-to-CAS spacing and PRE-to-PRE in clock cycles, tied to the burst:
+// converting their ns values at a faster clock would leave gaps between bursts no device has.
+void keepCasSpacingInCycles(Timing& t, std::uint32_t ccdS, std::uint32_t ccdL, std::uint32_t ccdR)
+{
+    t.ccdS = ccdS;
+    t.ccdL = ccdL;
+    t.ccdR = ccdR;
+    t.ppd = 2;
+}
+
+Bandwidth bitRate(double gbps)
+{
+    return Bandwidth::fromBytesPerSecond(gbps * 1e9 / 8.0);
+}
+
+std::string describeBits(unsigned bits)
+{
+    return std::to_string(bits) + (bits == 1 ? " bit" : " bits");
+}
+
+// Keys of a section present in the file override `base`; unknown keys are reported by the
+// config layer after the parse function returns.
+template <typename T>
+void override(ConfigMap& map, std::string_view key, T& value)
+{
+    if (std::optional<T> read = map.optional<T>(key))
+        value = *read;
+}
+
+std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock)
+{
+    const std::string& text = node.scalar("a timing in cycles (e.g. 31) or a time (\"19.375 ns\")");
+    std::size_t first = text.find_first_not_of(" \t");
+    if (first != std::string::npos && text[first] == '-')
+        node.fail("must be positive, got \"" + text + "\"");
+    bool digitsOnly = first != std::string::npos &&
+                      text.find_first_not_of("0123456789 \t", first) == std::string::npos;
+    std::uint32_t cycles = 0;
+    if (digitsOnly) {
+        cycles = node.as<std::uint32_t>();
+    } else {
+        Time time;
+        try {
+            time = Time::parse(text);
+        } catch (const Error& error) {
+            node.fail(std::string(error.what()) +
+                      "; give cycles (an integer) or a time such as \"19.375 ns\"");
+        }
+        cycles = cyclesFor(time, clock);
+    }
+    if (cycles == 0)
+        node.fail("must be at least 1 cycle, got \"" + text + "\"");
+    return cycles;
+}
+
+AddressMapBits addressMapFromOrder(std::initializer_list<AddressField> order,
+                                   const Organisation& organisation)
+{
+    auto bitsOf = [&](AddressField field) -> unsigned {
+        switch (field) {
+        case AddressField::Byte:
+            return log2Exact(organisation.burstBytes());
+        case AddressField::Column:
+            return log2Exact(organisation.columns());
+        case AddressField::Channel:
+            return log2Exact(organisation.channelsPerStack);
+        case AddressField::PseudoChannel:
+            return log2Exact(organisation.pcsPerChannel);
+        case AddressField::BankGroup:
+            return log2Exact(organisation.bankGroups);
+        case AddressField::Bank:
+            return log2Exact(organisation.banksPerGroup);
+        case AddressField::Sid:
+            return log2Exact(organisation.sids);
+        case AddressField::Row:
+            return log2Exact(organisation.rows);
+        }
+        return 0;
+    };
+    AddressMapBits map;
+    std::uint8_t next = 0;
+    for (AddressField field : order)
+        for (unsigned i = 0; i < bitsOf(field); ++i)
+            map.field(field).push_back(next++);
+    return map;
+}
+
+AddressMapBits parseAddressMap(const ConfigNode& node, const Organisation& organisation)
+{
+    if (node.isScalar())
+        return addressMapFromPreset(detail::readEnum(node, addressMapPresetNames), organisation);
+    return node.map([&](ConfigMap& map) {
+        AddressMapBits bits;
+        for (const auto& entry : addressFieldNames)
+            bits.field(entry.value) = map.optional<std::vector<std::uint8_t>>(entry.name)
+                                          .value_or(std::vector<std::uint8_t>{});
+        checkAddressMap(bits, organisation, [&](std::string_view key, const std::string& problem) {
+            map.fail(key, problem);
+        });
+        return bits;
+    });
+}
+
+} // namespace
+
+std::uint64_t Organisation::stackBytes() const
+{
+    return std::uint64_t{pcsPerStack()} * banksPerPc() * rows * page.bytes();
+}
+
+std::uint32_t Organisation::burstCycles() const
+{
+    return static_cast<std::uint32_t>(std::llround(burstLength / bitsPerClock()));
+}
+
+Bandwidth Organisation::pcPeak() const
+{
+    return Bandwidth::fromBytesPerSecond(dataRate.bytesPerSecond() * pcWidthBits);
+}
+
+Bandwidth Organisation::devicePeak() const
+{
+    return pcPeak() * static_cast<double>(pcCount());
+}
+
+std::uint32_t cyclesFor(Time time, Frequency clock)
+{
+    double cycles = static_cast<double>(time.ps()) * clock.hz() * 1e-12;
+    return static_cast<std::uint32_t>(std::ceil(cycles - 1e-3));
+}
+
+AddressMapBits addressMapFromPreset(AddressMapPreset preset, const Organisation& organisation)
+{
+    using F = AddressField;
+    switch (preset) {
+    case AddressMapPreset::Interleaved:
+        return addressMapFromOrder({F::Byte,
+                                    F::Channel,
+                                    F::PseudoChannel,
+                                    F::BankGroup,
+                                    F::Column,
+                                    F::Bank,
+                                    F::Sid,
+                                    F::Row},
+                                   organisation);
+    case AddressMapPreset::PageInterleaved:
+        return addressMapFromOrder({F::Byte,
+                                    F::Column,
+                                    F::Channel,
+                                    F::PseudoChannel,
+                                    F::BankGroup,
+                                    F::Bank,
+                                    F::Sid,
+                                    F::Row},
+                                   organisation);
+    }
+    return {};
+}
+
+HbmConfig hbmPreset(HbmPreset preset)
+{
+    HbmConfig config;
+    config.presetName = std::string(enumName(presetNames, preset));
+    Organisation& org = config.organisation;
+    switch (preset) {
+    case HbmPreset::Hbm2:
+        // DRAMSys HBM2 memspec: 2 Gb/s, tCK 1 ns, BL4 in PC mode, 64-bit PCs, 2 SIDs; an
+        // 8 GiB stack (8 Gb dies), so nRFC 220 and nRFCSB 96 as in the memspec.
+        org = Organisation{};
+        org.channelsPerStack = 8;
+        org.pcWidthBits = 64;
+        org.dataRate = bitRate(2.0);
+        org.clock = Frequency::fromHz(1e9);
+        org.burstLength = 4;
+        org.sids = 2;
+        org.rows = 8192;
+        config.timing = toCycles(hbm2Ns(220.0, 96.0), org.clock);
+        config.analytic.efficiency = 0.931;
+        break;
+    case HbmPreset::Hbm2eA100:
+        // A100 80 GB: 5 stacks of 16 GiB at 3.186 Gb/s (2.039 TB/s). HBM2 timings in ns at
+        // the faster clock; 16 Gb dies refresh longer (nRFC 350 ns, nRFCSB 160 ns) [A].
+        org = Organisation{};
+        org.stacks = 5;
+        org.channelsPerStack = 8;
+        org.pcWidthBits = 64;
+        org.dataRate = bitRate(3.186);
+        org.clock = Frequency::fromHz(1.593e9);
+        org.burstLength = 4;
+        org.sids = 2;
+        org.rows = 32768;
+        config.timing = toCycles(hbm2Ns(350.0, 160.0), org.clock);
+        keepCasSpacingInCycles(config.timing, 2, 3, 2);
+        config.analytic.efficiency = 0.899;
+        break;
+    case HbmPreset::Hbm3H100:
+        // H100 SXM: 5 stacks of 16 GiB at 5.23 Gb/s per pin (3.35 TB/s). 8-high stacks of
+        // 16 Gb dies: 2 SIDs, 8 Gb per channel, hence nRFC 350 ns.
+        org = Organisation{};
+        org.stacks = 5;
+        org.dataRate = bitRate(5.23);
+        org.clock = Frequency::fromHz(1.3075e9);
+        org.sids = 2;
+        org.rows = 16384;
+        config.timing = toCycles(hbm3Ns(350.0), org.clock);
+        keepCasSpacingInCycles(config.timing, 2, 4, 3);
+        config.analytic.efficiency = 0.886;
+        break;
+    case HbmPreset::Hbm3_6400:
+        // The spec's reference set: one 8 GiB stack (4 Gb per channel, nRFC 260 ns = 416 CK).
+        org = Organisation{};
+        config.timing = toCycles(hbm3Ns(260.0), org.clock);
+        config.analytic.efficiency = 0.919;
+        break;
+    case HbmPreset::Hbm4:
+        // HBM4-like stack: 2048 bits as 32 channels × 2 PCs, 8 Gb/s, 2 BG × 8 banks per SID,
+        // 4 SIDs, 64 GiB (16 Gb per channel, nRFC 450 ns); HBM3 timings in ns [A].
+        org = Organisation{};
+        org.channelsPerStack = 32;
+        org.dataRate = bitRate(8.0);
+        org.clock = Frequency::fromHz(2e9);
+        org.sids = 4;
+        org.bankGroups = 2;
+        org.banksPerGroup = 8;
+        org.rows = 16384;
+        config.timing = toCycles(hbm3Ns(450.0), org.clock);
+        keepCasSpacingInCycles(config.timing, 2, 4, 3);
+        config.analytic.efficiency = 0.855;
+        break;
+    }
+    config.addressMap = addressMapFromPreset(AddressMapPreset::Interleaved, org);
+    config.analytic.latency = idleReadLatency(config);
+    return config;
+}
+
+Time idleReadLatency(const HbmConfig& config)
+{
+    const Timing& t = config.timing;
+    std::uint64_t cycles = std::uint64_t{t.rcdRd} + t.cl + config.organisation.burstCycles();
+    return config.controller.latency + cycles / config.organisation.clock;
+}
+
+void checkOrganisation(const Organisation& org, const ConfigFail& fail)
+{
+    auto positive = [&](std::string_view key, std::uint64_t value) {
+        if (value == 0)
+            fail(key, "must be at least 1");
+    };
+    auto powerOfTwo = [&](std::string_view key, std::uint64_t value) {
+        positive(key, value);
+        if (!isPowerOfTwo(value))
+            fail(key,
+                 "must be a power of two (address bits select it), got " + std::to_string(value));
+    };
+    positive("stacks", org.stacks);
+    powerOfTwo("channels_per_stack", org.channelsPerStack);
+    powerOfTwo("pcs_per_channel", org.pcsPerChannel);
+    powerOfTwo("pc_width_bits", org.pcWidthBits);
+    powerOfTwo("burst_length", org.burstLength);
+    powerOfTwo("sids", org.sids);
+    powerOfTwo("bank_groups", org.bankGroups);
+    powerOfTwo("banks_per_group", org.banksPerGroup);
+    powerOfTwo("rows", org.rows);
+    if (org.dataRate.bytesPerSecond() <= 0.0)
+        fail("data_rate", "must be positive, e.g. \"6.4 Gb/s\" per pin");
+    if (org.clock.hz() <= 0.0)
+        fail("clock", "must be positive, e.g. \"1.6 GHz\"");
+    if (org.pcWidthBits * org.burstLength % 8 != 0)
+        fail("burst_length", "pc_width_bits × burst_length must be whole bytes");
+    double perBurst = org.burstLength / org.bitsPerClock();
+    if (std::fabs(perBurst - std::round(perBurst)) > 1e-6 || std::round(perBurst) < 1.0)
+        fail("clock",
+             "a burst must take a whole number of cycles: burst_length / (data_rate / clock) is " +
+                 std::to_string(perBurst) + "; use clock = data_rate / 4 for HBM3");
+    if (!isPowerOfTwo(org.page.bytes()) || org.page.bytes() < org.burstBytes())
+        fail("page",
+             "must be a power of two of at least one burst (" + std::to_string(org.burstBytes()) +
+                 " B), got " + toString(org.page));
+    if (org.stackInterleave.bytes() < org.burstBytes() ||
+        org.stackInterleave.bytes() % org.burstBytes() != 0)
+        fail("stack_interleave",
+             "must be a multiple of the burst size (" + std::to_string(org.burstBytes()) +
+                 " B), got " + toString(org.stackInterleave));
+}
+
+void checkTiming(const Timing& t, const Organisation& org, const ConfigFail& fail)
+{
+    for (const TimingKey& entry : timingKeys)
+        if (t.*entry.member == 0)
+            fail(entry.key, "must be at least 1 cycle");
+    std::uint32_t burst = org.burstCycles();
+    if (t.rc < t.ras + t.rp)
+        fail("rc",
+             "tRC (" + std::to_string(t.rc) + ") must be at least tRAS + tRP (" +
+                 std::to_string(t.ras) + " + " + std::to_string(t.rp) + " = " +
+                 std::to_string(t.ras + t.rp) + " cycles)");
+    if (t.ccdS < burst)
+        fail("ccd_s",
+             "must cover one burst on the data bus (" + std::to_string(burst) + " cycles)");
+    if (t.ccdL < t.ccdS)
+        fail("ccd_l", "must be at least ccd_s (" + std::to_string(t.ccdS) + ")");
+    if (t.rrdL < t.rrdS)
+        fail("rrd_l", "must be at least rrd_s (" + std::to_string(t.rrdS) + ")");
+    if (t.wtrL < t.wtrS)
+        fail("wtr_l", "must be at least wtr_s (" + std::to_string(t.wtrS) + ")");
+    if (t.refi <= t.rfc)
+        fail("refi", "must be longer than rfc (" + std::to_string(t.rfc) + " cycles)");
+    if (t.refi / org.banksPerPc() <= t.rrefd)
+        fail("refi",
+             "per-bank interval refi / banks per PC (" + std::to_string(t.refi / org.banksPerPc()) +
+                 ") must be longer than rrefd");
+}
+
+void checkAddressMap(const AddressMapBits& map, const Organisation& org, const ConfigFail& fail)
+{
+    unsigned totalBits = log2Exact(org.stackBytes());
+    std::vector<int> owner(64, -1);
+    // Shared or out-of-range bits first: they explain a wrong width better than the width.
+    for (const auto& entry : addressFieldNames) {
+        std::string key(entry.name);
+        for (std::uint8_t bit : map.field(entry.value)) {
+            if (bit >= totalBits)
+                fail(key,
+                     "bit " + std::to_string(bit) + " is outside a stack of " +
+                         toString(Size::fromBytes(org.stackBytes())) + " (bits 0 to " +
+                         std::to_string(totalBits - 1) + ")");
+            if (owner[bit] >= 0)
+                fail(key,
+                     "bit " + std::to_string(bit) + " is already used by " +
+                         std::string(addressFieldNames[owner[bit]].name));
+            owner[bit] = static_cast<int>(entry.value);
+        }
+    }
+    auto expect = [&](AddressField field, std::uint64_t count, const char* what) {
+        const auto& bits = map.field(field);
+        unsigned needed = log2Exact(count);
+        if (bits.size() != needed)
+            fail(enumName(addressFieldNames, field),
+                 "has " + describeBits(static_cast<unsigned>(bits.size())) + " but " +
+                     std::to_string(count) + " " + what + " need " + describeBits(needed));
+    };
+    expect(AddressField::Byte, org.burstBytes(), "bytes per burst");
+    expect(AddressField::Column, org.columns(), "bursts per page");
+    expect(AddressField::Channel, org.channelsPerStack, "channels");
+    expect(AddressField::PseudoChannel, org.pcsPerChannel, "pseudo-channels per channel");
+    expect(AddressField::BankGroup, org.bankGroups, "bank groups");
+    expect(AddressField::Bank, org.banksPerGroup, "banks per group");
+    expect(AddressField::Sid, org.sids, "stack IDs");
+    expect(AddressField::Row, org.rows, "rows");
+    // Each field has the right width and no bit is shared, so the map covers the capacity
+    // exactly; the loop above already reported any bit beyond it.
+}
+
+void checkController(const ControllerConfig& c, const ConfigFail& fail)
+{
+    if (c.readQueue == 0)
+        fail("read_queue", "must be at least 1");
+    if (c.writeQueue == 0)
+        fail("write_queue", "must be at least 1");
+    if (!(c.writeHighWatermark > 0.0 && c.writeHighWatermark <= 1.0))
+        fail("write_high_watermark", "must be in (0, 1], a fraction of write_queue");
+    if (!(c.writeLowWatermark >= 0.0 && c.writeLowWatermark < c.writeHighWatermark))
+        fail("write_low_watermark", "must be in [0, write_high_watermark)");
+}
+
+void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
+{
+    if (!(a.efficiency > 0.0 && a.efficiency <= 1.0))
+        fail("efficiency", "must be in (0, 1], the sustained fraction of peak bandwidth");
+}
+
+void validate(const HbmConfig& config)
+{
+    auto failIn = [](const char* section) {
+        return [section](std::string_view key, const std::string& problem) {
+            throw Error("hbm." + std::string(section) + "." + std::string(key) + ": " + problem);
+        };
+    };
+    checkOrganisation(config.organisation, failIn("organisation"));
+    checkTiming(config.timing, config.organisation, failIn("timing"));
+    checkAddressMap(config.addressMap, config.organisation, failIn("address_map"));
+    checkController(config.controller, failIn("controller"));
+    checkAnalytic(config.analytic, failIn("analytic"));
+}
+
+HbmConfig parseHbmConfig(ConfigMap& map)
+{
+    HbmConfig config = hbmPreset(map.enumField("preset", presetNames, defaultPreset));
+    config.fidelity = map.enumField("fidelity", fidelityNames, config.fidelity);
+
+    bool organisationGiven = map.has("organisation");
+    if (organisationGiven) {
+        map.nested("organisation", [&](ConfigMap& m) {
+            Organisation& org = config.organisation;
+            override(m, "stacks", org.stacks);
+            override(m, "channels_per_stack", org.channelsPerStack);
+            override(m, "pcs_per_channel", org.pcsPerChannel);
+            override(m, "pc_width_bits", org.pcWidthBits);
+            override(m, "data_rate", org.dataRate);
+            override(m, "clock", org.clock);
+            override(m, "burst_length", org.burstLength);
+            override(m, "sids", org.sids);
+            override(m, "bank_groups", org.bankGroups);
+            override(m, "banks_per_group", org.banksPerGroup);
+            override(m, "rows", org.rows);
+            override(m, "page", org.page);
+            override(m, "stack_interleave", org.stackInterleave);
+            checkOrganisation(org, [&](std::string_view key, const std::string& problem) {
+                m.fail(key, problem);
+            });
+        });
+    }
+
+    if (map.has("timing")) {
+        map.nested("timing", [&](ConfigMap& m) {
+            for (const TimingKey& entry : timingKeys)
+                if (std::optional<ConfigNode> node = m.value(entry.key))
+                    config.timing.*entry.member = readTimingValue(*node, config.organisation.clock);
+            checkTiming(
+                config.timing,
+                config.organisation,
+                [&](std::string_view key, const std::string& problem) { m.fail(key, problem); });
+        });
+    }
+
+    if (std::optional<ConfigNode> node = map.value("address_map")) {
+        config.addressMap = parseAddressMap(*node, config.organisation);
+    } else if (organisationGiven) {
+        // The preset's layout was made for the preset's organisation; rebuild it.
+        config.addressMap =
+            addressMapFromPreset(AddressMapPreset::Interleaved, config.organisation);
+    }
+
+    if (map.has("controller")) {
+        map.nested("controller", [&](ConfigMap& m) {
+            ControllerConfig& c = config.controller;
+            c.scheduler = m.enumField("scheduler", schedulerNames, c.scheduler);
+            c.pagePolicy = m.enumField("page_policy", pagePolicyNames, c.pagePolicy);
+            c.refresh = m.enumField("refresh", refreshNames, c.refresh);
+            override(m, "read_queue", c.readQueue);
+            override(m, "write_queue", c.writeQueue);
+            override(m, "write_high_watermark", c.writeHighWatermark);
+            override(m, "write_low_watermark", c.writeLowWatermark);
+            override(m, "latency", c.latency);
+            checkController(
+                c, [&](std::string_view key, const std::string& problem) { m.fail(key, problem); });
+        });
+    }
+
+    if (map.has("analytic")) {
+        map.nested("analytic", [&](ConfigMap& m) {
+            override(m, "efficiency", config.analytic.efficiency);
+            override(m, "latency", config.analytic.latency);
+            checkAnalytic(config.analytic, [&](std::string_view key, const std::string& problem) {
+                m.fail(key, problem);
+            });
+        });
+    }
+
+    // Rules that cross sections (a timing set against a changed organisation, say) are
+    // reported at the section of the preset value that no longer fits.
+    auto failAt = [&](const char* section) {
+        return [&map, section](std::string_view key, const std::string& problem) {
+            map.fail(section, std::string(key) + ": " + problem);
+        };
+    };
+    checkTiming(config.timing, config.organisation, failAt("timing"));
+    checkAddressMap(config.addressMap, config.organisation, failAt("address_map"));
+    return config;
+}
+
+} // namespace etsim::hbm

@@ -1,0 +1,259 @@
+#pragma once
+// Configuration of the HBM model: organisation, timing set, address map, controller policies
+// and the analytic fidelity's calibration. A config starts from a named preset (the spec's
+// parameter sets, docs/hbm.md) and a YAML map overrides any key:
+//
+//     hbm:
+//       preset: hbm3_h100
+//       fidelity: detailed
+//       organisation: {stacks: 1}
+//       timing: {rcd_rd: 31, rp: "16.25 ns"}      # cycles, or a time rounded up to cycles
+//       address_map: interleaved                  # a preset name, or explicit bit lists
+//       controller: {scheduler: fifo, page_policy: closed_adaptive, refresh: per_bank}
+//
+// Every rule is checked where the key is read, so errors name the file, line and key path.
+// Models receive a validated HbmConfig only.
+
+#include "kernel/Config.h"
+#include "kernel/Units.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace etsim::hbm {
+
+/// Which of the two models behind one HbmController serves the transactions.
+enum class Fidelity { Analytic, Detailed };
+constexpr EnumName<Fidelity> fidelityNames[] = {{"analytic", Fidelity::Analytic},
+                                                {"detailed", Fidelity::Detailed}};
+
+/// The order in which a pseudo-channel's controller serves its queued requests.
+enum class SchedulerKind { FrFcfs, Fifo };
+constexpr EnumName<SchedulerKind> schedulerNames[] = {{"fr_fcfs", SchedulerKind::FrFcfs},
+                                                      {"fifo", SchedulerKind::Fifo}};
+
+/// When a row is closed after a column access.
+enum class PagePolicyKind { Open, Closed, OpenAdaptive, ClosedAdaptive };
+constexpr EnumName<PagePolicyKind> pagePolicyNames[] = {
+    {"open", PagePolicyKind::Open},
+    {"closed", PagePolicyKind::Closed},
+    {"open_adaptive", PagePolicyKind::OpenAdaptive},
+    {"closed_adaptive", PagePolicyKind::ClosedAdaptive},
+};
+
+/// How the controller refreshes its banks.
+enum class RefreshKind { None, AllBank, PerBank };
+constexpr EnumName<RefreshKind> refreshNames[] = {{"none", RefreshKind::None},
+                                                  {"all_bank", RefreshKind::AllBank},
+                                                  {"per_bank", RefreshKind::PerBank}};
+
+/// The parameter sets of hardware-models.md section 2.
+enum class HbmPreset { Hbm2, Hbm2eA100, Hbm3H100, Hbm3_6400, Hbm4 };
+constexpr EnumName<HbmPreset> presetNames[] = {
+    {"hbm2", HbmPreset::Hbm2},
+    {"hbm2e_a100", HbmPreset::Hbm2eA100},
+    {"hbm3_h100", HbmPreset::Hbm3H100},
+    {"hbm3_6400", HbmPreset::Hbm3_6400},
+    {"hbm4", HbmPreset::Hbm4},
+};
+constexpr HbmPreset defaultPreset = HbmPreset::Hbm3_6400;
+
+/// Stacks, channels, pseudo-channels (PC) and banks of one device.
+struct Organisation {
+    std::uint32_t stacks = 1;
+    std::uint32_t channelsPerStack = 16;
+    std::uint32_t pcsPerChannel = 2;
+    /// Data width of one pseudo-channel, bits.
+    std::uint32_t pcWidthBits = 32;
+    /// Data rate per pin, as a bit rate ("6.4 Gb/s" is held as 0.8e9 B/s).
+    Bandwidth dataRate = Bandwidth::fromBytesPerSecond(0.8e9);
+    /// Command clock CK; timings in cycles count its periods.
+    Frequency clock = Frequency::fromHz(1.6e9);
+    /// Data beats per access (BL).
+    std::uint32_t burstLength = 8;
+    /// Stack IDs (SID) per PC; each has its own bank groups.
+    std::uint32_t sids = 1;
+    std::uint32_t bankGroups = 4;
+    std::uint32_t banksPerGroup = 4;
+    std::uint32_t rows = 16384;
+    /// Row buffer (page) per PC.
+    Size page = Size::fromBytes(1024);
+    /// Granularity at which consecutive addresses move to the next stack.
+    Size stackInterleave = Size::fromBytes(4096);
+
+    std::uint32_t pcsPerStack() const { return channelsPerStack * pcsPerChannel; }
+    std::uint32_t pcCount() const { return stacks * pcsPerStack(); }
+    std::uint32_t bankGroupsPerPc() const { return sids * bankGroups; }
+    std::uint32_t banksPerPc() const { return sids * bankGroups * banksPerGroup; }
+    /// Bytes one access moves: width × BL / 8.
+    std::uint64_t burstBytes() const { return std::uint64_t{pcWidthBits} * burstLength / 8; }
+    /// Accesses per row.
+    std::uint64_t columns() const { return page.bytes() / burstBytes(); }
+    /// Bytes per stack.
+    std::uint64_t stackBytes() const;
+    /// Bytes of the whole device.
+    std::uint64_t deviceBytes() const { return stackBytes() * stacks; }
+    /// Data bits per pin per CK, rounded (4 for HBM3: 6.4 Gb/s at 1.6 GHz).
+    double bitsPerClock() const { return dataRate.bytesPerSecond() * 8.0 / clock.hz(); }
+    /// CK cycles one burst occupies the data bus (nBL).
+    std::uint32_t burstCycles() const;
+    /// Peak data rate of one PC.
+    Bandwidth pcPeak() const;
+    /// Peak data rate of the device (all stacks).
+    Bandwidth devicePeak() const;
+};
+
+/// The device timing set, in CK cycles (hardware-models.md 2.2). Names follow the spec
+/// without the leading n; YAML keys are the snake_case forms (rcd_rd, ccd_s, rfc_pb).
+struct Timing {
+    std::uint32_t cl = 20;     ///< RD to data
+    std::uint32_t cwl = 10;    ///< WR to data
+    std::uint32_t rcdRd = 31;  ///< ACT to RD
+    std::uint32_t rcdWr = 15;  ///< ACT to WR
+    std::uint32_t rp = 26;     ///< PRE to ACT
+    std::uint32_t ras = 45;    ///< ACT to PRE
+    std::uint32_t rc = 72;     ///< ACT to ACT, same bank
+    std::uint32_t wr = 33;     ///< write recovery after the last write data
+    std::uint32_t rtp = 9;     ///< RD to PRE
+    std::uint32_t ccdS = 2;    ///< CAS to CAS, other bank group
+    std::uint32_t ccdL = 4;    ///< CAS to CAS, same bank group
+    std::uint32_t ccdR = 3;    ///< RD to RD, other stack ID
+    std::uint32_t rrdS = 4;    ///< ACT to ACT, other bank group
+    std::uint32_t rrdL = 5;    ///< ACT to ACT, same bank group
+    std::uint32_t faw = 24;    ///< window holding at most four ACTs per PC
+    std::uint32_t wtrS = 7;    ///< end of write data to RD, other bank group
+    std::uint32_t wtrL = 10;   ///< end of write data to RD, same bank group
+    std::uint32_t rtw = 20;    ///< RD to WR
+    std::uint32_t ppd = 2;     ///< PRE to PRE
+    std::uint32_t rfc = 416;   ///< all-bank refresh
+    std::uint32_t rfcPb = 320; ///< per-bank refresh
+    std::uint32_t refi = 6240; ///< all-bank refresh interval; per-bank is refi / banks per PC
+    std::uint32_t rrefd = 8;   ///< REFpb to REFpb or ACT of another bank
+};
+
+/// The fields a physical address is cut into.
+enum class AddressField : std::uint8_t {
+    Byte,
+    Column,
+    Channel,
+    PseudoChannel,
+    BankGroup,
+    Bank,
+    Sid,
+    Row,
+};
+constexpr std::size_t addressFieldCount = 8;
+constexpr EnumName<AddressField> addressFieldNames[] = {
+    {"byte", AddressField::Byte},
+    {"column", AddressField::Column},
+    {"channel", AddressField::Channel},
+    {"pseudo_channel", AddressField::PseudoChannel},
+    {"bank_group", AddressField::BankGroup},
+    {"bank", AddressField::Bank},
+    {"sid", AddressField::Sid},
+    {"row", AddressField::Row},
+};
+
+/// Named layouts of the address bits inside one stack, least significant field first.
+enum class AddressMapPreset {
+    /// byte | channel | pc | bank_group | column | bank | sid | row: consecutive bursts go
+    /// to consecutive PCs (32 B interleave), then to other bank groups of the same rows.
+    Interleaved,
+    /// byte | column | channel | pc | bank_group | bank | sid | row: a whole page per PC
+    /// before moving on (1 KiB interleave).
+    PageInterleaved,
+};
+constexpr EnumName<AddressMapPreset> addressMapPresetNames[] = {
+    {"interleaved", AddressMapPreset::Interleaved},
+    {"page_interleaved", AddressMapPreset::PageInterleaved},
+};
+
+/// Which address bits (inside a stack) form each field: bits[field][i] is the address bit of
+/// the field's bit i, least significant first (DRAMSys ConGen style).
+struct AddressMapBits {
+    std::array<std::vector<std::uint8_t>, addressFieldCount> bits;
+
+    const std::vector<std::uint8_t>& field(AddressField which) const
+    {
+        return bits[static_cast<std::size_t>(which)];
+    }
+    std::vector<std::uint8_t>& field(AddressField which)
+    {
+        return bits[static_cast<std::size_t>(which)];
+    }
+};
+
+/// The bit layout of a preset for an organisation (whose counts must be powers of two).
+AddressMapBits addressMapFromPreset(AddressMapPreset preset, const Organisation& organisation);
+
+/// Queues and policies of the controller of each pseudo-channel.
+struct ControllerConfig {
+    SchedulerKind scheduler = SchedulerKind::FrFcfs;
+    PagePolicyKind pagePolicy = PagePolicyKind::OpenAdaptive;
+    RefreshKind refresh = RefreshKind::AllBank;
+    /// Requests the scheduler sees per PC and direction; later bursts wait in the front end.
+    std::uint32_t readQueue = 32;
+    std::uint32_t writeQueue = 32;
+    /// Write-queue occupancy (fraction) that starts a write drain.
+    double writeHighWatermark = 0.8;
+    /// Occupancy at which a drain stops when reads are waiting.
+    double writeLowWatermark = 0.2;
+    /// Front-end plus PHY pipeline: from a request's arrival to its entry in a PC queue.
+    Time latency = Time::fromPs(0);
+};
+
+/// The analytic fidelity: latency + bytes / (device peak × efficiency), one FIFO server per
+/// device. Each preset states the streaming-read efficiency its detailed model sustains
+/// (BandwidthTest, docs/hbm.md).
+struct AnalyticConfig {
+    /// Sustained fraction of the device peak, in (0, 1].
+    double efficiency = 0.919;
+    /// Added to every transaction's transfer time.
+    Time latency = Time::fromPs(33125);
+};
+
+/// A complete, validated HBM configuration.
+struct HbmConfig {
+    std::string presetName;
+    Fidelity fidelity = Fidelity::Analytic;
+    Organisation organisation;
+    Timing timing;
+    AddressMapBits addressMap;
+    ControllerConfig controller;
+    AnalyticConfig analytic;
+};
+
+/// The parameter set of a preset (hardware-models.md 2.1, 2.2; docs/hbm.md lists them).
+HbmConfig hbmPreset(HbmPreset preset);
+
+/// Unloaded read of an idle bank: controller latency + (tRCDRD + CL + burst) cycles. The
+/// presets use it as the analytic latency.
+Time idleReadLatency(const HbmConfig& config);
+
+/// The CK cycles that cover `time` at `clock` (rounded up; a time within 0.001 cycle of a
+/// whole number counts as that number).
+std::uint32_t cyclesFor(Time time, Frequency clock);
+
+/// Reports a broken rule: the key (relative to its section, e.g. "rc") and the problem.
+using ConfigFail = std::function<void(std::string_view key, const std::string& problem)>;
+
+/// Section checks, each calling fail for the first broken rule.
+void checkOrganisation(const Organisation& organisation, const ConfigFail& fail);
+void checkTiming(const Timing& timing, const Organisation& organisation, const ConfigFail& fail);
+void checkAddressMap(const AddressMapBits& map,
+                     const Organisation& organisation,
+                     const ConfigFail& fail);
+void checkController(const ControllerConfig& controller, const ConfigFail& fail);
+void checkAnalytic(const AnalyticConfig& analytic, const ConfigFail& fail);
+
+/// Checks a config built in C++; throws etsim::Error "hbm.<section>.<key>: <problem>".
+void validate(const HbmConfig& config);
+
+/// Reads the `hbm` map (see the top of this file); errors are ConfigErrors at the key.
+HbmConfig parseHbmConfig(ConfigMap& map);
+
+} // namespace etsim::hbm

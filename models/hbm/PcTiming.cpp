@@ -1,0 +1,192 @@
+#include "models/hbm/PcTiming.h"
+
+#include <algorithm>
+
+namespace etsim::hbm {
+
+const char* toString(Command command)
+{
+    switch (command) {
+    case Command::Act:
+        return "act";
+    case Command::Pre:
+        return "pre";
+    case Command::Rd:
+        return "rd";
+    case Command::Wr:
+        return "wr";
+    case Command::Rda:
+        return "rda";
+    case Command::Wra:
+        return "wra";
+    case Command::RefAb:
+        return "refab";
+    case Command::RefPb:
+        return "refpb";
+    }
+    return "?";
+}
+
+PcTiming::PcTiming(const HbmConfig& config)
+    : t(config.timing)
+    , burst(config.organisation.burstCycles())
+    , banksPerGroup(config.organisation.banksPerGroup)
+    , banksPerSid(config.organisation.banksPerGroup * config.organisation.bankGroups)
+    , groupsPerSid(config.organisation.bankGroups)
+    , banks(config.organisation.banksPerPc())
+    , groups(config.organisation.bankGroupsPerPc())
+{
+}
+
+std::uint64_t PcTiming::earliest(Command command, std::uint32_t bank) const
+{
+    switch (command) {
+    case Command::Act: {
+        const Bank& b = banks[bank];
+        std::uint64_t cycle = std::max({b.act, groups[bankGroupOf(bank)].act, pcAct, rowBus});
+        if (actCount >= 4)
+            cycle = std::max(cycle, recentActs[actCount % 4] + t.faw);
+        return cycle;
+    }
+    case Command::Pre:
+        return std::max({banks[bank].pre, pcPre, rowBus});
+    case Command::Rd:
+    case Command::Rda: {
+        std::uint64_t cycle = std::max({banks[bank].rd, groups[bankGroupOf(bank)].rd, columnBus});
+        // The data bus is free by then under the CAS-to-CAS rules; this keeps it so when a
+        // timing set is unusual.
+        if (dataBus > t.cl)
+            cycle = std::max(cycle, dataBus - t.cl);
+        return cycle;
+    }
+    case Command::Wr:
+    case Command::Wra: {
+        std::uint64_t cycle =
+            std::max({banks[bank].wr, groups[bankGroupOf(bank)].wr, pcWr, columnBus});
+        if (dataBus > t.cwl)
+            cycle = std::max(cycle, dataBus - t.cwl);
+        return cycle;
+    }
+    case Command::RefAb: {
+        std::uint64_t cycle = std::max({pcRef, rowBus});
+        for (const Bank& b : banks)
+            cycle = std::max(cycle, b.act);
+        return cycle;
+    }
+    case Command::RefPb:
+        return std::max({banks[bank].act, pcRef, rowBus});
+    }
+    return 0;
+}
+
+bool PcTiming::allClosed() const
+{
+    return std::all_of(
+        banks.begin(), banks.end(), [](const Bank& b) { return b.openRow == closedRow; });
+}
+
+void PcTiming::closeAll()
+{
+    for (Bank& b : banks)
+        b.openRow = closedRow;
+}
+
+std::uint64_t PcTiming::dataDone(Command command, std::uint64_t cycle) const
+{
+    bool write = command == Command::Wr || command == Command::Wra;
+    return cycle + (write ? t.cwl : t.cl) + burst;
+}
+
+void PcTiming::casIssued(bool write, std::uint32_t bank, std::uint64_t cycle)
+{
+    std::uint32_t group = bankGroupOf(bank);
+    std::uint32_t sid = sidOf(bank);
+    for (std::uint32_t g = 0; g < groups.size(); ++g) {
+        Group& other = groups[g];
+        bool sameGroup = g == group;
+        bool sameSid = g / groupsPerSid == sid;
+        if (write) {
+            std::uint64_t toWrite = cycle + (sameGroup ? t.ccdL : t.ccdS);
+            std::uint64_t toRead = cycle + t.cwl + burst + (sameGroup ? t.wtrL : t.wtrS);
+            other.wr = std::max(other.wr, toWrite);
+            other.rd = std::max(other.rd, toRead);
+        } else {
+            std::uint64_t toRead = cycle + (sameGroup ? t.ccdL : (sameSid ? t.ccdS : t.ccdR));
+            std::uint64_t toWrite = cycle + (sameGroup ? t.ccdL : t.ccdS);
+            other.rd = std::max(other.rd, toRead);
+            other.wr = std::max(other.wr, toWrite);
+        }
+    }
+    Bank& b = banks[bank];
+    if (write) {
+        b.pre = std::max(b.pre, cycle + t.cwl + burst + t.wr);
+        dataBus = cycle + t.cwl + burst;
+    } else {
+        b.pre = std::max(b.pre, cycle + t.rtp);
+        pcWr = std::max(pcWr, cycle + t.rtw);
+        dataBus = cycle + t.cl + burst;
+    }
+    columnBus = cycle + 1;
+}
+
+void PcTiming::autoPrecharge(bool write, std::uint32_t bank, std::uint64_t cycle)
+{
+    // The device precharges by itself as soon as tRTP (read) or write recovery (write) and
+    // tRAS allow; b.pre already holds the later of the two after casIssued.
+    Bank& b = banks[bank];
+    b.act = std::max(b.act, b.pre + t.rp);
+    b.openRow = closedRow;
+}
+
+void PcTiming::issue(Command command, std::uint32_t bank, std::uint64_t cycle, std::int64_t row)
+{
+    switch (command) {
+    case Command::Act: {
+        Bank& b = banks[bank];
+        b.openRow = row;
+        b.rd = cycle + t.rcdRd;
+        b.wr = cycle + t.rcdWr;
+        b.pre = std::max(b.pre, cycle + t.ras);
+        b.act = cycle + t.rc;
+        std::uint32_t group = bankGroupOf(bank);
+        for (std::uint32_t g = 0; g < groups.size(); ++g)
+            groups[g].act = std::max(groups[g].act, cycle + (g == group ? t.rrdL : t.rrdS));
+        recentActs[actCount % 4] = cycle;
+        ++actCount;
+        // ACT takes 1.5 CK of the row command bus; whole cycles round it up to 2.
+        rowBus = cycle + 2;
+        break;
+    }
+    case Command::Pre: {
+        Bank& b = banks[bank];
+        b.openRow = closedRow;
+        b.act = std::max(b.act, cycle + t.rp);
+        pcPre = cycle + t.ppd;
+        rowBus = cycle + 1;
+        break;
+    }
+    case Command::Rd:
+    case Command::Wr:
+        casIssued(command == Command::Wr, bank, cycle);
+        break;
+    case Command::Rda:
+    case Command::Wra:
+        casIssued(command == Command::Wra, bank, cycle);
+        autoPrecharge(command == Command::Wra, bank, cycle);
+        break;
+    case Command::RefAb:
+        for (Bank& b : banks)
+            b.act = std::max(b.act, cycle + t.rfc);
+        pcRef = cycle + t.rfc;
+        rowBus = cycle + 1;
+        break;
+    case Command::RefPb:
+        banks[bank].act = std::max(banks[bank].act, cycle + t.rfcPb);
+        pcAct = std::max(pcAct, cycle + t.rrefd);
+        pcRef = cycle + t.rrefd;
+        rowBus = cycle + 1;
+        break;
+    }
+}
+
+} // namespace etsim::hbm

@@ -1,0 +1,10 @@
+#include "models/hbm/page/OpenAdaptivePage.h"
+
+namespace etsim::hbm {
+
+bool OpenAdaptivePage::closeAfterAccess(bool hitsQueued, bool missesQueued) const
+{
+    return missesQueued && !hitsQueued;
+}
+
+} // namespace etsim::hbm
