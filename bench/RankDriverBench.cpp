@@ -12,6 +12,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,17 @@ private:
     sc_core::sc_event due;
 };
 
+// The process's peak resident set (VmHWM), MiB.
+double peakRssMiB()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stod(line.substr(6)) / 1024.0;
+    return 0.0;
+}
+
 std::vector<etsim::et::TraceNode> chain(std::uint64_t nodes)
 {
     std::vector<etsim::et::TraceNode> list;
@@ -136,8 +148,15 @@ void driverNodes(benchmark::State& state)
     }
     state.counters["nodes/s"] =
         benchmark::Counter(static_cast<double>(finished), benchmark::Counter::kIsRate);
+    state.counters["peak_rss_MiB"] = peakRssMiB();
 }
-BENCHMARK(driverNodes)->Args({1, 100000})->Args({1024, 100})->Unit(benchmark::kMillisecond);
+// The 16,384-rank case shows the per-rank footprint at the scale; run it alone
+// (--benchmark_filter=driverNodes/16384) so that its peak RSS is its own.
+BENCHMARK(driverNodes)
+    ->Args({1, 100000})
+    ->Args({1024, 100})
+    ->Args({16384, 10})
+    ->Unit(benchmark::kMillisecond);
 
 // The floor: per rank one SC_METHOD that re-notifies its event in the next delta cycle, as
 // many times as the driver handles nodes.
