@@ -41,10 +41,10 @@ bench: build
 	bench/run.sh $(BUILD_DIR)
 
 format: deps
-	clang-format -i $(SOURCES)
+	@clang-format -i $(SOURCES)
 
 check-format: deps
-	clang-format --dry-run --Werror $(SOURCES)
+	@clang-format --dry-run --Werror $(SOURCES) && echo "check-format: $(words $(SOURCES)) files formatted"
 
 # clang-tidy on the files changed against BASE (default: origin/main or the root commit).
 tidy: configure
