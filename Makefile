@@ -46,10 +46,13 @@ format: deps
 check-format: deps
 	@clang-format --dry-run --Werror $(SOURCES) && echo "check-format: $(words $(SOURCES)) files formatted"
 
-# clang-tidy on the files changed against BASE (default: origin/main or the root commit).
+# clang-tidy on the .cpp files changed since TIDY_BASE (default: the branch point with
+# origin/main, else the root commit), at most TIDY_MAX of them.
+TIDY_BASE ?=
+TIDY_MAX  ?= 1000
 tidy: configure
 	@scripts/install-deps.sh lint
-	scripts/tidy-changed.sh $(BUILD_DIR)
+	scripts/tidy-changed.sh $(BUILD_DIR) $(if $(TIDY_BASE),$(TIDY_BASE),"") $(TIDY_MAX)
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
