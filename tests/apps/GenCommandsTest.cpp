@@ -1,6 +1,7 @@
 // `etsim gen ...` as a user runs it: exit codes, --help defaults, --list, files written.
 
 #include "et_driver/TraceValidator.h"
+#include "tests/support/RunCommand.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -14,27 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-    int code = -1;
-    std::string output; // stdout and stderr together
-};
+using Result = test::CommandResult;
 
 Result run(const std::string& arguments)
 {
-    std::string command = std::string(ETSIM_BINARY) + " " + arguments + " 2>&1";
-    Result result;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) {
-        ADD_FAILURE() << "cannot run " << command;
-        return result;
-    }
-    std::array<char, 4096> buffer{};
-    std::size_t got = 0;
-    while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        result.output.append(buffer.data(), got);
-    int status = pclose(pipe);
-    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
+    return test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
 }
 
 bool contains(const std::string& text, const std::string& part)
