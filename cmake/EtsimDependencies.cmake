@@ -7,6 +7,8 @@ pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET GLOBAL systemc>=2.3.4 tlm)
 find_package(yaml-cpp REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(Threads REQUIRED)
+# Boost.Asio (header-only) for the co-simulation sockets.
+find_package(Boost 1.74 REQUIRED CONFIG)
 # CMake's FindProtobuf module (Debian ships no protobuf-config.cmake); zlib for gzip'd traces.
 find_package(Protobuf 3.21 REQUIRED)
 find_package(ZLIB REQUIRED)

@@ -1,0 +1,380 @@
+#include "cosim/Proxy.h"
+
+#include "cosim/NodeInfoWire.h"
+#include "cosim/sync/Handshake.h"
+#include "cosim/transport/AsioTransport.h"
+
+#include <algorithm>
+
+namespace etsim::cosim {
+
+namespace {
+
+constexpr const char* reportType = "etsim/cosim";
+
+std::uint64_t nowPs()
+{
+    return Time::fromScTime(sc_core::sc_time_stamp()).ps();
+}
+
+std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
+{
+    return a > unlimitedPs - b ? unlimitedPs : a + b;
+}
+
+// The options are checked before any connection is made.
+const ProxyOptions& checked(const ProxyOptions& options, const std::string& name)
+{
+    if (options.sync == SyncMode::Conservative && options.lookahead.ps() == 0)
+        throw CosimError("cosim proxy '" + name +
+                         "': lookahead must be greater than zero for conservative "
+                         "synchronisation (set it to the component's smallest latency)");
+    if (options.sync == SyncMode::LooselyTimed && options.quantum.ps() == 0)
+        throw CosimError("cosim proxy '" + name +
+                         "': the loosely-timed quantum must be greater than zero");
+    if (options.timeout.count() <= 0)
+        throw CosimError("cosim proxy '" + name + "': the timeout must be greater than zero");
+    if (options.maxOutstanding == 0)
+        throw CosimError("cosim proxy '" + name + "': maxOutstanding must be at least 1");
+    return options;
+}
+
+std::string replaceAll(std::string text, const std::string& from, const std::string& to)
+{
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+} // namespace
+
+Proxy::Proxy(const sc_core::sc_module_name& name,
+             ProxyOptions options,
+             Simulation* simulation,
+             std::unique_ptr<Transport> transport)
+    : sc_module(name)
+    , socket("socket")
+    , options(checked(options, basename()))
+    , sync(this->options.sync == SyncMode::Conservative   ? this->options.lookahead.ps()
+           : this->options.sync == SyncMode::LooselyTimed ? this->options.quantum.ps()
+                                                          : 0)
+    , completions("completions")
+{
+    const std::string where = "cosim proxy '" + std::string(this->name()) + "'";
+    if (!transport) {
+        const Endpoint endpoint = Endpoint::parse(this->options.peer);
+        if (!this->options.spawn.empty() || this->options.listen) {
+            Listener listener(endpoint);
+            if (!this->options.spawn.empty())
+                child = std::make_unique<ChildProcess>(
+                    replaceAll(this->options.spawn, "{endpoint}", listener.endpoint().toString()));
+            transport = listener.accept(this->options.timeout);
+        } else {
+            transport = connectTo(endpoint, this->options.timeout);
+        }
+    }
+    link = std::make_unique<FrameLink>(std::move(transport), Limits{}, "(not yet known)");
+
+    Hello ours;
+    ours.capabilities = capability::conservative | capability::looselyTimed |
+                        capability::unsynchronised | capability::data |
+                        (this->options.token.empty() ? 0 : capability::token);
+    ours.mode = this->options.sync;
+    ours.lookaheadPs = this->options.lookahead.ps();
+    ours.quantumPs = this->options.quantum.ps();
+    ours.name = "etsim";
+    ours.token = this->options.token;
+    try {
+        peerHello = handshakeAsHost(*link, ours, this->options.description, this->options.timeout);
+    } catch (const CosimError& error) {
+        throw CosimError(where + " (peer at " + link->describe() +
+                         "): handshake failed: " + error.what());
+    }
+
+    socket.register_nb_transport_fw(this, &Proxy::forward);
+    socket.register_b_transport(this, &Proxy::transport);
+    if (simulation != nullptr)
+        activity = simulation->enroll(std::string(this->name()));
+
+    SC_METHOD(syncPoint);
+    sensitive << syncEvent;
+    // Runs once at time zero: nothing may run before the peer's first grant.
+
+    SC_METHOD(respond);
+    sensitive << completions.get_event();
+    dont_initialize();
+}
+
+Proxy::~Proxy()
+{
+    terminate();
+    link->close();
+}
+
+void Proxy::fail(const std::string& problem)
+{
+    ended = true;
+    const std::string message = "cosim proxy '" + std::string(name()) + "': peer '" +
+                                link->peerName() + "' at " + link->describe() + ", channel " +
+                                std::to_string(options.channel) + ", at simulated time " +
+                                sc_core::sc_time_stamp().to_string() + ": " + problem;
+    link->close();
+    activity.idle();
+    SC_REPORT_ERROR(reportType, message.c_str());
+    // With an action other than throwing, the run must still end rather than wait on a dead
+    // link.
+    sc_core::sc_stop();
+    throw CosimError(message);
+}
+
+std::uint64_t Proxy::bound() const
+{
+    return options.sync == SyncMode::Unsynchronised ? unlimitedPs : sync.bound();
+}
+
+void Proxy::armSync()
+{
+    if (options.sync == SyncMode::Unsynchronised) {
+        syncEvent.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    const std::uint64_t limit = bound();
+    if (limit == unlimitedPs)
+        return;
+    const std::uint64_t now = nowPs();
+    syncEvent.notify(Time::fromPs(std::max(limit, now) - now).toScTime());
+}
+
+tlm::tlm_sync_enum Proxy::forward(int index,
+                                  tlm::tlm_generic_payload& payload,
+                                  tlm::tlm_phase& phase,
+                                  sc_core::sc_time& delay)
+{
+    if (phase != tlm::BEGIN_REQ)
+        return tlm::TLM_COMPLETED; // END_RESP from a foreign initiator: accepted and ignored
+    sendRequest(index, payload, Time::fromScTime(sc_core::sc_time_stamp() + delay).ps(), nullptr);
+    phase = tlm::END_REQ;
+    delay = sc_core::SC_ZERO_TIME;
+    return tlm::TLM_UPDATED;
+}
+
+void Proxy::transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
+{
+    sc_core::sc_event done;
+    sendRequest(index, payload, Time::fromScTime(sc_core::sc_time_stamp() + delay).ps(), &done);
+    wait(done);
+    delay = sc_core::SC_ZERO_TIME;
+}
+
+void Proxy::sendRequest(int index,
+                        tlm::tlm_generic_payload& payload,
+                        std::uint64_t timePs,
+                        sc_core::sc_event* blockingDone)
+{
+    if (ended)
+        fail("a transaction arrived after the link ended");
+    if (outstanding.size() >= options.maxOutstanding)
+        fail("more than " + std::to_string(options.maxOutstanding) +
+             " outstanding requests (maxOutstanding); the peer does not answer fast enough or "
+             "the limit is too low");
+    Request request;
+    request.command = static_cast<std::uint8_t>(payload.get_command());
+    request.address = payload.get_address();
+    if (const EtNodeExtension* extension = EtNodeExtension::find(payload))
+        request.node = toWire(extension->info);
+    if (payload.get_data_ptr() != nullptr && payload.get_data_length() > 0 && payload.is_write())
+        request.data.assign(payload.get_data_ptr(),
+                            payload.get_data_ptr() + payload.get_data_length());
+
+    const std::uint64_t id = nextId++;
+    Frame frame;
+    frame.header.type = MessageType::Request;
+    frame.header.channel = options.channel;
+    frame.header.requestId = id;
+    frame.header.timestampPs = timePs;
+    frame.payload = encodeRequest(request);
+    try {
+        link->send(frame);
+    } catch (const CosimError& error) {
+        fail(error.what());
+    }
+    if (payload.has_mm())
+        payload.acquire();
+    outstanding[&payload] = Outstanding{id, index, timePs, blockingDone};
+    byId[id] = &payload;
+    ++sentCount;
+    sync.sent(timePs);
+    activity.busy();
+    // The peer may answer as early as timePs + lookahead: the kernel must stop there.
+    armSync();
+}
+
+void Proxy::handle(Frame& frame)
+{
+    const FrameHeader& header = frame.header;
+    switch (header.type) {
+    case MessageType::Response: {
+        sync.received();
+        const auto found = byId.find(header.requestId);
+        if (header.channel != options.channel || found == byId.end())
+            fail("RESPONSE to unknown request " + std::to_string(header.requestId) +
+                 " on channel " + std::to_string(header.channel));
+        Response response;
+        try {
+            response = decodeResponse(frame.payload);
+        } catch (const CosimError& error) {
+            fail(error.what());
+        }
+        tlm::tlm_generic_payload& payload = *found->second;
+        byId.erase(found);
+        const std::uint64_t now = nowPs();
+        std::uint64_t due = header.timestampPs;
+        if (due < now) {
+            if (options.sync == SyncMode::Conservative)
+                fail("causality violated: RESPONSE to request " + std::to_string(header.requestId) +
+                     " is due at " + std::to_string(due) + " ps, but the kernel is already at " +
+                     std::to_string(now) + " ps");
+            ++lateCount;
+            due = now;
+        }
+        payload.set_response_status(
+            static_cast<tlm::tlm_response_status>(static_cast<int>(response.status) - 4));
+        if (payload.is_read() && payload.get_data_ptr() != nullptr &&
+            response.data.size() == payload.get_data_length())
+            std::copy(response.data.begin(), response.data.end(), payload.get_data_ptr());
+        ++responseCount;
+        completions.notify(payload, Time::fromPs(due - now).toScTime());
+        return;
+    }
+    case MessageType::Grant:
+        try {
+            sync.granted(header.timestampPs, decodeGrant(frame.payload));
+        } catch (const CosimError& error) {
+            fail(error.what());
+        }
+        return;
+    case MessageType::Error:
+        fail("the peer reported an error: " + decodeText(frame.payload));
+    case MessageType::Terminate:
+        fail("the peer ended the link (TERMINATE) with " + std::to_string(outstanding.size()) +
+             " request(s) outstanding");
+    default:
+        fail(std::string("unexpected ") + toString(header.type) + " frame during the run");
+    }
+}
+
+void Proxy::syncPoint()
+{
+    if (ended)
+        return;
+    const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(options.timeout);
+    while (true) {
+        try {
+            while (std::optional<Frame> frame = link->poll())
+                handle(*frame);
+        } catch (const CosimError& error) {
+            if (ended)
+                throw;
+            fail(error.what());
+        }
+        const std::uint64_t now = nowPs();
+        const std::uint64_t next =
+            sc_core::sc_pending_activity()
+                ? saturatingAdd(now, Time::fromScTime(sc_core::sc_time_to_pending_activity()).ps())
+                : unlimitedPs;
+        const std::uint64_t limit = bound();
+        if (options.sync == SyncMode::Unsynchronised) {
+            // Wait only when the kernel has nothing else to do; otherwise look again at its
+            // next event.
+            if (outstanding.empty() || next != unlimitedPs) {
+                if (!outstanding.empty())
+                    syncEvent.notify(Time::fromPs(next - now).toScTime());
+                return;
+            }
+        } else if (next <= limit) {
+            armSync();
+            return;
+        }
+        if (options.sync != SyncMode::Unsynchronised && sync.takeGrant(next)) {
+            Frame grant;
+            grant.header.type = MessageType::Grant;
+            grant.header.channel = options.channel;
+            grant.header.timestampPs = next;
+            grant.header.requestId = sync.receivedCount();
+            grant.payload = encodeGrant(sync.receivedCount());
+            try {
+                link->send(grant);
+            } catch (const CosimError& error) {
+                fail(error.what());
+            }
+        }
+        ++waitCount;
+        std::optional<Frame> frame;
+        try {
+            frame = link->wait(timeout);
+        } catch (const CosimError& error) {
+            fail(error.what());
+        }
+        if (!frame)
+            fail("no frame from the peer within " + std::to_string(options.timeout.count()) +
+                 " ms while waiting for " +
+                 (outstanding.empty() ? std::string("a grant")
+                                      : "a grant or one of " + std::to_string(outstanding.size()) +
+                                            " outstanding response(s)") +
+                 " (peer stalled)");
+        try {
+            handle(*frame);
+        } catch (const CosimError& error) {
+            if (ended)
+                throw;
+            fail(error.what());
+        }
+    }
+}
+
+void Proxy::respond()
+{
+    while (tlm::tlm_generic_payload* payload = completions.get_next_transaction()) {
+        const auto found = outstanding.find(payload);
+        const Outstanding entry = found->second;
+        outstanding.erase(found);
+        if (entry.blockingDone != nullptr) {
+            entry.blockingDone->notify();
+        } else {
+            tlm::tlm_phase phase = tlm::BEGIN_RESP;
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            socket[entry.index]->nb_transport_bw(*payload, phase, delay);
+        }
+        if (payload->has_mm())
+            payload->release();
+    }
+    if (outstanding.empty())
+        activity.idle();
+}
+
+void Proxy::end_of_simulation()
+{
+    terminate();
+}
+
+void Proxy::terminate()
+{
+    if (ended)
+        return;
+    ended = true;
+    Frame bye;
+    bye.header.type = MessageType::Terminate;
+    bye.header.channel = options.channel;
+    bye.header.timestampPs = nowPs();
+    try {
+        link->send(bye);
+        // The peer's TERMINATE answer (or its closing the link) confirms the end; a missing
+        // answer is not worth failing a finished run over.
+        link->wait(std::chrono::milliseconds(200));
+    } catch (const CosimError&) {
+        // Already closed by the peer.
+    }
+}
+
+} // namespace etsim::cosim

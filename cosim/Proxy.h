@@ -1,0 +1,132 @@
+#pragma once
+// cosim::Proxy stands in for a component that an external peer simulates. It binds the same
+// socket a local component would (a multi_passthrough target socket), implements the
+// execution protocol (docs/execution-protocol.md): BEGIN_REQ is accepted at once with END_REQ,
+// the transaction goes to the peer with its EtNodeExtension fields and absolute time, and
+// BEGIN_RESP follows at the time the peer answers. Time synchronisation follows
+// cosim/PROTOCOL.md section 5.
+//
+// The link's I/O runs on its own thread (FrameLink) and never touches SystemC objects; the
+// proxy drains its queue from a SystemC method at sync points and blocks there, with a
+// wall-clock timeout, only when the kernel may not advance. Peer failures end the run with
+// SC_REPORT_ERROR naming the proxy, the peer, the channel and the simulated time.
+
+#include "cosim/sync/SyncState.h"
+#include "cosim/transport/ChildProcess.h"
+#include "cosim/transport/FrameLink.h"
+#include "cosim/wire/Messages.h"
+#include "kernel/Simulation.h"
+#include "kernel/Units.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/peq_with_get.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace etsim::cosim {
+
+struct ProxyOptions {
+    static constexpr std::uint32_t defaultMaxOutstanding = 4096;
+    static constexpr std::int64_t defaultTimeoutMs = 10000;
+
+    /// "unix:/path" or "tcp:127.0.0.1:PORT" (ignored when a transport is handed in).
+    std::string peer;
+    /// When set, etsim listens on `peer`, starts this command line (every "{endpoint}" is
+    /// replaced by the endpoint) and shuts the program down at the end of the run.
+    std::string spawn;
+    /// Listen on `peer` for the peer to connect instead of connecting to it.
+    bool listen = false;
+    SyncMode sync = SyncMode::Conservative;
+    /// Conservative: the smallest latency of the component; must be > 0.
+    Time lookahead = Time::fromPs(1000000);
+    /// Loosely timed: the allowed skew.
+    Time quantum = Time::fromPs(1000000);
+    /// Wall-clock limit for connecting and for every wait on the peer.
+    std::chrono::milliseconds timeout{defaultTimeoutMs};
+    /// Channel id of this proxy on the link.
+    std::uint32_t channel = 0;
+    /// CONFIG text: the description of the component the peer takes over.
+    std::string description;
+    std::string token;
+    std::uint32_t maxOutstanding = defaultMaxOutstanding;
+};
+
+class Proxy : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<Proxy> socket;
+
+    SC_HAS_PROCESS(Proxy);
+    /// Connects (or listens, or spawns) and runs the handshake; throws CosimError on a bad
+    /// option (zero lookahead), a failed connection or a refused handshake. `simulation`
+    /// (optional) keeps the run alive while transactions are outstanding.
+    Proxy(const sc_core::sc_module_name& name,
+          ProxyOptions options,
+          Simulation* simulation = nullptr,
+          std::unique_ptr<Transport> transport = nullptr);
+    ~Proxy() override;
+
+    /// The peer's HELLO (name, capabilities).
+    const Hello& peer() const { return peerHello; }
+    /// Process id of a spawned peer, or -1.
+    pid_t peerProcess() const { return child ? child->id() : -1; }
+
+    std::uint64_t requestsSent() const { return sentCount; }
+    std::uint64_t responsesReceived() const { return responseCount; }
+    std::uint64_t grantsReceived() const { return sync.grantsReceived(); }
+    /// Times the kernel blocked waiting for the peer.
+    std::uint64_t waits() const { return waitCount; }
+    /// Loosely timed / unsynchronised: responses that arrived after their time had passed.
+    std::uint64_t lateResponses() const { return lateCount; }
+
+private:
+    struct Outstanding {
+        std::uint64_t id = 0;
+        int index = 0;
+        std::uint64_t timePs = 0;
+        sc_core::sc_event* blockingDone = nullptr;
+    };
+
+    tlm::tlm_sync_enum forward(int index,
+                               tlm::tlm_generic_payload& payload,
+                               tlm::tlm_phase& phase,
+                               sc_core::sc_time& delay);
+    void transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void sendRequest(int index,
+                     tlm::tlm_generic_payload& payload,
+                     std::uint64_t timePs,
+                     sc_core::sc_event* blockingDone);
+    void syncPoint();
+    void respond();
+    /// Handles one frame from the peer; false when the peer ended the link.
+    void handle(Frame& frame);
+    std::uint64_t bound() const;
+    void armSync();
+    [[noreturn]] void fail(const std::string& problem);
+    void end_of_simulation() override;
+    void terminate();
+
+    ProxyOptions options;
+    std::unique_ptr<ChildProcess> child;
+    std::unique_ptr<FrameLink> link;
+    Hello peerHello;
+    SyncState sync;
+    ActivityToken activity;
+    std::unordered_map<tlm::tlm_generic_payload*, Outstanding> outstanding;
+    std::unordered_map<std::uint64_t, tlm::tlm_generic_payload*> byId;
+    tlm_utils::peq_with_get<tlm::tlm_generic_payload> completions;
+    sc_core::sc_event syncEvent;
+    std::uint64_t nextId = 0;
+    std::uint64_t sentCount = 0;
+    std::uint64_t responseCount = 0;
+    std::uint64_t waitCount = 0;
+    std::uint64_t lateCount = 0;
+    bool ended = false;
+};
+
+} // namespace etsim::cosim

@@ -1,0 +1,266 @@
+// The Proxy against real peers: conservative causality, local vs proxied results, and peer
+// failures (killed, stalled, malformed frame, other major version), each ending with the
+// expected error within a bound.
+
+#include "cosim/Proxy.h"
+
+#include "cosim/peer/FixedLatencyPeer.h"
+#include "cosim/transport/MemoryPair.h"
+#include "tests/cosim/Traffic.h"
+#include "tests/support/ErrorOf.h"
+#include "tests/support/ScTest.h"
+#include "tests/support/TempDir.h"
+#include "tests/support/TestTargets.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+namespace etsim::cosim {
+namespace {
+
+using test::errorOf;
+using Records = std::vector<test::Traffic::Record>;
+
+constexpr std::uint64_t latencyPs = 1000000; // 1 us
+constexpr std::uint64_t psPerByte = 1;
+constexpr int streams = 4;
+constexpr int perStream = 25;
+constexpr std::uint64_t gapPs = 300000;
+
+std::string refPeer(const std::string& extra = "")
+{
+    return std::string(ETSIM_REF_PEER) + " --endpoint {endpoint} --latency-ps " +
+           std::to_string(latencyPs) + " --ps-per-byte " + std::to_string(psPerByte) + " " + extra;
+}
+
+ProxyOptions spawnOptions(const std::string& endpoint, const std::string& extra = "")
+{
+    ProxyOptions options;
+    options.peer = endpoint;
+    options.spawn = refPeer(extra);
+    options.lookahead = Time::fromPs(latencyPs);
+    options.timeout = std::chrono::milliseconds(2000);
+    options.description = "kind: fixed-latency\nlatency: 1 us\n";
+    return options;
+}
+
+struct RunOutput {
+    Records records;
+    std::uint64_t endPs = 0;
+    RunOutcome outcome = RunOutcome::Stopped;
+};
+
+RunOutput runLocal()
+{
+    test::ScKernel kernel;
+    Simulation simulation;
+    test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
+    test::FixedTarget target("target", test::FixedTiming{latencyPs, psPerByte, 0});
+    traffic.socket.bind(target.socket);
+    const RunResult result = simulation.run();
+    return RunOutput{
+        traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
+}
+
+RunOutput runProxied(const ProxyOptions& options)
+{
+    test::ScKernel kernel;
+    Simulation simulation;
+    test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
+    Proxy proxy("proxy", options, &simulation);
+    traffic.socket.bind(proxy.socket);
+    const RunResult result = simulation.run();
+    EXPECT_EQ(proxy.requestsSent(), static_cast<std::uint64_t>(streams * perStream));
+    EXPECT_EQ(proxy.responsesReceived(), static_cast<std::uint64_t>(streams * perStream));
+    EXPECT_EQ(proxy.peer().name, "ref-peer");
+    return RunOutput{
+        traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
+}
+
+void expectSameResults(const RunOutput& local, const RunOutput& proxied)
+{
+    EXPECT_EQ(proxied.outcome, RunOutcome::AllIdle);
+    EXPECT_EQ(proxied.endPs, local.endPs);
+    ASSERT_EQ(proxied.records.size(), local.records.size());
+    for (std::size_t index = 0; index < local.records.size(); ++index) {
+        EXPECT_EQ(proxied.records[index].issuePs, local.records[index].issuePs) << index;
+        EXPECT_EQ(proxied.records[index].completePs, local.records[index].completePs) << index;
+    }
+}
+
+TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
+{
+    auto [hostEnd, peerEnd] = makeMemoryPair();
+    FixedLatencyReport report;
+    std::string peerError = "(no error)";
+    std::thread peerThread([&, transport = std::move(peerEnd)]() mutable {
+        PeerOptions peerOptions;
+        peerOptions.name = "thread-peer";
+        peerOptions.minLatencyPs = latencyPs;
+        peerOptions.timeout = std::chrono::milliseconds(5000);
+        PeerSession session(std::move(transport), peerOptions);
+        peerError = errorOf([&] {
+            session.accept();
+            report = runFixedLatencyPeer(session, FixedLatencyOptions{latencyPs, psPerByte, 0, 0});
+        });
+    });
+    RunOutput output;
+    std::uint64_t grants = 0;
+    {
+        test::ScKernel kernel;
+        Simulation simulation;
+        test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
+        ProxyOptions options;
+        options.lookahead = Time::fromPs(latencyPs);
+        options.timeout = std::chrono::milliseconds(5000);
+        Proxy proxy("proxy", options, &simulation, std::move(hostEnd));
+        traffic.socket.bind(proxy.socket);
+        const RunResult result = simulation.run();
+        output = RunOutput{
+            traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
+        grants = proxy.grantsReceived();
+    }
+    peerThread.join();
+    EXPECT_EQ(peerError, "(no error)");
+    EXPECT_EQ(output.outcome, RunOutcome::AllIdle);
+    // The peer checked every request's time against its clock; the proxy checks every
+    // response against the kernel's (a violation would have ended the run with an error).
+    EXPECT_EQ(report.causalityViolations, 0u);
+    EXPECT_EQ(report.requests, static_cast<std::uint64_t>(streams * perStream));
+    EXPECT_EQ(report.responses, report.requests);
+    for (const test::Traffic::Record& record : output.records)
+        EXPECT_EQ(record.completePs, record.issuePs + latencyPs + record.bytes * psPerByte);
+    // Grants follow interactions: a few per transaction, not one per lookahead of time.
+    EXPECT_LE(grants, 4u * streams * perStream);
+}
+
+TEST(Proxy, SameResultsLocalAndProxiedOverUnixSocket)
+{
+    test::TempDir dir;
+    const RunOutput local = runLocal();
+    EXPECT_EQ(local.outcome, RunOutcome::AllIdle);
+    expectSameResults(local, runProxied(spawnOptions("unix:" + dir.file("peer.sock").string())));
+}
+
+TEST(Proxy, SameResultsLocalAndProxiedOverTcp)
+{
+    expectSameResults(runLocal(), runProxied(spawnOptions("tcp:127.0.0.1:0")));
+}
+
+TEST(Proxy, SameResultsWithLooselyTimedSync)
+{
+    test::TempDir dir;
+    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string());
+    options.sync = SyncMode::LooselyTimed;
+    options.quantum = Time::fromPs(latencyPs);
+    // The reference peer answers every request at its own time, so with a quantum of at most
+    // its latency nothing is late and the results match.
+    expectSameResults(runLocal(), runProxied(options));
+}
+
+TEST(Proxy, ZeroLookaheadIsRejectedBeforeConnecting)
+{
+    test::ScKernel kernel;
+    ProxyOptions options;
+    options.peer = "unix:/nonexistent/peer.sock";
+    options.lookahead = Time::fromPs(0);
+    EXPECT_EQ(errorOf([&] { Proxy proxy("proxy", options); }),
+              "cosim proxy 'proxy': lookahead must be greater than zero for conservative "
+              "synchronisation (set it to the component's smallest latency)");
+}
+
+TEST(Proxy, LookaheadLongerThanThePeerLatencyIsRefused)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    const std::string endpoint = "unix:" + dir.file("peer.sock").string();
+    ProxyOptions options = spawnOptions(endpoint);
+    options.lookahead = Time::fromPs(2 * latencyPs);
+    EXPECT_EQ(errorOf([&] { Proxy proxy("proxy", options); }),
+              "cosim proxy 'proxy' (peer at " + endpoint +
+                  "): handshake failed: the peer refused: lookahead 2000000 ps exceeds the "
+                  "smallest latency of ref-peer (1000000 ps): causality would break; configure "
+                  "a lookahead of at most the component's smallest latency");
+}
+
+TEST(Proxy, PeerSpeakingAnotherMajorVersionIsRefused)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    const std::string endpoint = "unix:" + dir.file("peer.sock").string();
+    EXPECT_EQ(errorOf([&] { Proxy proxy("proxy", spawnOptions(endpoint, "--major 2")); }),
+              "cosim proxy 'proxy' (peer at " + endpoint +
+                  "): handshake failed: the peer refused: protocol major version mismatch: "
+                  "ref-peer speaks 2.0, etsim speaks 1.0");
+}
+
+// Runs traffic through a spawned peer that misbehaves; returns the error the run ends with.
+std::string failingRun(const std::string& extra,
+                       std::chrono::milliseconds timeout,
+                       bool killAfterTen,
+                       std::chrono::steady_clock::duration& took)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    Simulation simulation;
+    test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
+    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string(), extra);
+    options.timeout = timeout;
+    Proxy proxy("proxy", options, &simulation);
+    traffic.socket.bind(proxy.socket);
+    if (killAfterTen)
+        traffic.onComplete = [&](std::size_t completed) {
+            if (completed == 10)
+                ::kill(proxy.peerProcess(), SIGKILL);
+        };
+    const auto start = std::chrono::steady_clock::now();
+    std::string message = "(no error)";
+    try {
+        simulation.run();
+    } catch (const sc_core::sc_report& report) {
+        message = report.what();
+    }
+    took = std::chrono::steady_clock::now() - start;
+    return message;
+}
+
+TEST(ProxyFailure, KilledPeerEndsTheRunWithAnErrorNamingPeerChannelAndTime)
+{
+    std::chrono::steady_clock::duration took{};
+    const std::string message = failingRun("", std::chrono::milliseconds(1500), true, took);
+    EXPECT_NE(message.find("cosim proxy 'proxy': peer 'ref-peer' at unix:"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find(", channel 0, at simulated time "), std::string::npos) << message;
+    EXPECT_NE(message.find("the peer closed the connection"), std::string::npos) << message;
+    EXPECT_LT(took, std::chrono::milliseconds(1500)) << "EOF is noticed without the timeout";
+}
+
+TEST(ProxyFailure, StalledPeerEndsTheRunAfterTheTimeout)
+{
+    std::chrono::steady_clock::duration took{};
+    const std::string message =
+        failingRun("--stall-after 5", std::chrono::milliseconds(1000), false, took);
+    EXPECT_NE(message.find("peer 'ref-peer'"), std::string::npos) << message;
+    EXPECT_NE(message.find("no frame from the peer within 1000 ms while waiting for a grant or "),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("(peer stalled)"), std::string::npos) << message;
+    EXPECT_GE(took, std::chrono::milliseconds(1000));
+    EXPECT_LT(took, std::chrono::milliseconds(2500));
+}
+
+TEST(ProxyFailure, MalformedFrameEndsTheRun)
+{
+    std::chrono::steady_clock::duration took{};
+    const std::string message =
+        failingRun("--bad-frame-after 5", std::chrono::milliseconds(1500), false, took);
+    EXPECT_NE(message.find("peer 'ref-peer'"), std::string::npos) << message;
+    EXPECT_NE(message.find("malformed frame: bad frame magic 0xabababab"), std::string::npos)
+        << message;
+    EXPECT_LT(took, std::chrono::milliseconds(1500));
+}
+
+} // namespace
+} // namespace etsim::cosim
