@@ -102,25 +102,32 @@ std::unique_ptr<Transport> tryConnect(const Endpoint& endpoint, std::string& pro
 
 } // namespace
 
-Endpoint Endpoint::parse(const std::string& text)
+std::optional<Endpoint> Endpoint::tryParse(const std::string& text, std::string& problem)
 {
-    auto fail = [&](const std::string& problem) -> Endpoint {
-        throw CosimError("cosim: peer endpoint \"" + text + "\": " + problem +
-                         " (use \"unix:/path\", \"tcp:127.0.0.1:PORT\" or \"shm\")");
+    auto fail = [&](const std::string& what) -> std::optional<Endpoint> {
+        problem = what;
+        return std::nullopt;
+    };
+    auto unixPath = [&](Endpoint endpoint, const std::string& path) -> std::optional<Endpoint> {
+        endpoint.path = path;
+        if (endpoint.path.empty())
+            return fail("the socket path is empty");
+        if (endpoint.path.size() >= 108)
+            return fail("the socket path is longer than 107 characters");
+        return endpoint;
     };
     Endpoint endpoint;
     if (text == "shm") {
         endpoint.kind = Kind::SharedMemory;
         return endpoint;
     }
+    if (text.rfind("shm:", 0) == 0) {
+        endpoint.kind = Kind::SharedMemory;
+        return unixPath(endpoint, text.substr(4));
+    }
     if (text.rfind("unix:", 0) == 0) {
         endpoint.kind = Kind::Unix;
-        endpoint.path = text.substr(5);
-        if (endpoint.path.empty())
-            return fail("the socket path is empty");
-        if (endpoint.path.size() >= 108)
-            return fail("the socket path is longer than 107 characters");
-        return endpoint;
+        return unixPath(endpoint, text.substr(5));
     }
     if (text.rfind("tcp:", 0) == 0) {
         endpoint.kind = Kind::Tcp;
@@ -139,6 +146,14 @@ Endpoint Endpoint::parse(const std::string& text)
     return fail("unknown scheme");
 }
 
+Endpoint Endpoint::parse(const std::string& text)
+{
+    std::string problem;
+    if (std::optional<Endpoint> endpoint = tryParse(text, problem))
+        return *endpoint;
+    throw CosimError("cosim: peer endpoint \"" + text + "\": " + problem + " (" + forms + ")");
+}
+
 std::string Endpoint::toString() const
 {
     switch (kind) {
@@ -147,7 +162,7 @@ std::string Endpoint::toString() const
     case Kind::Tcp:
         return "tcp:" + host + ":" + std::to_string(port);
     case Kind::SharedMemory:
-        return "shm";
+        return path.empty() ? "shm" : "shm:" + path;
     }
     return "?";
 }

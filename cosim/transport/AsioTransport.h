@@ -9,20 +9,27 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace etsim::cosim {
 
-/// A parsed peer address: "unix:/path", "tcp:HOST:PORT" or "shm".
+/// A parsed peer address: "unix:/path", "tcp:HOST:PORT", "shm" or "shm:/path" (shared-memory
+/// rings handed over on the Unix socket at /path; plain "shm" lets etsim pick the path).
 struct Endpoint {
     enum class Kind { Unix, Tcp, SharedMemory };
+    /// The accepted forms, for error messages.
+    static constexpr const char* forms =
+        "use \"unix:/path\", \"tcp:127.0.0.1:PORT\", \"shm\" or \"shm:/path\"";
     Kind kind = Kind::Unix;
-    std::string path; // Unix
+    std::string path; // Unix, SharedMemory (the handshake socket; empty: etsim picks one)
     std::string host; // TCP
     std::uint16_t port = 0;
 
     /// Throws CosimError naming the text and the accepted forms.
     static Endpoint parse(const std::string& text);
+    /// nullopt with `problem` set ("unknown scheme") when the text is not an endpoint.
+    static std::optional<Endpoint> tryParse(const std::string& text, std::string& problem);
     std::string toString() const;
 };
 

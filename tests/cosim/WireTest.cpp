@@ -315,15 +315,18 @@ TEST(Endpoint, ParsesAndRejects)
     EXPECT_EQ(tcp.port, 5000);
     EXPECT_EQ(tcp.toString(), "tcp:127.0.0.1:5000");
     EXPECT_EQ(Endpoint::parse("shm").kind, Endpoint::Kind::SharedMemory);
+    EXPECT_EQ(Endpoint::parse("shm").path, "");
+    EXPECT_EQ(Endpoint::parse("shm:/tmp/h.sock").path, "/tmp/h.sock");
+    EXPECT_EQ(Endpoint::parse("shm:/tmp/h.sock").toString(), "shm:/tmp/h.sock");
     EXPECT_EQ(errorOf([] { Endpoint::parse("tcp:127.0.0.1:70000"); }),
               "cosim: peer endpoint \"tcp:127.0.0.1:70000\": port \"70000\" is not a number from "
-              "0 to 65535 (use \"unix:/path\", \"tcp:127.0.0.1:PORT\" or \"shm\")");
+              "0 to 65535 (use \"unix:/path\", \"tcp:127.0.0.1:PORT\", \"shm\" or \"shm:/path\")");
     EXPECT_EQ(errorOf([] { Endpoint::parse("udp:x"); }),
               "cosim: peer endpoint \"udp:x\": unknown scheme (use \"unix:/path\", "
-              "\"tcp:127.0.0.1:PORT\" or \"shm\")");
+              "\"tcp:127.0.0.1:PORT\", \"shm\" or \"shm:/path\")");
     EXPECT_EQ(errorOf([] { Endpoint::parse("unix:"); }),
               "cosim: peer endpoint \"unix:\": the socket path is empty (use \"unix:/path\", "
-              "\"tcp:127.0.0.1:PORT\" or \"shm\")");
+              "\"tcp:127.0.0.1:PORT\", \"shm\" or \"shm:/path\")");
 }
 
 } // namespace

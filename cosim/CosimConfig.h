@@ -1,0 +1,45 @@
+#pragma once
+// The `cosim:` block of a platform component that an external peer takes over
+// (docs/cosim.md has the reference):
+//
+//     fabric:
+//       cosim:
+//         peer: "unix:/tmp/fabric.sock"   # | "tcp:127.0.0.1:PORT" | "shm" | "shm:/path"
+//         sync: conservative               # | loosely-timed | unsynchronised
+//         lookahead: 1 us                  # conservative only: the component's smallest latency
+//         quantum: 10 us                   # loosely-timed only: the allowed skew
+//         spawn: "ns3-fabric --endpoint {endpoint}"
+//         listen: false
+//         timeout: 2 s
+//         token: "s3cret"
+//         channel: 0
+//         max_outstanding: 4096
+//
+// The platform file that embeds it runs parseCosimConfig on the map under `cosim` and fills
+// ProxyOptions::description (the CONFIG text) itself.
+
+#include "cosim/Proxy.h"
+#include "kernel/Config.h"
+
+namespace etsim::cosim {
+
+inline constexpr EnumName<SyncMode> syncModeNames[] = {
+    {"conservative", SyncMode::Conservative},
+    {"loosely-timed", SyncMode::LooselyTimed},
+    {"unsynchronised", SyncMode::Unsynchronised},
+};
+
+inline constexpr SyncMode defaultSyncMode = SyncMode::Conservative;
+/// Wall-clock limit for connecting and for each wait on the peer.
+inline constexpr Time defaultCosimTimeout = Time::fromPs(10'000'000'000'000); // 10 s
+/// Shortest accepted timeout.
+inline constexpr Time minCosimTimeout = Time::fromPs(1'000'000'000); // 1 ms
+
+/// Reads a `cosim:` map into ProxyOptions (description left empty). Every rule is checked
+/// here, with errors naming the file, line, key path and the fix: an unparsable peer, a
+/// lookahead missing or zero under conservative sync, a quantum missing or zero under
+/// loosely-timed sync, lookahead or quantum given for a mode that does not use it, "shm"
+/// without spawn, spawn with listen: false, a timeout under 1 ms, max_outstanding 0.
+ProxyOptions parseCosimConfig(ConfigMap& map);
+
+} // namespace etsim::cosim
