@@ -3,8 +3,12 @@
 #include "cosim/NodeInfoWire.h"
 #include "cosim/sync/Handshake.h"
 #include "cosim/transport/AsioTransport.h"
+#include "cosim/transport/SharedMemoryTransport.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 
 namespace etsim::cosim {
 
@@ -64,17 +68,42 @@ Proxy::Proxy(const sc_core::sc_module_name& name,
     const std::string where = "cosim proxy '" + std::string(this->name()) + "'";
     if (!transport) {
         const Endpoint endpoint = Endpoint::parse(this->options.peer);
+        const bool shared = endpoint.kind == Endpoint::Kind::SharedMemory;
+        // Shared memory is handed over on a Unix socket.
+        Endpoint socketEndpoint = endpoint;
+        if (shared) {
+            socketEndpoint.kind = Endpoint::Kind::Unix;
+            if (socketEndpoint.path.empty()) {
+                if (this->options.spawn.empty())
+                    throw CosimError(where + ": peer \"shm\" lets etsim choose the socket, so it "
+                                             "must also spawn the peer; set spawn or use "
+                                             "\"shm:/path\"");
+                char unique[40];
+                std::snprintf(unique,
+                              sizeof unique,
+                              "etsim-cosim-%ld-%p.sock",
+                              static_cast<long>(::getpid()),
+                              static_cast<void*>(this));
+                socketEndpoint.path = (std::filesystem::temp_directory_path() / unique).string();
+            }
+        }
         if (!this->options.spawn.empty() || this->options.listen) {
-            Listener listener(endpoint);
+            Listener listener(socketEndpoint);
+            std::string announced = listener.endpoint().toString();
+            if (shared)
+                announced = "shm:" + listener.endpoint().path;
             if (!this->options.spawn.empty())
                 child = std::make_unique<ChildProcess>(
-                    replaceAll(this->options.spawn, "{endpoint}", listener.endpoint().toString()));
+                    replaceAll(this->options.spawn, "{endpoint}", announced));
             transport = listener.accept(this->options.timeout);
         } else {
-            transport = connectTo(endpoint, this->options.timeout);
+            transport = connectTo(socketEndpoint, this->options.timeout);
         }
+        if (shared)
+            transport = offerSharedMemory(std::move(transport));
     }
     link = std::make_unique<FrameLink>(std::move(transport), Limits{}, "(not yet known)");
+    link->setWriteTimeout(this->options.timeout);
 
     Hello ours;
     ours.capabilities = capability::conservative | capability::looselyTimed |

@@ -6,10 +6,10 @@
 // BEGIN_RESP follows at the time the peer answers. Time synchronisation follows
 // cosim/PROTOCOL.md section 5.
 //
-// The link's I/O runs on its own thread (FrameLink) and never touches SystemC objects; the
-// proxy drains its queue from a SystemC method at sync points and blocks there, with a
-// wall-clock timeout, only when the kernel may not advance. Peer failures end the run with
-// SC_REPORT_ERROR naming the proxy, the peer, the channel and the simulated time.
+// The proxy reads the link (FrameLink) from a SystemC method at sync points only, and blocks
+// there, with a wall-clock timeout, only when the kernel may not advance; reading on that
+// thread rather than on an I/O thread saves two thread hand-offs per round trip. Peer failures end
+// the run with SC_REPORT_ERROR naming the proxy, the peer, the channel and the simulated time.
 
 #include "cosim/sync/SyncState.h"
 #include "cosim/transport/ChildProcess.h"
@@ -35,7 +35,8 @@ struct ProxyOptions {
     static constexpr std::uint32_t defaultMaxOutstanding = 4096;
     static constexpr std::int64_t defaultTimeoutMs = 10000;
 
-    /// "unix:/path" or "tcp:127.0.0.1:PORT" (ignored when a transport is handed in).
+    /// "unix:/path", "tcp:127.0.0.1:PORT", "shm:/path" or "shm" (needs spawn); ignored when a
+    /// transport is handed in.
     std::string peer;
     /// When set, etsim listens on `peer`, starts this command line (every "{endpoint}" is
     /// replaced by the endpoint) and shuts the program down at the end of the run.

@@ -150,7 +150,10 @@ bool PeerSession::advance(std::uint64_t nextEventPs, std::vector<Arrival>& arriv
         if (nextEventPs != unlimitedPs && nextEventPs <= bound())
             return true;
         // Waiting: tell the host how far it may go (our next event) and what we received.
-        if (mode() == SyncMode::Conservative || nextEventPs == unlimitedPs) {
+        // Unsynchronised hosts ignore grants: sending them would double the frames per
+        // round trip.
+        if (mode() == SyncMode::Conservative ||
+            (mode() == SyncMode::LooselyTimed && nextEventPs == unlimitedPs)) {
             if (sync.takeGrant(nextEventPs)) {
                 Frame grant;
                 grant.header.type = MessageType::Grant;

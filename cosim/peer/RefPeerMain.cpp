@@ -1,13 +1,15 @@
 // etsim-ref-peer: the reference co-simulation peer, a fixed-latency component.
 //
-//   etsim-ref-peer --endpoint unix:/tmp/etsim.sock [--listen] [--latency-ps 1000000]
-//                  [--ps-per-byte 0] [--stall-after N] [--bad-frame-after N] [--major M]
+//   etsim-ref-peer --endpoint unix:/tmp/etsim.sock | tcp:HOST:PORT | shm:/tmp/etsim.sock
+//                  [--listen] [--latency-ps 1000000] [--ps-per-byte 0] [--stall-after N]
+//                  [--bad-frame-after N] [--major M]
 //
 // By default it connects to the endpoint (etsim listens, e.g. when it spawned this program);
 // with --listen it waits for etsim to connect. Exit code 0 after TERMINATE, 1 on errors.
 
 #include "cosim/peer/FixedLatencyPeer.h"
 #include "cosim/transport/AsioTransport.h"
+#include "cosim/transport/SharedMemoryTransport.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -62,8 +64,16 @@ int main(int argc, char** argv)
                 throw CosimError("unknown option " + option);
         }
         if (endpointText.empty())
-            throw CosimError("--endpoint is required (unix:/path or tcp:127.0.0.1:PORT)");
-        const Endpoint endpoint = Endpoint::parse(endpointText);
+            throw CosimError(
+                "--endpoint is required (unix:/path, tcp:127.0.0.1:PORT or shm:/path)");
+        Endpoint endpoint = Endpoint::parse(endpointText);
+        // "shm:/path": the host hands the shared-memory rings over on the Unix socket /path.
+        const bool shared = endpoint.kind == Endpoint::Kind::SharedMemory;
+        if (shared) {
+            if (endpoint.path.empty())
+                throw CosimError("--endpoint shm needs the socket path: shm:/path");
+            endpoint.kind = Endpoint::Kind::Unix;
+        }
         std::unique_ptr<Transport> transport;
         if (listen) {
             Listener listener(endpoint);
@@ -71,6 +81,8 @@ int main(int argc, char** argv)
         } else {
             transport = connectTo(endpoint, std::chrono::milliseconds(10000));
         }
+        if (shared)
+            transport = acceptSharedMemory(std::move(transport), peer.timeout);
         peer.minLatencyPs = options.latencyPs;
         PeerSession session(std::move(transport), peer);
         session.accept();

@@ -1,11 +1,16 @@
 #include "cosim/transport/AsioTransport.h"
 
+#include "cosim/transport/PollUntil.h"
 #include "cosim/wire/Frame.h"
 
 #include <boost/asio.hpp>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -16,11 +21,17 @@ namespace asio = boost::asio;
 
 namespace {
 
+// Blocking connect and accept go through Asio; the stream itself uses the descriptor with
+// non-blocking send/recv and poll, woken by an eventfd on shutdown.
 template <typename Socket>
 class AsioTransport final : public Transport {
 public:
     AsioTransport(std::unique_ptr<asio::io_context> context, Socket socket, std::string name)
-        : context(std::move(context)), socket(std::move(socket)), name(std::move(name))
+        : context(std::move(context))
+        , socket(std::move(socket))
+        , name(std::move(name))
+        , fd(this->socket.native_handle())
+        , wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
     {
     }
     ~AsioTransport() override
@@ -28,46 +39,62 @@ public:
         shutdown();
         boost::system::error_code ignored;
         socket.close(ignored);
+        if (wake >= 0)
+            ::close(wake);
     }
 
-    IoResult write(const std::uint8_t* data, std::size_t size) override
+    IoResult writeSome(const std::uint8_t* data, std::size_t size) override
     {
-        boost::system::error_code error;
-        const std::size_t written = asio::write(socket, asio::buffer(data, size), error);
-        if (error)
-            return IoResult{written, false, name + ": write failed: " + error.message()};
-        return IoResult{written, false, {}};
-    }
-
-    IoResult read(std::uint8_t* data, std::size_t size) override
-    {
-        boost::system::error_code error;
-        const std::size_t count = socket.read_some(asio::buffer(data, size), error);
-        // A killed peer shows as end of stream or as a reset, depending on timing.
-        if (error == asio::error::eof || error == asio::error::connection_reset)
+        if (closed.load())
             return IoResult{0, true, {}};
-        if (error) {
-            if (closed.load())
-                return IoResult{0, true, {}};
-            return IoResult{0, false, name + ": read failed: " + error.message()};
-        }
-        return IoResult{count, false, {}};
+        const ssize_t written = ::send(fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (written >= 0)
+            return IoResult{static_cast<std::size_t>(written), false, {}};
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return IoResult{0, false, {}};
+        return IoResult{0, false, name + ": write failed: " + std::strerror(errno)};
+    }
+
+    IoResult readSome(std::uint8_t* data, std::size_t size) override
+    {
+        if (closed.load())
+            return IoResult{0, true, {}};
+        const ssize_t count = ::recv(fd, data, size, MSG_DONTWAIT);
+        if (count > 0)
+            return IoResult{static_cast<std::size_t>(count), false, {}};
+        // A killed peer shows as end of stream or as a reset, depending on timing.
+        if (count == 0 || errno == ECONNRESET)
+            return IoResult{0, true, {}};
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return IoResult{0, false, {}};
+        return IoResult{0, false, name + ": read failed: " + std::strerror(errno)};
+    }
+
+    bool waitIo(bool wantWrite, Deadline deadline) override
+    {
+        pollfd wanted[2] = {{fd, static_cast<short>(POLLIN | (wantWrite ? POLLOUT : 0)), 0},
+                            {wake, POLLIN, 0}};
+        return pollUntil(wanted, 2, deadline) || closed.load();
     }
 
     void shutdown() override
     {
-        // ::shutdown on the descriptor wakes a read blocked in the I/O thread; closing the
-        // socket object there would race with that read.
-        if (!closed.exchange(true))
-            ::shutdown(socket.native_handle(), SHUT_RDWR);
+        if (!closed.exchange(true)) {
+            ::shutdown(fd, SHUT_RDWR);
+            const std::uint64_t one = 1;
+            [[maybe_unused]] const ssize_t ignored = ::write(wake, &one, sizeof one);
+        }
     }
 
     std::string describe() const override { return name; }
+    int descriptor() const override { return fd; }
 
 private:
     std::unique_ptr<asio::io_context> context;
     Socket socket;
     std::string name;
+    int fd;
+    int wake;
     std::atomic<bool> closed{false};
 };
 

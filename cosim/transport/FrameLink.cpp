@@ -1,11 +1,17 @@
 #include "cosim/transport/FrameLink.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace etsim::cosim {
+
+namespace {
+constexpr std::size_t readChunk = 64 * 1024;
+} // namespace
 
 FrameLink::FrameLink(std::unique_ptr<Transport> transport, Limits limits, std::string peerName)
     : transport(std::move(transport)), limits(limits), name(std::move(peerName))
 {
-    reader = std::thread([this] { readLoop(); });
 }
 
 FrameLink::~FrameLink()
@@ -16,97 +22,92 @@ FrameLink::~FrameLink()
 void FrameLink::close()
 {
     transport->shutdown();
-    if (reader.joinable())
-        reader.join();
 }
 
-bool FrameLink::readExactly(std::uint8_t* data, std::size_t size, std::string& problem, bool& eof)
+bool FrameLink::receive()
 {
-    std::size_t done = 0;
-    while (done < size) {
-        const IoResult result = transport->read(data + done, size - done);
-        if (result.endOfStream) {
-            eof = true;
-            problem = done == 0 ? "" : "stream ended inside a frame";
-            return false;
-        }
-        if (!result.error.empty()) {
-            problem = result.error;
-            return false;
-        }
-        done += result.bytes;
+    if (failed)
+        return false;
+    // The buffer keeps its size (no zero-filling per read): unread bytes are moved to the
+    // front when the free tail is short, and the buffer grows only for a frame larger than it.
+    if (inbound.size() - inboundEnd < readChunk / 2) {
+        std::copy(inbound.begin() + static_cast<long>(inboundStart),
+                  inbound.begin() + static_cast<long>(inboundEnd),
+                  inbound.begin());
+        inboundEnd -= inboundStart;
+        inboundStart = 0;
+        if (inbound.size() - inboundEnd < readChunk / 2)
+            inbound.resize(inbound.size() + readChunk);
     }
-    return true;
-}
-
-void FrameLink::readLoop()
-{
-    std::string problem;
-    std::uint8_t header[headerSize];
+    const IoResult result =
+        transport->readSome(inbound.data() + inboundEnd, inbound.size() - inboundEnd);
+    inboundEnd += result.bytes;
+    const std::size_t buffered = inboundEnd - inboundStart;
+    if (result.endOfStream || !result.error.empty()) {
+        failed = true;
+        if (!result.error.empty())
+            failure = result.error;
+        else if (pendingHeader)
+            failure = std::string("the peer closed the connection inside a ") +
+                      toString(pendingHeader->type) +
+                      " frame (truncated frame: " + std::to_string(pendingHeader->payloadLength) +
+                      " payload bytes announced)";
+        else if (buffered > 0)
+            failure = "the peer closed the connection inside a frame header (truncated frame)";
+        else
+            failure = "the peer closed the connection (end of stream or reset)";
+        return false;
+    }
+    if (result.bytes == 0)
+        return false;
+    bool added = false;
     while (true) {
-        bool eof = false;
-        if (!readExactly(header, headerSize, problem, eof)) {
-            if (eof && problem.empty())
-                problem = "the peer closed the connection (end of stream or reset)";
-            else if (eof)
-                problem = "the peer closed the connection inside a frame header (truncated frame)";
-            break;
+        const std::size_t available = inboundEnd - inboundStart;
+        if (!pendingHeader) {
+            if (available < headerSize)
+                break;
+            try {
+                pendingHeader =
+                    decodeHeader(inbound.data() + inboundStart, limits, "malformed frame");
+            } catch (const CosimError& error) {
+                failed = true;
+                failure = error.what();
+                return added;
+            }
+            inboundStart += headerSize;
+            continue;
         }
+        if (available < pendingHeader->payloadLength)
+            break;
         Frame frame;
-        try {
-            frame.header = decodeHeader(header, limits, "malformed frame");
-        } catch (const CosimError& error) {
-            problem = error.what();
-            break;
-        }
-        // The length was checked against the limit before this allocation.
-        frame.payload.resize(frame.header.payloadLength);
-        if (!readExactly(frame.payload.data(), frame.payload.size(), problem, eof)) {
-            if (eof)
-                problem = std::string("the peer closed the connection inside a ") +
-                          toString(frame.header.type) +
-                          " frame (truncated frame: " + std::to_string(frame.header.payloadLength) +
-                          " payload bytes announced)";
-            break;
-        }
-        std::lock_guard<std::mutex> lock(mutex);
+        frame.header = *pendingHeader;
+        const auto begin = inbound.begin() + static_cast<long>(inboundStart);
+        frame.payload.assign(begin, begin + pendingHeader->payloadLength);
+        inboundStart += pendingHeader->payloadLength;
+        pendingHeader.reset();
         queue.push_back(std::move(frame));
-        arrived.notify_one();
+        added = true;
     }
-    std::lock_guard<std::mutex> lock(mutex);
-    failure = problem;
-    failed = true;
-    arrived.notify_all();
+    if (inboundStart == inboundEnd)
+        inboundStart = inboundEnd = 0;
+    return added;
 }
 
-void FrameLink::send(const Frame& frame)
+std::optional<Frame> FrameLink::take()
 {
-    std::lock_guard<std::mutex> lock(writeMutex);
-    writeBuffer.clear();
-    appendFrame(frame, writeBuffer);
-    const IoResult result = transport->write(writeBuffer.data(), writeBuffer.size());
-    if (!result.ok())
-        throw CosimError("cannot send " + std::string(toString(frame.header.type)) + ": " +
-                         (result.error.empty() ? "the stream is closed" : result.error));
-}
-
-void FrameLink::sendEncoded(const std::vector<std::uint8_t>& bytes)
-{
-    std::lock_guard<std::mutex> lock(writeMutex);
-    const IoResult result = transport->write(bytes.data(), bytes.size());
-    if (!result.ok())
-        throw CosimError("cannot send: " +
-                         (result.error.empty() ? "the stream is closed" : result.error));
+    if (queue.empty())
+        return std::nullopt;
+    Frame frame = std::move(queue.front());
+    queue.pop_front();
+    return frame;
 }
 
 std::optional<Frame> FrameLink::poll()
 {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!queue.empty()) {
-        Frame frame = std::move(queue.front());
-        queue.pop_front();
+    if (queue.empty())
+        receive();
+    if (std::optional<Frame> frame = take())
         return frame;
-    }
     if (failed)
         throw CosimError(failure);
     return std::nullopt;
@@ -114,24 +115,61 @@ std::optional<Frame> FrameLink::poll()
 
 std::optional<Frame> FrameLink::wait(std::chrono::microseconds timeout)
 {
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + timeout;
     // A short spin catches the answer of a peer on another core without a sleep/wake-up
     // round trip; it is bounded so two processes on two cores do not starve each other.
-    constexpr auto spin = std::chrono::microseconds(20);
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - start < spin) {
+    while (true) {
         if (std::optional<Frame> frame = poll())
             return frame;
+        if (std::chrono::steady_clock::now() - start >= spin)
+            break;
         std::this_thread::yield();
     }
-    std::unique_lock<std::mutex> lock(mutex);
-    if (!arrived.wait_until(lock, start + timeout, [&] { return !queue.empty() || failed; }))
-        return std::nullopt;
-    if (!queue.empty()) {
-        Frame frame = std::move(queue.front());
-        queue.pop_front();
-        return frame;
+    while (true) {
+        if (!transport->waitIo(false, deadline)) {
+            // One last look: bytes may have come with the deadline.
+            return poll();
+        }
+        if (std::optional<Frame> frame = poll())
+            return frame;
     }
-    throw CosimError(failure);
+}
+
+void FrameLink::write(const std::uint8_t* data, std::size_t size, const char* what)
+{
+    const auto deadline = std::chrono::steady_clock::now() + writeTimeout;
+    std::size_t done = 0;
+    while (done < size) {
+        const IoResult result = transport->writeSome(data + done, size - done);
+        if (!result.ok())
+            throw CosimError(std::string("cannot send") + what + ": " +
+                             (result.error.empty() ? "the stream is closed" : result.error));
+        done += result.bytes;
+        if (done == size)
+            break;
+        if (result.bytes > 0)
+            continue;
+        // Full: read what the peer sends meanwhile, so that it can finish its own write.
+        while (receive()) {
+        }
+        if (!transport->waitIo(true, deadline))
+            throw CosimError(std::string("cannot send") + what + ": the peer has not read for " +
+                             std::to_string(writeTimeout.count()) + " ms");
+    }
+}
+
+void FrameLink::send(const Frame& frame)
+{
+    writeBuffer.clear();
+    appendFrame(frame, writeBuffer);
+    const std::string what = std::string(" ") + toString(frame.header.type);
+    write(writeBuffer.data(), writeBuffer.size(), what.c_str());
+}
+
+void FrameLink::sendEncoded(const std::vector<std::uint8_t>& bytes)
+{
+    write(bytes.data(), bytes.size(), "");
 }
 
 } // namespace etsim::cosim

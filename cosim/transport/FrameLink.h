@@ -1,65 +1,77 @@
 #pragma once
-// Frames over a Transport: writes from the caller's thread, reads on a dedicated I/O thread
-// that validates each frame (limits checked before allocating) and queues it. The consumer
-// waits with a wall-clock timeout, so a dead, stalled or babbling peer always surfaces as a
-// CosimError, never as a hang. SystemC-free.
+// Frames over a Transport. The thread that asks for a frame reads and validates it itself
+// (limits checked before allocating): a round trip costs no hand-off between threads, which on
+// a loaded machine is most of its time. The waiting thread spins briefly, then blocks in the
+// transport with a wall-clock deadline, so a dead, stalled or babbling peer always surfaces as
+// a CosimError, never as a hang. A send whose stream is full keeps reading incoming frames
+// into the queue, so two sides writing at once cannot deadlock. SystemC-free.
+//
+// One thread uses a link at a time; close() may come from any thread.
 
 #include "cosim/transport/Transport.h"
 #include "cosim/wire/Frame.h"
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
+#include <vector>
 
 namespace etsim::cosim {
 
 class FrameLink {
 public:
-    /// Takes the transport and starts the I/O thread. `peerName` is used in error messages
-    /// until the handshake tells the real name (setPeerName).
+    static constexpr std::chrono::milliseconds defaultWriteTimeout{10000};
+    /// How long wait() polls before it blocks.
+    static constexpr std::chrono::microseconds spin{20};
+
+    /// Takes the transport. `peerName` is used in error messages until the handshake tells
+    /// the real name (setPeerName).
     FrameLink(std::unique_ptr<Transport> transport, Limits limits, std::string peerName);
     ~FrameLink();
     FrameLink(const FrameLink&) = delete;
     FrameLink& operator=(const FrameLink&) = delete;
 
-    /// Encodes and writes one frame. Throws CosimError if the stream is broken.
+    /// Encodes and writes one frame. Throws CosimError if the stream is broken or the peer
+    /// has not read for the write timeout.
     void send(const Frame& frame);
     /// Writes several encoded frames at once (batching small frames).
     void sendEncoded(const std::vector<std::uint8_t>& bytes);
 
-    /// The next frame if one is queued; throws CosimError if the stream failed (EOF, reset,
-    /// malformed frame) and nothing is queued any more.
+    /// The next frame if one has arrived (never blocks); throws CosimError if the stream
+    /// failed (EOF, reset, malformed frame) and no frame is left.
     std::optional<Frame> poll();
-    /// Waits up to `timeout` for the next frame; nullopt on timeout. Spins for a few
-    /// microseconds first (a peer on the same machine often answers that fast), then blocks.
+    /// Waits up to `timeout` for the next frame; nullopt on timeout.
     std::optional<Frame> wait(std::chrono::microseconds timeout);
 
-    /// Closes the stream and joins the I/O thread.
+    /// Shuts the stream down.
     void close();
 
     const std::string& peerName() const { return name; }
     void setPeerName(std::string peerName) { name = std::move(peerName); }
     std::string describe() const { return transport->describe(); }
+    /// How long a send waits for the peer to make room.
+    void setWriteTimeout(std::chrono::milliseconds timeout) { writeTimeout = timeout; }
 
 private:
-    void readLoop();
-    bool readExactly(std::uint8_t* data, std::size_t size, std::string& problem, bool& eof);
+    // Reads what has arrived without blocking and cuts it into frames; false when nothing
+    // new came. Records a failure instead of throwing.
+    bool receive();
+    std::optional<Frame> take();
+    void write(const std::uint8_t* data, std::size_t size, const char* what);
 
     std::unique_ptr<Transport> transport;
     Limits limits;
     std::string name;
-    std::mutex mutex;
-    std::condition_variable arrived;
+    std::chrono::milliseconds writeTimeout = defaultWriteTimeout;
+    std::vector<std::uint8_t> inbound; // [inboundStart, inboundEnd): read, not yet cut into frames
+    std::size_t inboundStart = 0;
+    std::size_t inboundEnd = 0;
+    std::optional<FrameHeader> pendingHeader; // decoded header of the frame being received
     std::deque<Frame> queue;
-    std::string failure; // set once by the I/O thread when the stream ends or breaks
+    std::string failure; // set once when the stream ends or breaks
     bool failed = false;
-    std::thread reader;
-    std::mutex writeMutex;
     std::vector<std::uint8_t> writeBuffer;
 };
 

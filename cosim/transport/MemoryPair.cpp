@@ -9,7 +9,7 @@ namespace etsim::cosim {
 
 namespace {
 
-// One direction of the stream.
+// One direction of the stream (unbounded: a write never waits).
 struct Pipe {
     std::mutex mutex;
     std::condition_variable readable;
@@ -25,7 +25,7 @@ public:
     }
     ~MemoryTransport() override { shutdown(); }
 
-    IoResult write(const std::uint8_t* data, std::size_t size) override
+    IoResult writeSome(const std::uint8_t* data, std::size_t size) override
     {
         std::lock_guard<std::mutex> lock(out->mutex);
         if (out->closed)
@@ -35,16 +35,24 @@ public:
         return IoResult{size, false, {}};
     }
 
-    IoResult read(std::uint8_t* data, std::size_t size) override
+    IoResult readSome(std::uint8_t* data, std::size_t size) override
     {
-        std::unique_lock<std::mutex> lock(in->mutex);
-        in->readable.wait(lock, [&] { return !in->bytes.empty() || in->closed; });
+        std::lock_guard<std::mutex> lock(in->mutex);
         if (in->bytes.empty())
-            return IoResult{0, true, {}};
+            return IoResult{0, in->closed, {}};
         const std::size_t count = std::min(size, in->bytes.size());
         std::copy_n(in->bytes.begin(), count, data);
         in->bytes.erase(in->bytes.begin(), in->bytes.begin() + static_cast<long>(count));
         return IoResult{count, false, {}};
+    }
+
+    bool waitIo(bool wantWrite, Deadline deadline) override
+    {
+        if (wantWrite)
+            return true;
+        std::unique_lock<std::mutex> lock(in->mutex);
+        return in->readable.wait_until(
+            lock, deadline, [&] { return !in->bytes.empty() || in->closed; });
     }
 
     void shutdown() override

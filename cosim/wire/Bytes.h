@@ -12,6 +12,20 @@
 
 namespace etsim::cosim {
 
+namespace wire {
+/// Little-endian u32 at `out` / from `in` (fixed-size records outside frames).
+inline void putU32(std::uint8_t* out, std::uint32_t value)
+{
+    for (int index = 0; index < 4; ++index)
+        out[index] = static_cast<std::uint8_t>(value >> (8 * index));
+}
+inline std::uint32_t getU32(const std::uint8_t* in)
+{
+    return std::uint32_t{in[0]} | std::uint32_t{in[1]} << 8 | std::uint32_t{in[2]} << 16 |
+           std::uint32_t{in[3]} << 24;
+}
+} // namespace wire
+
 class ByteWriter {
 public:
     explicit ByteWriter(std::vector<std::uint8_t>& out) : out(out) {}

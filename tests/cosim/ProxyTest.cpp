@@ -50,13 +50,14 @@ struct RunOutput {
     Records records;
     std::uint64_t endPs = 0;
     RunOutcome outcome = RunOutcome::Stopped;
+    std::uint64_t late = 0;
 };
 
-RunOutput runLocal()
+RunOutput runLocal(int streamCount = streams)
 {
     test::ScKernel kernel;
     Simulation simulation;
-    test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
+    test::Traffic traffic("traffic", simulation, streamCount, perStream, gapPs);
     test::FixedTarget target("target", test::FixedTiming{latencyPs, psPerByte, 0});
     traffic.socket.bind(target.socket);
     const RunResult result = simulation.run();
@@ -64,19 +65,21 @@ RunOutput runLocal()
         traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
 }
 
-RunOutput runProxied(const ProxyOptions& options)
+RunOutput runProxied(const ProxyOptions& options, int streamCount = streams)
 {
     test::ScKernel kernel;
     Simulation simulation;
-    test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
+    test::Traffic traffic("traffic", simulation, streamCount, perStream, gapPs);
     Proxy proxy("proxy", options, &simulation);
     traffic.socket.bind(proxy.socket);
     const RunResult result = simulation.run();
-    EXPECT_EQ(proxy.requestsSent(), static_cast<std::uint64_t>(streams * perStream));
-    EXPECT_EQ(proxy.responsesReceived(), static_cast<std::uint64_t>(streams * perStream));
+    EXPECT_EQ(proxy.requestsSent(), static_cast<std::uint64_t>(streamCount * perStream));
+    EXPECT_EQ(proxy.responsesReceived(), static_cast<std::uint64_t>(streamCount * perStream));
     EXPECT_EQ(proxy.peer().name, "ref-peer");
-    return RunOutput{
-        traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
+    return RunOutput{traffic.records(),
+                     Time::fromScTime(result.simulatedTime).ps(),
+                     result.outcome,
+                     proxy.lateResponses()};
 }
 
 void expectSameResults(const RunOutput& local, const RunOutput& proxied)
@@ -149,6 +152,44 @@ TEST(Proxy, SameResultsLocalAndProxiedOverTcp)
     expectSameResults(runLocal(), runProxied(spawnOptions("tcp:127.0.0.1:0")));
 }
 
+TEST(Proxy, SameResultsLocalAndProxiedOverSharedMemory)
+{
+    // "shm": etsim picks the hand-over socket and tells the spawned peer "shm:/path".
+    expectSameResults(runLocal(), runProxied(spawnOptions("shm")));
+}
+
+TEST(Proxy, UnsynchronisedRunCompletesEveryTransactionNeverEarly)
+{
+    test::TempDir dir;
+    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string());
+    options.sync = SyncMode::Unsynchronised;
+    const RunOutput local = runLocal();
+    const RunOutput proxied = runProxied(options);
+    EXPECT_EQ(proxied.outcome, RunOutcome::AllIdle);
+    ASSERT_EQ(proxied.records.size(), local.records.size());
+    // Without sync the kernel runs other streams' events while the peer works, so a response
+    // may arrive after its time has passed: it is then delivered late (counted), never early.
+    std::uint64_t exact = 0;
+    for (const test::Traffic::Record& record : proxied.records) {
+        const std::uint64_t due = record.issuePs + latencyPs + record.bytes * psPerByte;
+        EXPECT_GE(record.completePs, due);
+        exact += record.completePs == due ? 1 : 0;
+    }
+    EXPECT_EQ(exact + proxied.late, proxied.records.size());
+}
+
+TEST(Proxy, UnsynchronisedSingleStreamMatchesTheLocalRun)
+{
+    // One stream: the kernel has nothing else to do while a transaction is out, so it waits
+    // for each answer and nothing can be late.
+    test::TempDir dir;
+    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string());
+    options.sync = SyncMode::Unsynchronised;
+    const RunOutput proxied = runProxied(options, 1);
+    EXPECT_EQ(proxied.late, 0u);
+    expectSameResults(runLocal(1), proxied);
+}
+
 TEST(Proxy, SameResultsWithLooselyTimedSync)
 {
     test::TempDir dir;
@@ -200,13 +241,14 @@ TEST(Proxy, PeerSpeakingAnotherMajorVersionIsRefused)
 std::string failingRun(const std::string& extra,
                        std::chrono::milliseconds timeout,
                        bool killAfterTen,
-                       std::chrono::steady_clock::duration& took)
+                       std::chrono::steady_clock::duration& took,
+                       const char* scheme = "unix:")
 {
     test::ScKernel kernel;
     test::TempDir dir;
     Simulation simulation;
     test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
-    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string(), extra);
+    ProxyOptions options = spawnOptions(scheme + dir.file("peer.sock").string(), extra);
     options.timeout = timeout;
     Proxy proxy("proxy", options, &simulation);
     traffic.socket.bind(proxy.socket);
@@ -235,6 +277,27 @@ TEST(ProxyFailure, KilledPeerEndsTheRunWithAnErrorNamingPeerChannelAndTime)
     EXPECT_NE(message.find(", channel 0, at simulated time "), std::string::npos) << message;
     EXPECT_NE(message.find("the peer closed the connection"), std::string::npos) << message;
     EXPECT_LT(took, std::chrono::milliseconds(1500)) << "EOF is noticed without the timeout";
+}
+
+TEST(ProxyFailure, KilledPeerOverSharedMemoryIsNoticedThroughTheSocket)
+{
+    std::chrono::steady_clock::duration took{};
+    const std::string message = failingRun("", std::chrono::milliseconds(1500), true, took, "shm:");
+    EXPECT_NE(message.find("cosim proxy 'proxy': peer 'ref-peer' at shm:"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find(", channel 0, at simulated time "), std::string::npos) << message;
+    EXPECT_NE(message.find("the peer closed the connection"), std::string::npos) << message;
+    EXPECT_LT(took, std::chrono::milliseconds(1500)) << "death is noticed without the timeout";
+}
+
+TEST(ProxyFailure, StalledPeerOverSharedMemoryEndsTheRunAfterTheTimeout)
+{
+    std::chrono::steady_clock::duration took{};
+    const std::string message =
+        failingRun("--stall-after 5", std::chrono::milliseconds(1000), false, took, "shm:");
+    EXPECT_NE(message.find("no frame from the peer within 1000 ms"), std::string::npos) << message;
+    EXPECT_GE(took, std::chrono::milliseconds(1000));
+    EXPECT_LT(took, std::chrono::milliseconds(2500));
 }
 
 TEST(ProxyFailure, StalledPeerEndsTheRunAfterTheTimeout)
