@@ -70,6 +70,21 @@ std::string formatPs(std::uint64_t ps)
     return text;
 }
 
+// Decimal units, three decimals: "1.202 GB".
+std::string formatBytes(double bytes)
+{
+    char text[32];
+    if (bytes >= 1e9)
+        std::snprintf(text, sizeof text, "%.3f GB", bytes * 1e-9);
+    else if (bytes >= 1e6)
+        std::snprintf(text, sizeof text, "%.3f MB", bytes * 1e-6);
+    else if (bytes >= 1e3)
+        std::snprintf(text, sizeof text, "%.3f kB", bytes * 1e-3);
+    else
+        std::snprintf(text, sizeof text, "%.0f B", bytes);
+    return text;
+}
+
 double percent(std::uint64_t part, std::uint64_t whole)
 {
     return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
@@ -405,10 +420,9 @@ void writeReportText(std::ostream& out, const RunReport& report)
     if (report.collectives.empty())
         out << "  none in the fabric\n";
     for (const CollectiveSummary& collective : report.collectives) {
-        std::ostringstream bytes;
-        bytes << Size::fromBytes(collective.bytes);
         out << "  " << std::left << std::setw(16) << collective.type << std::right << std::setw(6)
-            << collective.count << " x, " << std::setw(12) << bytes.str() << ", " << std::setw(12)
+            << collective.count << " x, " << std::setw(12)
+            << formatBytes(static_cast<double>(collective.bytes)) << ", " << std::setw(12)
             << formatPs(collective.timePs) << " total\n";
     }
 
@@ -417,10 +431,10 @@ void writeReportText(std::ostream& out, const RunReport& report)
     out << "  tensor units busy " << 100.0 * resources.tensorBusy << " %, FLOP utilisation "
         << 100.0 * resources.flopUtilisation << " % of peak\n";
     out << "  HBM bandwidth " << 100.0 * resources.hbmUtilisation << " % of peak ("
-        << Size::fromBytes(static_cast<std::uint64_t>(resources.hbmBytes)) << " moved)\n";
+        << formatBytes(resources.hbmBytes) << " moved)\n";
     for (const LinkSummary& link : resources.busiestLinks)
         out << "  link " << link.name << ": " << 100.0 * link.utilisation << " % busy, "
-            << Size::fromBytes(static_cast<std::uint64_t>(link.bytes)) << "\n";
+            << formatBytes(link.bytes) << "\n";
 
     out << "\nsimulator: " << std::setprecision(3) << report.wallSeconds << " s wall, "
         << report.events << " events (" << std::setprecision(0)

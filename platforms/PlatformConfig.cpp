@@ -228,7 +228,9 @@ DriverConfig parseDriver(ConfigMap& map)
     DriverConfig driver;
     driver.profile = map.enumField("profile", profileNames, driver.profile);
     et::ExecutionMode mode = map.enumField("mode", modeNames, et::ExecutionMode::Model);
-    driver.compute = driver.memory = driver.communication = mode;
+    driver.compute = map.enumField("compute_mode", modeNames, mode);
+    driver.memory = map.enumField("memory_mode", modeNames, mode);
+    driver.communication = map.enumField("communication_mode", modeNames, mode);
     driver.dependencies = map.enumField("dependencies", dependencyNames, driver.dependencies);
     driver.lenient = map.optional("lenient", driver.lenient);
     driver.window = map.optional<std::uint64_t>("window", driver.window);
@@ -276,16 +278,21 @@ PlatformConfig parseRoot(ConfigMap& map)
     return config;
 }
 
-// Whether an error at `keyPath` lies at or under an override's path.
-const Override* overrideAt(const std::vector<Override>& overrides, const std::string& keyPath)
+bool under(const std::string& path, const std::string& prefix)
 {
-    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
-        const std::string& path = it->path;
-        if (keyPath == path ||
-            (keyPath.size() > path.size() && keyPath.compare(0, path.size(), path) == 0 &&
-             (keyPath[path.size()] == '.' || keyPath[path.size()] == '[')))
+    return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+           (path[prefix.size()] == '.' || path[prefix.size()] == '[');
+}
+
+// The override an error is about: one whose value is at or above the error's key path, or
+// one that created the key the error is at (a node without a position in the file).
+const Override* overrideAt(const std::vector<Override>& overrides, const ConfigError& error)
+{
+    const std::string& keyPath = error.keyPath();
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
+        if (keyPath == it->path || under(keyPath, it->path) ||
+            (error.line() == 0 && under(it->path, keyPath)))
             return &*it;
-    }
     return nullptr;
 }
 
@@ -321,20 +328,12 @@ PlatformConfig loadPlatformString(const std::string& text,
         validatePlatform(config);
     } catch (const ConfigError& error) {
         // Nodes an override created have no position in the file: name the override instead.
-        const Override* override = overrideAt(overrides, error.keyPath());
-        if (override != nullptr && error.line() == 0)
+        if (const Override* override = overrideAt(overrides, error))
             throw ConfigError("--set " + override->path + "=" + override->value,
                               0,
                               0,
                               error.keyPath(),
                               error.problem());
-        if (override != nullptr && error.line() > 0 && fileName.rfind("preset:", 0) != 0)
-            throw ConfigError(error.file(),
-                              error.line(),
-                              error.column(),
-                              error.keyPath(),
-                              error.problem() + " (after --set " + override->path + "=" +
-                                  override->value + ")");
         throw;
     }
     config.resolved = toJson(root);

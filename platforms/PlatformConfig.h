@@ -15,6 +15,7 @@
 //     driver:
 //       profile: native                 # native | astra
 //       mode: model                     # model | replay (compute, memory and communication)
+//       communication_mode: model       # per engine class: compute_, memory_, communication_
 //       dependencies: data+ctrl         # data+ctrl | data | ctrl
 //       window: 256
 //       limits: {compute: 0, memory: 0, communication: 0, host: 1}
