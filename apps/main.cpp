@@ -4,6 +4,7 @@
 #include "apps/Demo.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
+#include "apps/RunCommand.h"
 #include "apps/TraceCommands.h"
 #include "kernel/Error.h"
 #include "kernel/Log.h"
@@ -12,6 +13,7 @@
 #include <systemc> // declares sc_main extern "C", as libsystemc.so expects it
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -51,6 +53,8 @@ int main(int argc, char** argv)
     etsim::apps::addDemoCommand(app, logSpec, result);
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
+    const std::vector<std::string> commandLine(argv, argv + argc);
+    etsim::apps::addRunCommands(app, logSpec, commandLine, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {

@@ -362,7 +362,12 @@ ConfigNode loadConfigString(const std::string& text, const std::string& fileName
     if (documents.size() > 1)
         locate(fileName, documents[1].Mark(), "")
             .fail("a second YAML document starts here; a config file holds exactly one");
-    YAML::Node root = documents.empty() ? YAML::Node(YAML::NodeType::Null) : documents.front();
+    return loadConfigYaml(documents.empty() ? YAML::Node(YAML::NodeType::Null) : documents.front(),
+                          fileName);
+}
+
+ConfigNode loadConfigYaml(const YAML::Node& root, const std::string& fileName)
+{
     ConfigLocation location = locate(fileName, root.Mark(), "");
     // An empty document has no mark; its problems are at the start of the file.
     if (location.line == 0) {

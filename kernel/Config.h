@@ -146,7 +146,7 @@ public:
 
 private:
     friend class ConfigMap;
-    friend ConfigNode loadConfigString(const std::string& text, const std::string& fileName);
+    friend ConfigNode loadConfigYaml(const YAML::Node& root, const std::string& fileName);
     ConfigNode(const YAML::Node& yaml, ConfigLocation where);
 
     // Runs fn, turning a plain etsim::Error it throws into a ConfigError at this node.
@@ -248,6 +248,11 @@ ConfigNode loadConfigFile(const std::filesystem::path& path);
 
 /// Loads YAML text; errors name `fileName` as if the text came from that file.
 ConfigNode loadConfigString(const std::string& text, const std::string& fileName = "<string>");
+
+/// Wraps a YAML tree a caller has already loaded and edited (e.g. a platform file with its
+/// command-line overrides applied). Nodes keep the marks yaml-cpp gave them; nodes created in
+/// code have none, so errors at them carry no line (line 0).
+ConfigNode loadConfigYaml(const YAML::Node& root, const std::string& fileName);
 
 // ---------------------------------------------------------------------------------------------
 // Conversions for the basic types.

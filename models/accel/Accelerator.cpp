@@ -28,6 +28,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     , pool(std::string(this->name()) + ".pool")
     , arrivals("arrivals")
     , subDone("subDone")
+    , replayed("replayed")
     , computeNodes(stats.addCounter("compute_nodes", "", "compute nodes completed"))
     , memoryNodes(stats.addCounter("memory_nodes", "", "load and store nodes completed"))
     , streamedNodes(
@@ -59,6 +60,9 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     dont_initialize();
     SC_METHOD(onSubDone);
     sensitive << subDone.get_event();
+    dont_initialize();
+    SC_METHOD(onReplayed);
+    sensitive << replayed.get_event();
     dont_initialize();
     SC_METHOD(pump);
     sensitive << pumpEvent;
@@ -137,6 +141,11 @@ void Accelerator::start(tlm::tlm_generic_payload& request, sc_core::sc_event* fi
         return;
     }
     job.info = extension->info;
+    if (job.info.durationPs != 0) {
+        replayedJobs[&request] = id;
+        replayed.notify(request, Time::fromPs(job.info.durationPs).toScTime());
+        return;
+    }
     const std::uint64_t chunk = config.dma.chunk.bytes();
     switch (job.info.kind) {
     case NodeKind::Compute: {
@@ -336,6 +345,16 @@ void Accelerator::subResponse(tlm::tlm_generic_payload& payload, const sc_core::
     if (!task.compute && task.earliestEnd > end)
         end = task.earliestEnd;
     subDone.notify(payload, end - sc_core::sc_time_stamp());
+}
+
+void Accelerator::onReplayed()
+{
+    while (tlm::tlm_generic_payload* payload = replayed.get_next_transaction()) {
+        auto found = replayedJobs.find(payload);
+        const std::uint64_t id = found->second;
+        replayedJobs.erase(found);
+        finish(id);
+    }
 }
 
 void Accelerator::onSubDone()

@@ -16,6 +16,9 @@
 // Memory nodes: MemLoad reads, MemStore writes the node's bytes in chunks; up to dma.engines
 // transfers are in flight, each lasting at least chunk / dma.bandwidth.
 //
+// A node with a recorded duration (EtNodeInfo::durationPs, replay mode) completes after exactly
+// that time without using the engine, SRAM or DMA (docs/execution-protocol.md).
+//
 // Addresses come from an HbmAllocator: by the node's "tensor_id" attribute when it has one,
 // otherwise a fresh region per node.
 
@@ -111,6 +114,7 @@ private:
 
     void onArrival();
     void onSubDone();
+    void onReplayed();
     void pump();
     void start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished);
     void advance(std::uint64_t id);
@@ -130,6 +134,9 @@ private:
     PayloadPool pool;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> arrivals;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> subDone;
+    // Nodes with a recorded duration (replay): they take exactly that long, no model runs.
+    tlm_utils::peq_with_get<tlm::tlm_generic_payload> replayed;
+    std::unordered_map<const tlm::tlm_generic_payload*, std::uint64_t> replayedJobs;
     sc_core::sc_event pumpEvent;
     std::unordered_map<std::uint64_t, Job> jobs;
     std::unordered_map<const tlm::tlm_generic_payload*, SubTask> subTasks;

@@ -1,0 +1,255 @@
+#include "apps/RunCommand.h"
+
+#include "apps/Plot.h"
+#include "et_driver/TraceError.h"
+#include "et_driver/TraceSet.h"
+#include "kernel/Error.h"
+#include "platforms/Job.h"
+#include "platforms/PlatformConfig.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace etsim::apps {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+    std::string platform;
+    std::string trace;
+    std::string mode;
+    std::string report;
+    std::string timeline;
+    std::vector<std::uint32_t> timelineRanks;
+    std::vector<std::string> sets;
+    std::uint32_t replicate = 0;
+    std::string commGroups;
+    bool quiet = false;
+    bool listPlatforms = false;
+};
+
+ExitCode fail(ExitCode code, const std::string& message)
+{
+    std::cerr << "etsim run: " << message << "\n";
+    return code;
+}
+
+// Progress on stderr: one rewritten line on a terminal, a plain line every 10 s otherwise.
+class ProgressPrinter {
+public:
+    ProgressPrinter() : terminal(isatty(fileno(stderr)) != 0) {}
+
+    void operator()(const platform::JobProgress& progress)
+    {
+        const double every = terminal ? 0.25 : 10.0;
+        if (progress.wallSeconds - lastPrint < every)
+            return;
+        lastPrint = progress.wallSeconds;
+        std::ostringstream line;
+        line << std::fixed << std::setprecision(3) << "simulated "
+             << progress.simulatedSeconds * 1e3 << " ms, " << progress.nodesDone
+             << " nodes done, wall " << std::setprecision(1) << progress.wallSeconds << " s, "
+             << std::setprecision(0)
+             << (progress.wallSeconds > 0 ? progress.nodesDone / progress.wallSeconds : 0.0)
+             << " nodes/s";
+        if (terminal)
+            std::cerr << "\r" << line.str() << "\x1b[K" << std::flush;
+        else
+            std::cerr << "etsim run: " << line.str() << "\n";
+        printed = true;
+    }
+    void finish()
+    {
+        if (terminal && printed)
+            std::cerr << "\r\x1b[K" << std::flush;
+    }
+
+private:
+    bool terminal;
+    bool printed = false;
+    double lastPrint = 0.0;
+};
+
+ExitCode runCommand(const RunOptions& options,
+                    const std::string& logSpec,
+                    const std::vector<std::string>& commandLine)
+{
+    if (options.listPlatforms) {
+        for (const std::string& name : platform::platformPresetNames())
+            std::cout << name << "\n";
+        return ExitCode::Success;
+    }
+    if (options.platform.empty())
+        return fail(ExitCode::CannotStart,
+                    "--platform is required (a file or one of the presets "
+                    "listed by --list-platforms)");
+    if (options.trace.empty())
+        return fail(ExitCode::CannotStart, "--trace is required (a prefix or a folder)");
+
+    std::vector<platform::Override> overrides;
+    try {
+        for (const std::string& text : options.sets)
+            overrides.push_back(platform::parseOverride(text));
+    } catch (const Error& error) {
+        return fail(ExitCode::CannotStart, error.what());
+    }
+    if (!options.mode.empty())
+        overrides.push_back({"driver.mode", options.mode});
+
+    // A platform that is neither a file nor a preset, or a trace with no rank file, means
+    // etsim cannot start; a platform or trace that is there but wrong is an input problem.
+    std::error_code ignored;
+    bool isFile = fs::exists(options.platform, ignored);
+    if (!isFile) {
+        bool isPreset = false;
+        for (const std::string& name : platform::platformPresetNames())
+            isPreset = isPreset || name == options.platform;
+        if (!isPreset) {
+            std::string names;
+            for (const std::string& name : platform::platformPresetNames())
+                names += (names.empty() ? "" : ", ") + name;
+            return fail(ExitCode::CannotStart,
+                        "--platform " + options.platform +
+                            ": no such file, and not a bundled preset (" + names + ")");
+        }
+    }
+    try {
+        et::findRankFiles(options.trace);
+    } catch (const et::TraceError& error) {
+        return fail(ExitCode::CannotStart, "--trace " + options.trace + ": " + error.what());
+    }
+
+    platform::PlatformConfig config;
+    try {
+        config = isFile ? platform::loadPlatformFile(options.platform, overrides)
+                        : platform::loadPlatform(options.platform, overrides);
+    } catch (const Error& error) {
+        return fail(ExitCode::InputProblem, error.what());
+    }
+
+    platform::JobSpec job;
+    job.trace = options.trace;
+    job.replicate = options.replicate;
+    platform::JobOptions jobOptions;
+    jobOptions.timelinePath = options.timeline;
+    jobOptions.timelineRanks = options.timelineRanks;
+    jobOptions.logSpec = logSpec;
+    auto printer = std::make_shared<ProgressPrinter>();
+    // Progress runs the kernel in slices; a slice with nothing to do is not worth a warning.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_,
+                                            sc_core::SC_DO_NOTHING);
+    if (!options.quiet)
+        jobOptions.progress = [printer](const platform::JobProgress& p) { (*printer)(p); };
+
+    platform::RunReport report;
+    try {
+        if (!options.commGroups.empty())
+            job.groups = et::readCommGroupFile(options.commGroups);
+        report = platform::runJob(config, job, jobOptions);
+    } catch (const Error& error) {
+        printer->finish();
+        return fail(ExitCode::InputProblem, error.what());
+    } catch (const sc_core::sc_report& error) {
+        printer->finish();
+        return fail(ExitCode::InputProblem, error.what());
+    }
+    printer->finish();
+
+    if (!options.quiet)
+        platform::writeReportText(std::cout, report);
+    if (!options.report.empty()) {
+        std::ofstream out(options.report);
+        if (!out)
+            return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
+        out << platform::reportToJson(report, commandLine, "0.1.0").dump(2) << "\n";
+        if (!out)
+            return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
+    }
+    if (!report.finished) {
+        std::cerr << "etsim run: the run did not finish (" << report.outcome << ")\n"
+                  << report.problem << "\n";
+        return ExitCode::InputProblem;
+    }
+    return ExitCode::Success;
+}
+
+} // namespace
+
+void addRunCommands(CLI::App& app,
+                    const std::string& logSpec,
+                    const std::vector<std::string>& commandLine,
+                    ExitCode& result)
+{
+    auto options = std::make_shared<RunOptions>();
+    CLI::App* run = app.add_subcommand("run", "Run a Chakra trace on a platform and report");
+    run->add_option("--platform",
+                    options->platform,
+                    "Platform YAML file, or a bundled preset name (--list-platforms)");
+    run->add_option(
+        "--trace", options->trace, "Trace prefix (dir/name for dir/name.N.et) or folder");
+    run->add_option("--mode", options->mode, "model (hardware models) or replay (recorded times)")
+        ->check(CLI::IsMember({"model", "replay"}));
+    run->add_option("--report", options->report, "Write the JSON report here (docs/report.md)");
+    run->add_option("--timeline", options->timeline, "Write a Chrome/Perfetto timeline here");
+    run->add_option("--timeline-ranks", options->timelineRanks, "Only these ranks in the timeline")
+        ->delimiter(',');
+    run->add_option("--set", options->sets, "Override a platform value: key.path=value")
+        ->take_all();
+    run->add_option("--replicate",
+                    options->replicate,
+                    "Run a one-rank trace as N identical ranks (collectives span them all)")
+        ->check(CLI::Range(1u, 1u << 20));
+    run->add_option("--comm-groups",
+                    options->commGroups,
+                    "Communicator-group JSON file ({\"1\": [0, 1], ...})")
+        ->check(CLI::ExistingFile);
+    run->add_flag("--quiet", options->quiet, "No progress and no text report");
+    run->add_flag("--list-platforms", options->listPlatforms, "List the bundled platforms");
+    run->callback([options, &logSpec, &commandLine, &result]() {
+        result = runCommand(*options, logSpec, commandLine);
+    });
+
+    auto plotInput = std::make_shared<std::string>();
+    auto plotOutput = std::make_shared<std::string>();
+    CLI::App* plot =
+        app.add_subcommand("plot", "Draw a run report (etsim run --report) as an SVG picture");
+    plot->add_option("REPORT", *plotInput, "The JSON report")->required();
+    plot->add_option("-o,--output", *plotOutput, "SVG file to write")->required();
+    plot->callback([plotInput, plotOutput, &result]() {
+        std::ifstream in(*plotInput);
+        if (!in) {
+            std::cerr << "etsim plot: " << *plotInput << ": cannot open\n";
+            result = ExitCode::CannotStart;
+            return;
+        }
+        nlohmann::json report;
+        try {
+            report = nlohmann::json::parse(in);
+            std::ofstream out(*plotOutput);
+            if (!out) {
+                std::cerr << "etsim plot: " << *plotOutput << ": cannot write\n";
+                result = ExitCode::CannotStart;
+                return;
+            }
+            writeReportSvg(out, report);
+            result = ExitCode::Success;
+        } catch (const std::exception& error) {
+            std::cerr << "etsim plot: " << *plotInput << ": " << error.what() << "\n";
+            result = ExitCode::InputProblem;
+        }
+    });
+}
+
+} // namespace etsim::apps

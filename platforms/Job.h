@@ -1,0 +1,185 @@
+#pragma once
+// Running a trace on a platform and what comes out of it: the embeddable entry point behind
+// `etsim run` (and the one a user's sc_main calls):
+//
+//     auto config = etsim::platform::loadPlatform("hgx_h100", {{"driver.mode", "replay"}});
+//     etsim::platform::JobSpec job{"traces/step"};          // prefix or folder
+//     etsim::platform::RunReport report = etsim::platform::runJob(config, job);
+//     etsim::platform::writeReportText(std::cout, report);
+//
+// runJob elaborates the platform in the current SystemC kernel and runs it to the end, so it
+// can be called once per process (the SystemC kernel cannot be restarted).
+//
+// Time breakdown of a rank: every instant from 0 to the rank's finish is counted once, as
+// compute if a compute or host node is in flight, else memory if a memory node is, else
+// communication if a send, recv or collective is, else idle; so the four sum to the finish
+// time. A node is in flight from its issue to its completion (queueing in an engine counts).
+// docs/report.md describes the JSON schema.
+
+#include "et_driver/ProcessGroups.h"
+#include "et_driver/RankDriver.h"
+#include "et_driver/TraceReader.h"
+#include "et_driver/TraceSet.h"
+#include "platforms/PlatformConfig.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace etsim::platform {
+
+/// Version of the JSON report; bumped whenever a documented name or meaning changes.
+inline constexpr int reportSchemaVersion = 1;
+
+/// A trace file as the report records it (reproducibility).
+struct TraceFileInfo {
+    std::string path;
+    std::uint64_t bytes = 0;
+    /// zlib CRC-32 of the file's bytes, as 8 hex digits.
+    std::string crc32;
+};
+
+/// The ranks of a job: a multi-rank trace, or one rank replicated.
+class TraceInput {
+public:
+    /// `prefixOrFolder` as et::findRankFiles takes it. With replicate > 0 the trace must have
+    /// one rank, which runs as `replicate` identical ranks (collectives span them all).
+    /// Throws TraceError / etsim::Error for a missing trace or a replicate of a multi-rank one.
+    explicit TraceInput(const std::filesystem::path& prefixOrFolder, std::uint32_t replicate = 0);
+    ~TraceInput();
+    TraceInput(const TraceInput&) = delete;
+    TraceInput& operator=(const TraceInput&) = delete;
+
+    std::size_t rankCount() const;
+    /// One node source per rank, valid while this object lives.
+    std::vector<et::NodeSource> sources();
+    /// Each file with its size and CRC-32 (read once, on first call).
+    std::vector<TraceFileInfo> files() const;
+
+private:
+    std::unique_ptr<et::TraceSet> set;
+    std::vector<et::RankFile> rankFiles;
+    std::vector<std::unique_ptr<et::TraceReader>> replicas;
+};
+
+struct JobSpec {
+    /// Trace prefix ("dir/name" for dir/name.0.et ...) or folder.
+    std::filesystem::path trace;
+    /// Run a one-rank trace as this many ranks; 0 = the trace's own ranks.
+    std::uint32_t replicate = 0;
+    /// Communicator groups known up front (ASTRA-sim comm-group file).
+    std::vector<et::ProcessGroup> groups;
+};
+
+/// What the progress callback sees.
+struct JobProgress {
+    double simulatedSeconds = 0.0;
+    std::uint64_t nodesDone = 0;
+    double wallSeconds = 0.0;
+};
+
+struct JobOptions {
+    /// Chrome/Perfetto timeline file; empty = none.
+    std::string timelinePath;
+    /// Ranks whose nodes go to the timeline; empty = all.
+    std::vector<std::uint32_t> timelineRanks;
+    /// Log levels (LogRegistry::configure); empty = warnings and errors.
+    std::string logSpec;
+    /// Called about every 10 us of simulated time.
+    std::function<void(const JobProgress&)> progress;
+};
+
+struct RankBreakdown {
+    std::uint32_t rank = 0;
+    std::uint64_t finishPs = 0;
+    std::uint64_t computePs = 0;
+    std::uint64_t memoryPs = 0;
+    /// Communication not hidden behind compute or memory.
+    std::uint64_t exposedCommPs = 0;
+    std::uint64_t idlePs = 0;
+    /// Time with communication in flight at all, and with both it and compute in flight.
+    std::uint64_t commPs = 0;
+    std::uint64_t overlapPs = 0;
+    /// ASTRA-sim's "exposed communication": finish minus time with GPU compute in flight.
+    std::uint64_t astraExposedCommPs = 0;
+    std::uint64_t nodes = 0;
+};
+
+struct CollectiveSummary {
+    std::string type;
+    std::uint64_t count = 0;
+    /// Sum of the collectives' sizes (as posted), B.
+    std::uint64_t bytes = 0;
+    /// Sum of first post to last completion, ps.
+    std::uint64_t timePs = 0;
+};
+
+struct LinkSummary {
+    std::string name;
+    double utilisation = 0.0;
+    double bytes = 0.0;
+};
+
+struct ResourceSummary {
+    /// Tensor-unit busy time over (units x ranks x simulated time).
+    double tensorBusy = 0.0;
+    /// FLOPs executed over (peak of the default data type x ranks x simulated time).
+    double flopUtilisation = 0.0;
+    double flops = 0.0;
+    /// HBM bytes moved over (device peak x ranks x simulated time).
+    double hbmUtilisation = 0.0;
+    double hbmBytes = 0.0;
+    /// The busiest links, most used first (at most 5).
+    std::vector<LinkSummary> busiestLinks;
+};
+
+struct RunReport {
+    std::string outcome; // "finished", "deadlock", ...
+    bool finished = false;
+    /// The deadlock report when not finished.
+    std::string problem;
+    std::uint64_t simulatedPs = 0;
+    std::vector<RankBreakdown> ranks;
+    std::vector<CollectiveSummary> collectives;
+    ResourceSummary resources;
+    double wallSeconds = 0.0;
+    /// SystemC delta cycles: the kernel's measure of events processed.
+    std::uint64_t events = 0;
+    std::uint64_t nodes = 0;
+    std::uint64_t fallbacks = 0;
+    std::vector<TraceFileInfo> traceFiles;
+    std::string platformName;
+    nlohmann::ordered_json platform; // resolved platform
+    std::string timelinePath;
+    std::uint64_t timelineEvents = 0;
+};
+
+/// Builds the platform, runs the job, and summarises it. Throws etsim::Error (ConfigError,
+/// TraceError, ...) for inputs that cannot run, including a trace whose rank count is not the
+/// platform's; a run that deadlocks returns a report with finished = false.
+RunReport
+runJob(const PlatformConfig& platform, const JobSpec& job, const JobOptions& options = {});
+
+/// The per-rank breakdown of a set of node intervals (exposed for tests).
+struct NodeInterval {
+    std::uint64_t startPs = 0;
+    std::uint64_t endPs = 0;
+    et::Engine engine = et::Engine::Instant;
+};
+RankBreakdown
+breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> intervals);
+
+/// The human-readable report.
+void writeReportText(std::ostream& out, const RunReport& report);
+/// The JSON report (docs/report.md); `commandLine` and `version` are recorded as given.
+nlohmann::ordered_json reportToJson(const RunReport& report,
+                                    const std::vector<std::string>& commandLine,
+                                    const std::string& version);
+
+} // namespace etsim::platform

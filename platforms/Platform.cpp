@@ -1,0 +1,115 @@
+#include "platforms/Platform.h"
+
+#include "kernel/Error.h"
+
+namespace etsim::platform {
+
+Platform::Platform(const sc_core::sc_module_name& name,
+                   PlatformConfig config,
+                   Simulation& simulation,
+                   StatGroup& stats,
+                   const ComponentRegistry& registry)
+    : sc_core::sc_module(name), cfg(std::move(config)), simulation(simulation), stats(stats)
+{
+    validatePlatform(cfg);
+    net = registry.makeFabric("fabric", cfg, stats);
+    ranks.resize(cfg.ranks);
+    for (std::uint32_t rank = 0; rank < cfg.ranks; ++rank) {
+        const std::string prefix = "rank" + std::to_string(rank);
+        StatGroup& rankStats = stats.addGroup(prefix);
+        Rank& parts = ranks[rank];
+        parts.memory = registry.makeMemory(
+            prefix + "_hbm", RankContext{cfg, RankId{rank}, rankStats.addGroup("hbm")});
+        parts.accelerator = registry.makeAccelerator(
+            prefix + "_accelerator",
+            RankContext{cfg, RankId{rank}, rankStats.addGroup("accelerator")},
+            parts.memory->target());
+        parts.fanIn = std::make_unique<FanIn>((prefix + "_fanin").c_str());
+        parts.fanIn->out.bind(parts.accelerator->target());
+    }
+}
+
+Platform::~Platform() = default;
+
+et::RankDriverOptions driverOptions(const DriverConfig& driver)
+{
+    et::RankDriverOptions options;
+    options.lowering.compute = driver.compute;
+    options.lowering.memory = driver.memory;
+    options.lowering.communication = driver.communication;
+    options.lowering.profile = driver.profile;
+    options.lowering.eagerThresholdBytes = driver.eagerThreshold.bytes();
+    options.dependencies.policy = driver.dependencies;
+    options.dependencies.lenient = driver.lenient;
+    options.window = driver.window;
+    options.computeLimit = driver.computeLimit;
+    options.memoryLimit = driver.memoryLimit;
+    options.communicationLimit = driver.communicationLimit;
+    options.hostLimit = driver.hostLimit;
+    return options;
+}
+
+void Platform::attach(std::vector<et::NodeSource> sources,
+                      const std::vector<et::ProcessGroup>& groups,
+                      const Logger* log,
+                      Timeline* timeline)
+{
+    if (lowering)
+        throw Error(std::string(name()) + ": a job is already attached");
+    if (sources.size() != cfg.ranks)
+        throw Error("the trace has " + std::to_string(sources.size()) + " ranks but the platform" +
+                    (cfg.name.empty() ? "" : " \"" + cfg.name + "\"") + " has " +
+                    std::to_string(cfg.ranks) +
+                    "; use a platform with as many ranks (--set ranks=N with a fitting fabric) "
+                    "or --replicate N for a one-rank trace");
+    lowering = std::make_unique<et::LoweringContext>(cfg.ranks, log);
+    lowering->addGroups(groups);
+    StatGroup& driverStats = stats.addGroup("drivers");
+    const et::RankDriverOptions options = driverOptions(cfg.driver);
+    for (std::uint32_t rank = 0; rank < cfg.ranks; ++rank) {
+        Rank& parts = ranks[rank];
+        et::RankDriverOptions rankOptions = options;
+        rankOptions.dependencies.log = log;
+        parts.driver = std::make_unique<et::RankDriver>(("rank" + std::to_string(rank)).c_str(),
+                                                        RankId{rank},
+                                                        std::move(sources[rank]),
+                                                        *lowering,
+                                                        simulation,
+                                                        rankOptions,
+                                                        &driverStats,
+                                                        timeline);
+        parts.driver->computeSocket.bind(parts.fanIn->in);
+        parts.driver->memorySocket.bind(parts.fanIn->in);
+        parts.driver->communicationSocket.bind(net->target());
+        parts.driver->onRecord([this](const et::NodeRecord& record) {
+            for (const auto& callback : recordCallbacks)
+                callback(record);
+        });
+    }
+}
+
+void Platform::onRecord(std::function<void(const et::NodeRecord&)> callback)
+{
+    recordCallbacks.push_back(std::move(callback));
+}
+
+std::vector<const et::RankDriver*> Platform::drivers() const
+{
+    std::vector<const et::RankDriver*> list;
+    for (const Rank& rank : ranks)
+        if (rank.driver)
+            list.push_back(rank.driver.get());
+    return list;
+}
+
+bool Platform::idle() const
+{
+    if (!net->idle())
+        return false;
+    for (const Rank& rank : ranks)
+        if (!rank.memory->idle() || !rank.accelerator->idle())
+            return false;
+    return true;
+}
+
+} // namespace etsim::platform

@@ -1,0 +1,406 @@
+#include "platforms/PlatformConfig.h"
+
+#include "kernel/Error.h"
+#include "platforms/PresetData.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <variant>
+
+namespace etsim::platform {
+
+namespace {
+
+constexpr EnumName<et::SchedulingProfile> profileNames[] = {
+    {"native", et::SchedulingProfile::Native},
+    {"astra", et::SchedulingProfile::Astra},
+};
+constexpr EnumName<et::ExecutionMode> modeNames[] = {
+    {"model", et::ExecutionMode::Model},
+    {"replay", et::ExecutionMode::Replay},
+};
+constexpr EnumName<DependencyPolicy> dependencyNames[] = {
+    {"data+ctrl", DependencyPolicy::DataAndCtrl},
+    {"data", DependencyPolicy::DataOnly},
+    {"ctrl", DependencyPolicy::CtrlOnly},
+};
+
+// One step of an override's key path: a map key or a sequence index.
+using PathStep = std::variant<std::string, std::size_t>;
+
+std::vector<PathStep> splitPath(const Override& override)
+{
+    std::vector<PathStep> steps;
+    const std::string& path = override.path;
+    std::size_t i = 0;
+    auto bad = [&](const std::string& problem) {
+        throw ConfigError("--set " + path + "=" + override.value, 0, 0, "", problem);
+    };
+    while (i < path.size()) {
+        if (path[i] == '[') {
+            std::size_t close = path.find(']', i);
+            if (close == std::string::npos || close == i + 1)
+                bad("an index is written [N], e.g. dims[0]");
+            std::size_t index = 0;
+            for (std::size_t j = i + 1; j < close; ++j) {
+                if (!std::isdigit(static_cast<unsigned char>(path[j])))
+                    bad("an index is written [N], e.g. dims[0]");
+                index = index * 10 + static_cast<std::size_t>(path[j] - '0');
+            }
+            steps.emplace_back(index);
+            i = close + 1;
+            if (i < path.size() && path[i] == '.')
+                ++i;
+            continue;
+        }
+        std::size_t end = path.find_first_of(".[", i);
+        if (end == std::string::npos)
+            end = path.size();
+        if (end == i)
+            bad("empty key in the path");
+        steps.emplace_back(path.substr(i, end - i));
+        i = end;
+        if (i < path.size() && path[i] == '.') {
+            ++i;
+            if (i == path.size())
+                bad("empty key in the path");
+        }
+    }
+    if (steps.empty())
+        bad("empty key path");
+    return steps;
+}
+
+YAML::Node parseYaml(const std::string& text, const std::string& fileName)
+{
+    std::vector<YAML::Node> documents;
+    try {
+        documents = YAML::LoadAll(text);
+    } catch (const YAML::Exception& error) {
+        throw ConfigError(fileName,
+                          error.mark.line >= 0 ? error.mark.line + 1 : 0,
+                          error.mark.column >= 0 ? error.mark.column + 1 : 0,
+                          "",
+                          "invalid YAML: " + error.msg);
+    }
+    if (documents.size() > 1)
+        throw ConfigError(fileName,
+                          documents[1].Mark().line + 1,
+                          documents[1].Mark().column + 1,
+                          "",
+                          "a second YAML document starts here; a config file holds exactly one");
+    return documents.empty() ? YAML::Node(YAML::NodeType::Map) : documents.front();
+}
+
+void applyOverride(YAML::Node& root, const Override& override)
+{
+    std::vector<PathStep> steps = splitPath(override);
+    const std::string where = "--set " + override.path + "=" + override.value;
+    YAML::Node value;
+    try {
+        value = YAML::Load(override.value);
+    } catch (const YAML::Exception& error) {
+        throw ConfigError(where, 0, 0, override.path, "invalid YAML value: " + error.msg);
+    }
+    if (!root.IsMap())
+        root = YAML::Node(YAML::NodeType::Map);
+    YAML::Node current;
+    current.reset(root);
+    std::string walked;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const bool last = i + 1 == steps.size();
+        if (const auto* key = std::get_if<std::string>(&steps[i])) {
+            walked += (walked.empty() ? "" : ".") + *key;
+            if (!current.IsMap() && !current.IsNull())
+                throw ConfigError(
+                    where, 0, 0, walked, "cannot set a key here: the value above is not a map");
+            if (last) {
+                current[*key] = value;
+                return;
+            }
+            YAML::Node next = current[*key];
+            if (!next.IsDefined() || next.IsNull())
+                current[*key] = YAML::Node(YAML::NodeType::Map);
+            YAML::Node child = current[*key];
+            current.reset(child);
+        } else {
+            std::size_t index = std::get<std::size_t>(steps[i]);
+            walked += "[" + std::to_string(index) + "]";
+            if (!current.IsSequence() || index >= current.size())
+                throw ConfigError(where,
+                                  0,
+                                  0,
+                                  walked,
+                                  current.IsSequence()
+                                      ? "index out of range: the list has " +
+                                            std::to_string(current.size()) + " elements"
+                                      : "not a list");
+            if (last) {
+                current[index] = value;
+                return;
+            }
+            YAML::Node child = current[index];
+            current.reset(child);
+        }
+    }
+}
+
+// Lays `over` on `base`: maps merge key by key, anything else replaces.
+void mergeInto(YAML::Node base, const YAML::Node& over)
+{
+    for (const auto& entry : over) {
+        const std::string key = entry.first.as<std::string>();
+        YAML::Node existing = base[key];
+        if (existing.IsDefined() && existing.IsMap() && entry.second.IsMap())
+            mergeInto(existing, entry.second);
+        else
+            base[key] = entry.second;
+    }
+}
+
+// The fabric map with its `preset:` expanded.
+void expandFabricPreset(YAML::Node& root, const std::string& fileName)
+{
+    YAML::Node fabric = root["fabric"];
+    if (!fabric.IsDefined() || !fabric.IsMap())
+        return;
+    YAML::Node preset = fabric["preset"];
+    if (!preset.IsDefined())
+        return;
+    const YAML::Mark mark = preset.Mark();
+    const std::string name = preset.IsScalar() ? preset.Scalar() : std::string();
+    YAML::Node base;
+    try {
+        base = YAML::Load(net::netPresetYaml(name));
+    } catch (const Error& error) {
+        throw ConfigError(fileName,
+                          mark.line >= 0 ? mark.line + 1 : 0,
+                          mark.column >= 0 ? mark.column + 1 : 0,
+                          "fabric.preset",
+                          error.what());
+    }
+    YAML::Node user = YAML::Clone(fabric);
+    user.remove("preset");
+    // Clone drops the marks; merge the user's own nodes so errors still point into the file.
+    for (const auto& entry : fabric) {
+        const std::string key = entry.first.as<std::string>();
+        if (key == "preset")
+            continue;
+        YAML::Node existing = base[key];
+        if (existing.IsDefined() && existing.IsMap() && entry.second.IsMap())
+            mergeInto(existing, entry.second);
+        else
+            base[key] = entry.second;
+    }
+    root["fabric"] = base;
+}
+
+nlohmann::ordered_json toJson(const YAML::Node& node)
+{
+    switch (node.Type()) {
+    case YAML::NodeType::Map: {
+        nlohmann::ordered_json object = nlohmann::ordered_json::object();
+        for (const auto& entry : node)
+            object[entry.first.as<std::string>()] = toJson(entry.second);
+        return object;
+    }
+    case YAML::NodeType::Sequence: {
+        nlohmann::ordered_json array = nlohmann::ordered_json::array();
+        for (const auto& element : node)
+            array.push_back(toJson(element));
+        return array;
+    }
+    case YAML::NodeType::Scalar:
+        return node.Scalar();
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+        break;
+    }
+    return nullptr;
+}
+
+DriverConfig parseDriver(ConfigMap& map)
+{
+    DriverConfig driver;
+    driver.profile = map.enumField("profile", profileNames, driver.profile);
+    et::ExecutionMode mode = map.enumField("mode", modeNames, et::ExecutionMode::Model);
+    driver.compute = map.enumField("compute_mode", modeNames, mode);
+    driver.memory = map.enumField("memory_mode", modeNames, mode);
+    driver.communication = map.enumField("communication_mode", modeNames, mode);
+    driver.dependencies = map.enumField("dependencies", dependencyNames, driver.dependencies);
+    driver.lenient = map.optional("lenient", driver.lenient);
+    driver.window = map.optional<std::uint64_t>("window", driver.window);
+    if (driver.window == 0)
+        map.fail("window", "must be at least 1 (nodes read ahead per rank)");
+    if (map.has("limits"))
+        map.nested("limits", [&](ConfigMap& limits) {
+            driver.computeLimit = limits.optional("compute", driver.computeLimit);
+            driver.memoryLimit = limits.optional("memory", driver.memoryLimit);
+            driver.communicationLimit = limits.optional("communication", driver.communicationLimit);
+            driver.hostLimit = limits.optional("host", driver.hostLimit);
+        });
+    driver.eagerThreshold = map.optional("eager_threshold", driver.eagerThreshold);
+    return driver;
+}
+
+PlatformConfig parseRoot(ConfigMap& map)
+{
+    PlatformConfig config;
+    config.name = map.optional("name", std::string());
+    config.description = map.optional("description", std::string());
+    auto ranks =
+        map.required<Located<std::uint32_t>>("ranks", "number of ranks (accelerators), e.g. 8");
+    config.ranks = ranks.value;
+    if (config.ranks == 0)
+        ranks.location.fail("must be at least 1");
+    auto perNode = map.optional<Located<std::uint32_t>>("ranks_per_node");
+    config.ranksPerNode = perNode ? perNode->value : config.ranks;
+    if (perNode && (config.ranksPerNode == 0 || config.ranks % config.ranksPerNode != 0))
+        perNode->location.fail("must divide ranks (" + std::to_string(config.ranks) + ")");
+
+    map.nested("accelerator", [&](ConfigMap& accelerator) {
+        config.hbm = accelerator.has("hbm") ? accelerator.nested("hbm", hbm::parseHbmConfig)
+                                            : hbm::hbmPreset(hbm::defaultPreset);
+        config.accelerator = accel::parseAccelConfig(accelerator);
+    });
+    config.fabric = map.nested("fabric", net::parseNetConfig);
+    if (config.fabric.endpointCount() != config.ranks)
+        config.fabric.topologyLocation.fail(
+            "the topology has " + std::to_string(config.fabric.endpointCount()) +
+            " endpoints but the platform has " + std::to_string(config.ranks) +
+            " ranks; make them equal");
+    if (map.has("driver"))
+        config.driver = map.nested("driver", parseDriver);
+    return config;
+}
+
+bool under(const std::string& path, const std::string& prefix)
+{
+    return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+           (path[prefix.size()] == '.' || path[prefix.size()] == '[');
+}
+
+// The override an error is about: one whose value is at or above the error's key path, or
+// one that created the key the error is at (a node without a position in the file).
+const Override* overrideAt(const std::vector<Override>& overrides, const ConfigError& error)
+{
+    const std::string& keyPath = error.keyPath();
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
+        if (keyPath == it->path || under(keyPath, it->path) ||
+            (error.line() == 0 && under(it->path, keyPath)))
+            return &*it;
+    return nullptr;
+}
+
+} // namespace
+
+Override parseOverride(const std::string& text)
+{
+    std::size_t equals = text.find('=');
+    if (equals == std::string::npos)
+        throw Error("--set " + text + ": expected key.path=value, e.g. --set ranks=16");
+    Override override{text.substr(0, equals), text.substr(equals + 1)};
+    if (override.path.empty())
+        throw Error("--set " + text + ": the key path before '=' is empty");
+    return override;
+}
+
+PlatformConfig loadPlatformString(const std::string& text,
+                                  const std::string& fileName,
+                                  const std::vector<Override>& overrides)
+{
+    YAML::Node root = parseYaml(text, fileName);
+    for (const Override& override : overrides)
+        if (override.path == "fabric.preset")
+            applyOverride(root, override);
+    expandFabricPreset(root, fileName);
+    for (const Override& override : overrides)
+        if (override.path != "fabric.preset")
+            applyOverride(root, override);
+
+    PlatformConfig config;
+    try {
+        config = loadConfigYaml(root, fileName).map(parseRoot);
+        validatePlatform(config);
+    } catch (const ConfigError& error) {
+        // Nodes an override created have no position in the file: name the override instead.
+        if (const Override* override = overrideAt(overrides, error))
+            throw ConfigError("--set " + override->path + "=" + override->value,
+                              0,
+                              0,
+                              error.keyPath(),
+                              error.problem());
+        throw;
+    }
+    config.resolved = toJson(root);
+    return config;
+}
+
+PlatformConfig loadPlatformFile(const std::filesystem::path& path,
+                                const std::vector<Override>& overrides)
+{
+    const std::string name = path.string();
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        throw ConfigError(name, 0, 0, "", "cannot read: is a directory, expected a YAML file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ConfigError(name, 0, 0, "", "cannot open: no such file or not readable");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return loadPlatformString(text.str(), name, overrides);
+}
+
+std::vector<std::string> platformPresetNames()
+{
+    std::vector<std::string> names;
+    for (const PresetText& preset : presetTexts())
+        names.emplace_back(preset.name);
+    return names;
+}
+
+std::string_view platformPresetYaml(const std::string& name)
+{
+    std::string known;
+    for (const PresetText& preset : presetTexts()) {
+        if (preset.name == name)
+            return preset.yaml;
+        known += (known.empty() ? "" : ", ") + std::string(preset.name);
+    }
+    throw Error("unknown platform \"" + name + "\": not a file and not a bundled preset (" + known +
+                ")");
+}
+
+PlatformConfig loadPlatform(const std::string& fileOrPreset, const std::vector<Override>& overrides)
+{
+    std::error_code ignored;
+    if (std::filesystem::exists(fileOrPreset, ignored) ||
+        fileOrPreset.find('/') != std::string::npos ||
+        fileOrPreset.find(".yaml") != std::string::npos)
+        return loadPlatformFile(fileOrPreset, overrides);
+    return loadPlatformString(
+        std::string(platformPresetYaml(fileOrPreset)), "preset:" + fileOrPreset, overrides);
+}
+
+void validatePlatform(const PlatformConfig& config)
+{
+    if (config.ranks == 0)
+        throw Error("ranks: must be at least 1");
+    if (config.ranksPerNode == 0 || config.ranks % config.ranksPerNode != 0)
+        throw Error("ranks_per_node: must divide ranks (" + std::to_string(config.ranks) + ")");
+    if (config.fabric.endpointCount() != config.ranks)
+        throw Error("fabric.topology: the topology has " +
+                    std::to_string(config.fabric.endpointCount()) +
+                    " endpoints but the platform has " + std::to_string(config.ranks) +
+                    " ranks; make them equal");
+    if (config.driver.window == 0)
+        throw Error("driver.window: must be at least 1");
+    accel::validateAccelConfig(config.accelerator);
+    hbm::validate(config.hbm);
+}
+
+} // namespace etsim::platform

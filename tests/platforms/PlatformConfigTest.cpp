@@ -1,0 +1,215 @@
+// Platform files: the bundled presets, --set overrides, and every error a user can make.
+
+#include "platforms/PlatformConfig.h"
+
+#include "platforms/Job.h"
+#include "tests/support/ErrorOf.h"
+
+#include <gtest/gtest.h>
+
+namespace etsim::platform {
+namespace {
+
+using etsim::test::errorOf;
+
+// A two-rank platform small enough to compute by hand.
+constexpr const char* twoRanks = R"(name: pair
+ranks: 2
+accelerator:
+  preset: h100_sxm
+  hbm: {preset: hbm3_h100}
+fabric:
+  fidelity: analytical
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "1 us"}
+driver:
+  mode: replay
+)";
+
+TEST(PlatformPresets, EveryPresetLoadsWithItsRanksAndModels)
+{
+    EXPECT_EQ(platformPresetNames(),
+              (std::vector<std::string>{"hgx_h100", "hgx_h100_4node", "tpu_v4_torus", "ng1"}));
+    PlatformConfig hgx = loadPlatform("hgx_h100");
+    EXPECT_EQ(hgx.ranks, 8U);
+    EXPECT_EQ(hgx.accelerator.name, "h100_sxm");
+    EXPECT_EQ(hgx.hbm.presetName, "hbm3_h100");
+    EXPECT_EQ(hgx.fabric.endpointCount(), 8U);
+    EXPECT_DOUBLE_EQ(hgx.fabric.dims.at(0).bandwidth.bytesPerSecond(), 450e9);
+
+    PlatformConfig scaleOut = loadPlatform("hgx_h100_4node");
+    EXPECT_EQ(scaleOut.ranks, 32U);
+    EXPECT_EQ(scaleOut.ranksPerNode, 8U);
+    ASSERT_EQ(scaleOut.fabric.dims.size(), 2U);
+    EXPECT_DOUBLE_EQ(scaleOut.fabric.dims[1].bandwidth.bytesPerSecond(), 50e9); // 400 Gb/s
+
+    PlatformConfig tpu = loadPlatform("tpu_v4_torus");
+    EXPECT_EQ(tpu.ranks, 64U);
+    EXPECT_EQ(tpu.fabric.dims.size(), 3U);
+    EXPECT_EQ(tpu.hbm.organisation.stacks, 4U);
+
+    PlatformConfig ng1 = loadPlatform("ng1");
+    EXPECT_EQ(ng1.ranks, 72U);
+    EXPECT_EQ(ng1.accelerator.name, "ng1");
+    EXPECT_EQ(ng1.hbm.organisation.stacks, 8U);
+    EXPECT_DOUBLE_EQ(ng1.fabric.dims.at(0).bandwidth.bytesPerSecond(), 1800e9);
+}
+
+TEST(PlatformPresets, UnknownNameListsThePresets)
+{
+    EXPECT_EQ(errorOf([] { loadPlatform("dgx"); }),
+              "unknown platform \"dgx\": not a file and not a bundled preset (hgx_h100, "
+              "hgx_h100_4node, tpu_v4_torus, ng1)");
+}
+
+TEST(PlatformConfig, ReadsDriverOptions)
+{
+    PlatformConfig config = loadPlatformString(twoRanks, "pair.yaml");
+    EXPECT_EQ(config.name, "pair");
+    EXPECT_EQ(config.ranksPerNode, 2U);
+    EXPECT_EQ(config.driver.compute, et::ExecutionMode::Replay);
+    EXPECT_EQ(config.driver.communication, et::ExecutionMode::Replay);
+    EXPECT_EQ(config.fabric.fidelity, net::Fidelity::Analytical);
+    EXPECT_EQ(config.resolved["fabric"]["topology"]["dims"][0]["size"], "2");
+}
+
+TEST(PlatformConfig, OverridesReachPresetsAndTheExpandedFabric)
+{
+    PlatformConfig config = loadPlatform("hgx_h100",
+                                         {{"accelerator.sram.capacity", "64 MiB"},
+                                          {"fabric.topology.dims[0].bandwidth", "400 GB/s"},
+                                          {"driver.mode", "replay"},
+                                          {"accelerator.hbm.analytic.efficiency", "0.5"}});
+    EXPECT_EQ(config.accelerator.sram.capacity.bytes(), 64ULL << 20);
+    EXPECT_DOUBLE_EQ(config.fabric.dims[0].bandwidth.bytesPerSecond(), 400e9);
+    EXPECT_DOUBLE_EQ(config.fabric.dims[0].efficiency, 0.82); // the rest of the preset stays
+    EXPECT_EQ(config.driver.memory, et::ExecutionMode::Replay);
+    EXPECT_DOUBLE_EQ(config.hbm.analytic.efficiency, 0.5);
+    EXPECT_EQ(config.resolved["accelerator"]["sram"]["capacity"], "64 MiB");
+}
+
+TEST(PlatformConfig, FabricPresetCanBeSwitchedByOverride)
+{
+    PlatformConfig config =
+        loadPlatform("hgx_h100", {{"fabric.preset", "tpu_torus"}, {"ranks", "64"}});
+    EXPECT_EQ(config.ranks, 64U);
+    EXPECT_EQ(config.fabric.dims.size(), 3U);
+}
+
+TEST(PlatformConfig, UnknownOverrideKeyNamesTheOverride)
+{
+    EXPECT_EQ(errorOf([] {
+                  loadPlatform("hgx_h100", {{"accelerator.sramm.capacity", "1"}});
+              }),
+              "--set accelerator.sramm.capacity=1: accelerator.sramm: unknown key (did you mean "
+              "\"sram\"?)");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatform("hgx_h100", {{"fabric.topology.dims[3].size", "2"}});
+              }),
+              "--set fabric.topology.dims[3].size=2: fabric.topology.dims[3]: index out of range: "
+              "the list has 1 elements");
+}
+
+TEST(PlatformConfig, BadOverrideValueNamesTheOverride)
+{
+    EXPECT_EQ(errorOf([] {
+                  loadPlatform("hgx_h100", {{"accelerator.sram.capacity", "lots"}});
+              }),
+              "--set accelerator.sram.capacity=lots: accelerator.sram.capacity: \"lots\": not a "
+              "number, expected a size such as \"80 GiB\"");
+}
+
+TEST(PlatformConfig, OverrideSyntax)
+{
+    Override ok = parseOverride("fabric.topology.dims[0].bandwidth=400 GB/s");
+    EXPECT_EQ(ok.path, "fabric.topology.dims[0].bandwidth");
+    EXPECT_EQ(ok.value, "400 GB/s");
+    EXPECT_EQ(errorOf([] { parseOverride("ranks"); }),
+              "--set ranks: expected key.path=value, e.g. --set ranks=16");
+    EXPECT_EQ(errorOf([] { parseOverride("=3"); }), "--set =3: the key path before '=' is empty");
+}
+
+TEST(PlatformConfig, RankCountMustMatchTheFabric)
+{
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString(twoRanks, "pair.yaml", {{"ranks", "4"}});
+              }),
+              "pair.yaml:9:5: fabric.topology: the topology has 2 endpoints but the platform has "
+              "4 ranks; make them equal");
+}
+
+TEST(PlatformConfig, ErrorsNameFileLineAndKey)
+{
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString(
+                      "accelerator: {preset: h100_sxm}\nfabric: {preset: hgx_h100}\n", "p.yaml");
+              }),
+              "p.yaml:1:1: ranks: missing required key (number of ranks (accelerators), e.g. 8)");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString("ranks: 8\naccelerator: {preset: h200}\nfabric: {preset: "
+                                     "hgx_h100}\n",
+                                     "p.yaml");
+              }),
+              "p.yaml:2:23: accelerator.preset: unknown preset \"h200\"; one of h100_sxm, "
+              "a100_sxm, tpu_v4, ng1, ng1_systolic");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString("ranks: 8\naccelerator: {preset: h100_sxm}\nfabric: {preset: "
+                                     "nvl72}\n",
+                                     "p.yaml");
+              }),
+              "p.yaml:3:18: fabric.preset: unknown network preset \"nvl72\"; known presets: "
+              "hgx_h100, hgx_h100_scaleout, tpu_torus");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString(
+                      "ranks: 8\nranks_per_node: 3\naccelerator: {preset: h100_sxm}\nfabric: "
+                      "{preset: hgx_h100}\n",
+                      "p.yaml");
+              }),
+              "p.yaml:2:17: ranks_per_node: must divide ranks (8)");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString(
+                      "ranks: 8\naccelerator: {preset: h100_sxm}\nfabric: {preset: hgx_h100}\n"
+                      "driver: {mode: fast}\n",
+                      "p.yaml");
+              }),
+              "p.yaml:4:16: driver.mode: expected one of model, replay, got \"fast\"");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString(
+                      "ranks: 8\naccelerator: {preset: h100_sxm}\nfabric: {preset: hgx_h100}\n"
+                      "nodes: 1\n",
+                      "p.yaml");
+              }),
+              "p.yaml:4:1: nodes: unknown key; known keys: name, description, ranks, "
+              "ranks_per_node, accelerator, fabric, driver");
+    EXPECT_EQ(errorOf([] { loadPlatformString("ranks: [8\n", "p.yaml"); }).substr(0, 21),
+              "p.yaml:2:1: invalid Y");
+    EXPECT_EQ(errorOf([] { loadPlatformFile("/nonexistent/p.yaml"); }),
+              "/nonexistent/p.yaml: cannot open: no such file or not readable");
+}
+
+// Each instant counted once: compute, then memory, then communication, then idle.
+TEST(Breakdown, PrecedenceSumsToTheFinishTime)
+{
+    using et::Engine;
+    RankBreakdown b = breakdown(3,
+                                30000,
+                                {{0, 10000, Engine::Compute},
+                                 {5000, 20000, Engine::Communication},
+                                 {15000, 25000, Engine::Memory},
+                                 {2000, 4000, Engine::Host},
+                                 {0, 0, Engine::Instant}});
+    EXPECT_EQ(b.rank, 3U);
+    EXPECT_EQ(b.computePs, 10000U);
+    EXPECT_EQ(b.memoryPs, 10000U);     // 15..25
+    EXPECT_EQ(b.exposedCommPs, 5000U); // 10..15
+    EXPECT_EQ(b.idlePs, 5000U);        // 25..30
+    EXPECT_EQ(b.computePs + b.memoryPs + b.exposedCommPs + b.idlePs, b.finishPs);
+    EXPECT_EQ(b.commPs, 15000U);
+    EXPECT_EQ(b.overlapPs, 5000U);           // 5..10
+    EXPECT_EQ(b.astraExposedCommPs, 20000U); // 30 - 10
+}
+
+} // namespace
+} // namespace etsim::platform

@@ -1,0 +1,309 @@
+// Whole runs: every preset with a generated trace that fits it, the shared traces that fit a
+// preset, hand-computed small cases, and the errors of a job that cannot run.
+
+#include "platforms/Job.h"
+#include "platforms/Platform.h"
+#include "platforms/PlatformConfig.h"
+#include "tests/support/ErrorOf.h"
+#include "tests/support/ScTest.h"
+#include "tests/support/TempDir.h"
+#include "workloads/Transformer.h"
+#include "workloads/Workload.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <optional>
+
+namespace etsim::platform {
+namespace {
+
+using etsim::test::errorOf;
+using etsim::test::ScTest;
+using etsim::test::TempDir;
+namespace fs = std::filesystem;
+
+constexpr const char* twoRanks = R"(name: pair
+ranks: 2
+accelerator: {preset: h100_sxm}
+fabric:
+  fidelity: analytical
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "1 us"}
+driver:
+  mode: replay
+)";
+
+// A workload written rank by rank by a function.
+class Scripted final : public workloads::Workload {
+public:
+    Scripted(std::uint32_t ranks, std::function<void(std::uint32_t, workloads::RankEmitter&)> emit)
+        : ranks(ranks), emit(std::move(emit))
+    {
+    }
+    std::uint32_t rankCount() const override { return ranks; }
+    std::string description() const override { return "scripted test workload"; }
+    std::vector<workloads::CommGroup> groupsOf(std::uint32_t) const override { return {}; }
+    void forEachGroup(const std::function<void(const workloads::CommGroup&)>&) const override {}
+    void emitRank(std::uint32_t rank, workloads::RankEmitter& out) const override
+    {
+        emit(rank, out);
+    }
+
+private:
+    std::uint32_t ranks;
+    std::function<void(std::uint32_t, workloads::RankEmitter&)> emit;
+};
+
+JobSpec job(const fs::path& trace, std::uint32_t replicate = 0)
+{
+    JobSpec spec;
+    spec.trace = trace;
+    spec.replicate = replicate;
+    return spec;
+}
+
+fs::path write(const workloads::Workload& workload, const TempDir& dir)
+{
+    workloads::WriteOptions options;
+    options.folder = dir.path();
+    options.name = "job";
+    return workloads::writeWorkload(workload, options).prefix;
+}
+
+fs::path transformer(std::uint32_t dp, std::uint32_t tp, const TempDir& dir)
+{
+    workloads::TransformerSpec spec;
+    spec.model.layers = 1;
+    spec.model.hidden = 512;
+    spec.model.heads = 8;
+    spec.model.ffn = 2048;
+    spec.model.vocab = 8192;
+    spec.seqLen = 512;
+    spec.parallel.dp = dp;
+    spec.parallel.tp = tp;
+    spec.offload = workloads::Offload::Activations;
+    return write(workloads::Transformer(spec), dir);
+}
+
+void expectConsistent(const RunReport& report, std::uint32_t ranks)
+{
+    ASSERT_TRUE(report.finished) << report.problem;
+    ASSERT_EQ(report.ranks.size(), ranks);
+    EXPECT_GT(report.simulatedPs, 0U);
+    for (const RankBreakdown& rank : report.ranks) {
+        EXPECT_EQ(rank.computePs + rank.memoryPs + rank.exposedCommPs + rank.idlePs, rank.finishPs);
+        EXPECT_LE(rank.finishPs, report.simulatedPs);
+        EXPECT_GT(rank.computePs, 0U);
+    }
+    ASSERT_FALSE(report.traceFiles.empty());
+    EXPECT_EQ(report.traceFiles.front().crc32.size(), 8U);
+    EXPECT_GT(report.traceFiles.front().bytes, 0U);
+}
+
+void runPreset(const std::string& preset, std::uint32_t dp, std::uint32_t tp)
+{
+    TempDir dir;
+    PlatformConfig config = loadPlatform(preset);
+    RunReport report = runJob(config, job(transformer(dp, tp, dir)));
+    expectConsistent(report, dp * tp);
+    EXPECT_EQ(report.traceFiles.size(), dp * tp);
+    ASSERT_FALSE(report.collectives.empty());
+    EXPECT_EQ(report.collectives.front().type, "all_reduce");
+    EXPECT_GT(report.resources.tensorBusy, 0.0);
+    EXPECT_LT(report.resources.tensorBusy, 1.0);
+    EXPECT_GT(report.resources.hbmUtilisation, 0.0);
+    EXPECT_LT(report.resources.hbmUtilisation, 1.0);
+    EXPECT_FALSE(report.resources.busiestLinks.empty());
+    EXPECT_EQ(report.platformName, preset);
+}
+
+TEST_F(ScTest, Hgx8GpuRunsADataAndTensorParallelStep)
+{
+    runPreset("hgx_h100", 2, 4);
+}
+
+TEST_F(ScTest, Hgx4NodeRunsADataAndTensorParallelStep)
+{
+    runPreset("hgx_h100_4node", 4, 8);
+}
+
+TEST_F(ScTest, TpuTorusRunsADataAndTensorParallelStep)
+{
+    runPreset("tpu_v4_torus", 16, 4);
+}
+
+TEST_F(ScTest, Ng1RunsADataAndTensorParallelStep)
+{
+    runPreset("ng1", 9, 8);
+}
+
+// Replay: rank 0 computes 10 us then 5 us; rank 1 computes 20 us. Nothing else happens.
+TEST_F(ScTest, ReplayedComputeIsExact)
+{
+    TempDir dir;
+    Scripted workload(2, [](std::uint32_t rank, workloads::RankEmitter& out) {
+        if (rank == 0) {
+            std::uint64_t first = out.delay("a", 10, {});
+            out.delay("b", 5, {first});
+        } else {
+            out.delay("c", 20, {});
+        }
+    });
+    RunReport report = runJob(loadPlatformString(twoRanks, "pair.yaml"), job(write(workload, dir)));
+    expectConsistent(report, 2);
+    EXPECT_EQ(report.simulatedPs, 20000000U);
+    EXPECT_EQ(report.ranks[0].finishPs, 15000000U);
+    EXPECT_EQ(report.ranks[0].computePs, 15000000U);
+    EXPECT_EQ(report.ranks[0].idlePs, 0U);
+    EXPECT_EQ(report.ranks[1].computePs, 20000000U);
+    EXPECT_EQ(report.nodes, 3U);
+    EXPECT_TRUE(report.collectives.empty());
+}
+
+// Replay, then an all-reduce: rank 0 arrives 10 us before rank 1, and waits for it; the wait
+// is exposed communication. The collective starts at the first post (10 us).
+TEST_F(ScTest, WaitingForACollectiveIsExposedCommunication)
+{
+    TempDir dir;
+    Scripted workload(2, [](std::uint32_t rank, workloads::RankEmitter& out) {
+        std::uint64_t work = out.delay("work", rank == 0 ? 10 : 20, {});
+        out.collective("ar", et::CollectiveType::AllReduce, 1 << 20, "", {work});
+    });
+    PlatformConfig config = loadPlatformString(twoRanks, "pair.yaml", {{"driver.mode", "model"}});
+    RunReport report = runJob(config, job(write(workload, dir)));
+    expectConsistent(report, 2);
+    ASSERT_EQ(report.collectives.size(), 1U);
+    EXPECT_EQ(report.collectives[0].count, 1U);
+    EXPECT_EQ(report.collectives[0].bytes, 1U << 20);
+    const RankBreakdown& early = report.ranks[0];
+    const RankBreakdown& late = report.ranks[1];
+    EXPECT_EQ(early.computePs, 10000000U);
+    EXPECT_EQ(late.computePs, 20000000U);
+    EXPECT_EQ(early.exposedCommPs, early.finishPs - 10000000U);
+    EXPECT_EQ(late.exposedCommPs, late.finishPs - 20000000U);
+    EXPECT_GE(early.exposedCommPs, 10000000U);
+    EXPECT_EQ(early.astraExposedCommPs, early.exposedCommPs);
+    EXPECT_EQ(report.collectives[0].timePs, report.simulatedPs - 10000000U);
+}
+
+TEST_F(ScTest, ReplicateRunsOneRankAsMany)
+{
+    TempDir dir;
+    Scripted workload(1, [](std::uint32_t, workloads::RankEmitter& out) {
+        std::uint64_t work = out.delay("work", 7, {});
+        out.collective("ar", et::CollectiveType::AllReduce, 4096, "", {work});
+    });
+    fs::path prefix = write(workload, dir);
+    RunReport report =
+        runJob(loadPlatformString(twoRanks, "pair.yaml", {{"driver.communication_mode", "model"}}),
+               job(prefix, 2));
+    expectConsistent(report, 2);
+    ASSERT_EQ(report.collectives.size(), 1U);
+    EXPECT_EQ(report.ranks[0].computePs, 7000000U);
+    EXPECT_EQ(report.traceFiles.size(), 1U);
+}
+
+TEST_F(ScTest, RankCountMismatchIsAClearError)
+{
+    TempDir dir;
+    Scripted workload(3,
+                      [](std::uint32_t, workloads::RankEmitter& out) { out.delay("work", 1, {}); });
+    fs::path prefix = write(workload, dir);
+    EXPECT_EQ(errorOf([&] { runJob(loadPlatformString(twoRanks, "pair.yaml"), job(prefix)); }),
+              "rank count mismatch: the trace " + prefix.string() +
+                  " has 3 rank(s) but the platform \"pair\" has 2; pick a platform with 3 ranks");
+    EXPECT_EQ(errorOf([&] { runJob(loadPlatformString(twoRanks, "pair.yaml"), job(prefix, 2)); }),
+              "--replicate 2 runs a one-rank trace, but " + prefix.string() +
+                  " has 3 ranks; drop --replicate");
+}
+
+TEST_F(ScTest, OneRankTraceOnALargerPlatformSuggestsReplicate)
+{
+    TempDir dir;
+    Scripted workload(1,
+                      [](std::uint32_t, workloads::RankEmitter& out) { out.delay("work", 1, {}); });
+    fs::path prefix = write(workload, dir);
+    EXPECT_EQ(errorOf([&] { runJob(loadPlatform("hgx_h100"), job(prefix)); }),
+              "rank count mismatch: the trace " + prefix.string() +
+                  " has 1 rank(s) but the platform \"hgx_h100\" has 8; run a one-rank trace as "
+                  "many ranks with --replicate 8");
+}
+
+// The C++ API a user's sc_main calls, with a replaced component kind.
+TEST_F(ScTest, RegistryReplacesAComponentKind)
+{
+    TempDir dir;
+    Scripted workload(2,
+                      [](std::uint32_t, workloads::RankEmitter& out) { out.delay("work", 3, {}); });
+    TraceInput input(write(workload, dir));
+    Simulation simulation;
+    StatGroup stats("platform");
+    ComponentRegistry registry = ComponentRegistry::defaults();
+    int memories = 0;
+    registry.setMemory([&memories, base = ComponentRegistry::defaults()](const std::string& name,
+                                                                         const RankContext& rank) {
+        ++memories;
+        return base.makeMemory(name, rank);
+    });
+    Platform platform(
+        "platform", loadPlatformString(twoRanks, "pair.yaml"), simulation, stats, registry);
+    platform.attach(input.sources());
+    RunResult result = simulation.run();
+    EXPECT_EQ(result.outcome, RunOutcome::AllIdle);
+    EXPECT_EQ(memories, 2);
+    ASSERT_EQ(platform.drivers().size(), 2U);
+    EXPECT_EQ(platform.drivers()[1]->finishPs(), 3000000U);
+    EXPECT_TRUE(platform.idle());
+    EXPECT_EQ(errorOf([&] { platform.attach(input.sources()); }),
+              "platform: a job is already attached");
+}
+
+std::optional<fs::path> sharedTraces()
+{
+    if (const char* env = std::getenv("ETSIM_TRACES"))
+        return fs::path(env);
+    if (const char* source = std::getenv("ETSIM_SOURCE_DIR")) {
+        fs::path path = fs::path(source) / ".." / "shared" / "traces";
+        if (fs::exists(path))
+            return path;
+    }
+    return std::nullopt;
+}
+
+// The 64-rank ResNet-50 data-parallel trace fits the 64-chip torus.
+TEST_F(ScTest, SharedResnet64RanksRunOnTheTorus)
+{
+    std::optional<fs::path> traces = sharedTraces();
+    if (!traces)
+        GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
+    PlatformConfig config = loadPlatform("tpu_v4_torus",
+                                         {{"driver.mode", "replay"},
+                                          {"driver.communication_mode", "model"},
+                                          {"driver.dependencies", "ctrl"}});
+    RunReport report =
+        runJob(config, job(*traces / "text-resnet50-dp-64r-legacy" / "resnet50_DataParallel"));
+    expectConsistent(report, 64);
+    EXPECT_EQ(report.nodes, 64U * 215U);
+    ASSERT_EQ(report.collectives.size(), 1U);
+    EXPECT_EQ(report.collectives[0].count, 54U);
+}
+
+// One-rank PyTorch traces run as the 8 ranks of the HGX node.
+TEST_F(ScTest, SharedOneRankTracesRunReplicatedOnHgx)
+{
+    std::optional<fs::path> traces = sharedTraces();
+    if (!traces)
+        GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
+    PlatformConfig config =
+        loadPlatform("hgx_h100", {{"driver.mode", "replay"}, {"driver.dependencies", "data"}});
+    RunReport report = runJob(config, job(*traces / "chakra-feeder-test" / "chakra", 8));
+    expectConsistent(report, 8);
+    EXPECT_EQ(report.nodes, 8U * 3664U);
+}
+
+} // namespace
+} // namespace etsim::platform
