@@ -1,5 +1,9 @@
 # Warnings and sanitizers for etsim's own targets (not for generated code).
 
+# Install paths (CMAKE_INSTALL_INCLUDEDIR, ...) must exist before the first library names them
+# in its INSTALL_INTERFACE include path.
+include(GNUInstallDirs)
+
 add_library(etsim_warnings INTERFACE)
 target_compile_options(etsim_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow=local
                                                 -Wnon-virtual-dtor -Wno-unused-parameter)
