@@ -4,6 +4,7 @@
 #include "apps/Demo.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
+#include "apps/MemCommand.h"
 #include "apps/TraceCommands.h"
 #include "kernel/Error.h"
 #include "kernel/Log.h"
@@ -51,6 +52,7 @@ int main(int argc, char** argv)
     etsim::apps::addDemoCommand(app, logSpec, result);
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
+    etsim::apps::addMemCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
