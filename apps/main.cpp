@@ -4,6 +4,7 @@
 #include "apps/Demo.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
+#include "apps/MemCommand.h"
 #include "apps/RunCommand.h"
 #include "apps/TraceCommands.h"
 #include "kernel/Error.h"
@@ -53,6 +54,7 @@ int main(int argc, char** argv)
     etsim::apps::addDemoCommand(app, logSpec, result);
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
+    etsim::apps::addMemCommand(app, result);
     const std::vector<std::string> commandLine(argv, argv + argc);
     etsim::apps::addRunCommands(app, logSpec, commandLine, result);
     try {

@@ -79,7 +79,8 @@ void Accelerator::report(const std::string& problem)
             .c_str());
 }
 
-tlm::tlm_sync_enum Accelerator::targetFw(tlm::tlm_generic_payload& payload,
+tlm::tlm_sync_enum Accelerator::targetFw(int socketId,
+                                         tlm::tlm_generic_payload& payload,
                                          tlm::tlm_phase& phase,
                                          sc_core::sc_time& delay)
 {
@@ -92,13 +93,14 @@ tlm::tlm_sync_enum Accelerator::targetFw(tlm::tlm_generic_payload& payload,
     }
     if (payload.has_mm())
         payload.acquire();
+    arrivalSocket[&payload] = socketId;
     arrivals.notify(payload, delay);
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
     return tlm::TLM_UPDATED;
 }
 
-void Accelerator::targetB(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
+void Accelerator::targetB(int socketId, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
 {
     // Runs in the caller's thread: catch up with its local time, then wait for completion.
     if (delay != sc_core::SC_ZERO_TIME) {
@@ -106,7 +108,7 @@ void Accelerator::targetB(tlm::tlm_generic_payload& payload, sc_core::sc_time& d
         delay = sc_core::SC_ZERO_TIME;
     }
     sc_core::sc_event finished;
-    start(payload, &finished);
+    start(payload, &finished, socketId);
     // A node that moves nothing completes inside start().
     if (payload.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)
         wait(finished);
@@ -114,8 +116,12 @@ void Accelerator::targetB(tlm::tlm_generic_payload& payload, sc_core::sc_time& d
 
 void Accelerator::onArrival()
 {
-    while (tlm::tlm_generic_payload* payload = arrivals.get_next_transaction())
-        start(*payload, nullptr);
+    while (tlm::tlm_generic_payload* payload = arrivals.get_next_transaction()) {
+        auto found = arrivalSocket.find(payload);
+        const int socketId = found->second;
+        arrivalSocket.erase(found);
+        start(*payload, nullptr, socketId);
+    }
 }
 
 std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes)
@@ -126,13 +132,16 @@ std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes
     return hbm.fresh(bytes);
 }
 
-void Accelerator::start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished)
+void Accelerator::start(tlm::tlm_generic_payload& request,
+                        sc_core::sc_event* finished,
+                        int socketId)
 {
     request.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     const std::uint64_t id = nextJob++;
     Job& job = jobs[id];
     job.request = &request;
     job.finished = finished;
+    job.socketId = socketId;
     const EtNodeExtension* extension = EtNodeExtension::find(request);
     if (extension == nullptr) {
         job.failed = true;
@@ -258,6 +267,7 @@ void Accelerator::finish(std::uint64_t id)
     if (!job.failed)
         ++(job.info.kind == NodeKind::Compute ? computeNodes : memoryNodes);
     sc_core::sc_event* finished = job.finished;
+    const int socketId = job.socketId;
     jobs.erase(found);
     if (finished != nullptr) {
         finished->notify();
@@ -265,7 +275,7 @@ void Accelerator::finish(std::uint64_t id)
     }
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    target->nb_transport_bw(request, phase, delay);
+    target[socketId]->nb_transport_bw(request, phase, delay);
     if (request.has_mm())
         request.release();
 }

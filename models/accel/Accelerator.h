@@ -30,9 +30,9 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/peq_with_get.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <deque>
@@ -53,8 +53,9 @@ public:
     /// one HBM region.
     static constexpr const char* tensorIdAttribute = "tensor_id";
 
-    /// Work from the rank's driver: Compute, MemLoad, MemStore.
-    tlm_utils::simple_target_socket<Accelerator> target;
+    /// Work from the rank's driver: Compute, MemLoad, MemStore. Any number of initiators may
+    /// bind (a driver's compute and memory sockets both reach the accelerator).
+    tlm_utils::multi_passthrough_target_socket<Accelerator> target;
     /// To the compute engine (bound internally unless EngineBinding::External).
     tlm_utils::simple_initiator_socket<Accelerator> engineSocket;
     /// DMA transfers to HBM.
@@ -81,6 +82,7 @@ private:
     struct Job {
         tlm::tlm_generic_payload* request = nullptr;
         sc_core::sc_event* finished = nullptr; // set for b_transport callers
+        int socketId = 0;                      // the target binding it came through
         EtNodeInfo info;
         std::uint64_t region = 0;
         std::uint64_t streamBytes = 0; // bytes moved through the DMA
@@ -104,9 +106,11 @@ private:
         std::uint64_t inFlight = 0;
     };
 
-    tlm::tlm_sync_enum
-    targetFw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
-    void targetB(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    tlm::tlm_sync_enum targetFw(int socketId,
+                                tlm::tlm_generic_payload& payload,
+                                tlm::tlm_phase& phase,
+                                sc_core::sc_time& delay);
+    void targetB(int socketId, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     tlm::tlm_sync_enum
     engineBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
     tlm::tlm_sync_enum
@@ -116,7 +120,7 @@ private:
     void onSubDone();
     void onReplayed();
     void pump();
-    void start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished);
+    void start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished, int socketId);
     void advance(std::uint64_t id);
     void finish(std::uint64_t id);
     void queueLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command);
@@ -133,6 +137,8 @@ private:
     HbmAllocator hbm;
     PayloadPool pool;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> arrivals;
+    // The target binding each payload waiting in `arrivals` came through.
+    std::unordered_map<const tlm::tlm_generic_payload*, int> arrivalSocket;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> subDone;
     // Nodes with a recorded duration (replay): they take exactly that long, no model runs.
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> replayed;

@@ -51,8 +51,9 @@ DeviceAddress AddressMap::decode(std::uint64_t address) const
     DeviceAddress where;
     std::uint64_t local;
     if (organisation.stacks == 1) {
-        // One stack: its capacity is a power of two, so no division is needed.
-        local = address & (stackBytes - 1);
+        // One stack whose capacity is a power of two needs no division.
+        local = (stackBytes & (stackBytes - 1)) == 0 ? address & (stackBytes - 1)
+                                                     : address % stackBytes;
     } else {
         address %= deviceBytes;
         std::uint64_t block = address / interleave;

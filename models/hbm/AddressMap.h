@@ -2,7 +2,9 @@
 // From a physical address to stack / channel / pseudo-channel / bank group / bank / row /
 // column, and back. Addresses are first reduced modulo the device capacity; stacks take turns
 // every `stack_interleave` bytes (stacks need not be a power of two: the H100 has five); inside
-// a stack the configured bit fields apply.
+// a stack the configured bit fields apply. A stack's capacity need not be a power of two either
+// (24 Gb dies give 24 and 36 GiB stacks): its row count is then partial and the row field holds
+// the top address bits, so every address below the capacity decodes to an existing row.
 
 #include "models/hbm/HbmConfig.h"
 

@@ -14,6 +14,7 @@ bool isPowerOfTwo(std::uint64_t value)
     return value != 0 && (value & (value - 1)) == 0;
 }
 
+// Address bits that select one of `value` things: ceil(log2(value)).
 unsigned log2Exact(std::uint64_t value)
 {
     unsigned bits = 0;
@@ -271,7 +272,7 @@ HbmConfig hbmPreset(HbmPreset preset)
         org.clock = Frequency::fromHz(1e9);
         org.burstLength = 4;
         org.sids = 2;
-        org.rows = 8192;
+        org.rows = 16384; // 16 PCs × 32 banks × 16,384 rows × 1 KiB = 8 GiB
         config.timing = toCycles(hbm2Ns(220.0, 96.0), org.clock);
         config.analytic.efficiency = 0.931;
         break;
@@ -309,6 +310,32 @@ HbmConfig hbmPreset(HbmPreset preset)
         org = Organisation{};
         config.timing = toCycles(hbm3Ns(260.0), org.clock);
         config.analytic.efficiency = 0.919;
+        break;
+    case HbmPreset::Hbm3e_9600:
+        // One 8-high HBM3E stack of 24 Gb dies: 24 GiB, 2 SIDs, 9.6 Gb/s (1.229 TB/s). The
+        // capacity is not a power of two: 24,576 rows per bank (3 × 8192), the row field on
+        // the top address bits. 12 Gb per channel: nRFC 450 ns; HBM3 timings in ns [A].
+        org = Organisation{};
+        org.dataRate = bitRate(9.6);
+        org.clock = Frequency::fromHz(2.4e9);
+        org.sids = 2;
+        org.rows = 24576;
+        config.timing = toCycles(hbm3Ns(450.0), org.clock);
+        keepCasSpacingInCycles(config.timing, 2, 4, 3);
+        config.analytic.efficiency = 0.862;
+        break;
+    case HbmPreset::Hbm3eH200:
+        // H200: 6 stacks of 24 GiB HBM3E (141 GB usable of 144 GiB) at 4.8 TB/s, i.e.
+        // 6.25 Gb/s per pin. Stacks as in hbm3e_9600.
+        org = Organisation{};
+        org.stacks = 6;
+        org.dataRate = bitRate(6.25);
+        org.clock = Frequency::fromHz(1.5625e9);
+        org.sids = 2;
+        org.rows = 24576;
+        config.timing = toCycles(hbm3Ns(450.0), org.clock);
+        keepCasSpacingInCycles(config.timing, 2, 4, 3);
+        config.analytic.efficiency = 0.857;
         break;
     case HbmPreset::Hbm4:
         // HBM4-like stack: 2048 bits as 32 channels × 2 PCs, 8 Gb/s, 2 BG × 8 banks per SID,
@@ -358,7 +385,9 @@ void checkOrganisation(const Organisation& org, const ConfigFail& fail)
     powerOfTwo("sids", org.sids);
     powerOfTwo("bank_groups", org.bankGroups);
     powerOfTwo("banks_per_group", org.banksPerGroup);
-    powerOfTwo("rows", org.rows);
+    // Rows need not be a power of two (24 Gb dies: 24 and 36 GB stacks); the address map then
+    // puts the row on the top bits, where the capacity cuts the last power of two short.
+    positive("rows", org.rows);
     if (org.dataRate.bytesPerSecond() <= 0.0)
         fail("data_rate", "must be positive, e.g. \"6.4 Gb/s\" per pin");
     if (org.clock.hz() <= 0.0)
@@ -445,6 +474,19 @@ void checkAddressMap(const AddressMapBits& map, const Organisation& org, const C
     expect(AddressField::Bank, org.banksPerGroup, "banks per group");
     expect(AddressField::Sid, org.sids, "stack IDs");
     expect(AddressField::Row, org.rows, "rows");
+    if (!isPowerOfTwo(org.rows)) {
+        // Only the top bits can hold a partial count: every address below the capacity then
+        // decodes to a row below `rows`, and no row is reachable twice.
+        const auto& rowBits = map.field(AddressField::Row);
+        unsigned first = totalBits - static_cast<unsigned>(rowBits.size());
+        for (std::size_t i = 0; i < rowBits.size(); ++i)
+            if (rowBits[i] != first + i)
+                fail("row",
+                     std::to_string(org.rows) +
+                         " rows are not a power of two, so the row field must be the top "
+                         "address bits in order (" +
+                         std::to_string(first) + " to " + std::to_string(totalBits - 1) + ")");
+    }
     // Each field has the right width and no bit is shared, so the map covers the capacity
     // exactly; the loop above already reported any bit beyond it.
 }

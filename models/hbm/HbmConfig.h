@@ -52,12 +52,14 @@ constexpr EnumName<RefreshKind> refreshNames[] = {{"none", RefreshKind::None},
                                                   {"per_bank", RefreshKind::PerBank}};
 
 /// The parameter sets of hardware-models.md section 2.
-enum class HbmPreset { Hbm2, Hbm2eA100, Hbm3H100, Hbm3_6400, Hbm4 };
+enum class HbmPreset { Hbm2, Hbm2eA100, Hbm3H100, Hbm3_6400, Hbm3e_9600, Hbm3eH200, Hbm4 };
 constexpr EnumName<HbmPreset> presetNames[] = {
     {"hbm2", HbmPreset::Hbm2},
     {"hbm2e_a100", HbmPreset::Hbm2eA100},
     {"hbm3_h100", HbmPreset::Hbm3H100},
     {"hbm3_6400", HbmPreset::Hbm3_6400},
+    {"hbm3e_9600", HbmPreset::Hbm3e_9600},
+    {"hbm3e_h200", HbmPreset::Hbm3eH200},
     {"hbm4", HbmPreset::Hbm4},
 };
 constexpr HbmPreset defaultPreset = HbmPreset::Hbm3_6400;
@@ -79,6 +81,8 @@ struct Organisation {
     std::uint32_t sids = 1;
     std::uint32_t bankGroups = 4;
     std::uint32_t banksPerGroup = 4;
+    /// Rows per bank; need not be a power of two (24 Gb dies), the address map then puts the
+    /// row field on the top bits.
     std::uint32_t rows = 16384;
     /// Row buffer (page) per PC.
     Size page = Size::fromBytes(1024);

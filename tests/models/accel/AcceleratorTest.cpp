@@ -420,6 +420,67 @@ TEST_F(ScTest, H100PresetTimesAGemmByTilesAndWaves)
     EXPECT_EQ(bench.stat("compute.fallbacks"), 0.0);
 }
 
+// The H100 preset's DMA on a memory that moves one 2 MiB chunk per microsecond, so streamed
+// times come out round.
+struct H100Bench {
+    explicit H100Bench(std::vector<EtNodeInfo> nodes)
+        : config(accelPreset(AccelPreset::H100Sxm))
+        , stats("accel")
+        , accel("accel", config, stats)
+        , memory("memory", Bandwidth::fromBytesPerSecond(2'097'152e6), Time())
+        , driver("driver", std::move(nodes))
+    {
+        driver.socket.bind(accel.target);
+        accel.memory.bind(memory.target);
+    }
+
+    AccelConfig config;
+    StatGroup stats;
+    Accelerator accel;
+    FixedMemoryTarget memory;
+    Driver driver;
+};
+
+TEST_F(ScTest, H100DecodeGemmThatFitsInL2TakesItsComputeTime)
+{
+    // 16×4096 · 4096×4096 BF16 moves 2·(16·4096 + 4096² + 16·4096) = 33,816,576 B: within the
+    // 50 MB L2. Best tile 64×64: 64 CTAs, one wave, 2·64·64·4096 / (4096 · 1.83 GHz · 0.8)
+    // = 5.595628 us; the L2 term 33,816,576 B / (33 TB/s · 0.8) = 1.280931 us is shorter.
+    // + 2 us launch = 7.595628 us, and nothing goes to HBM.
+    H100Bench bench({gemm(0, 16, 4096, 4096)});
+    sc_core::sc_start();
+    EXPECT_EQ(bench.driver.finished[0], 7'595'628u);
+    EXPECT_TRUE(bench.memory.accesses().empty());
+    const auto* streamed = dynamic_cast<const Counter*>(bench.stats.findStat("streamed_nodes"));
+    ASSERT_NE(streamed, nullptr);
+    EXPECT_EQ(streamed->value(), 0u);
+}
+
+TEST_F(ScTest, H100DecodeGemmThatSpillsStreamsFromHbm)
+{
+    // 16×8192 · 8192×8192 BF16 moves 134,742,016 B. On chip alone it would take
+    // max(2·64·64·8192 / 5.996544e12 = 11.191257 us, 134,742,016 / 26.4e12 = 5.103864 us)
+    // + 2 us = T = 13.191257 us. But 84,742,016 B do not fit in the 50 MB L2: they stream in
+    // 41 chunks (40 × 2 MiB + 855,936 B), each loading in L = 1 us (the last in 408.142 ns),
+    // and each slice computes T / 41 = C = 321.737 ns (the last 321.738 ns). C < L, so the
+    // memory never idles: chunk i is in at (i + 1) us, the last at 40.408142 us, and its slice
+    // ends at 40.408142 + 0.321738 = 40.729880 us: three times the fitting time, bound by the
+    // transfer (summed without double buffering it would be 40.41 + 13.19 us).
+    H100Bench bench({gemm(0, 16, 8192, 8192)});
+    sc_core::sc_start();
+    EXPECT_EQ(bench.driver.finished[0], 40'729'880u);
+    ASSERT_EQ(bench.memory.accesses().size(), 41u);
+    EXPECT_EQ(bench.memory.accesses()[39].end.ps(), 40 * us);
+    EXPECT_EQ(bench.memory.accesses()[40].bytes, 855'936u);
+    EXPECT_EQ(bench.memory.accesses()[40].end.ps(), 40'408'142u);
+    const auto counter = [&](const char* path) {
+        return dynamic_cast<const Counter&>(*bench.stats.findStat(path)).value();
+    };
+    EXPECT_EQ(counter("streamed_nodes"), 1u);
+    EXPECT_EQ(counter("streamed_bytes"), 84'742'016u);
+    EXPECT_EQ(counter("dma_transfers"), 41u);
+}
+
 TEST_F(ScTest, TpuV4PresetRunsTwoGemmsOnItsTwoTensorCores)
 {
     AccelConfig config = accelPreset(AccelPreset::TpuV4);

@@ -88,6 +88,47 @@ TEST(HbmBandwidth, StreamingReadsOnH100StacksLoseMoreToRefresh)
     EXPECT_GE(measured, bound - 0.015);
 }
 
+TEST(HbmBandwidth, StreamingReadsOnHbm2ReachPeakMinusRefresh)
+{
+    // (5 + 14 + 220 + 12) / 3900 = 6.4 % lost to refresh (hardware-models.md 2.4): 93.6 %.
+    HbmConfig config = detailed(HbmPreset::Hbm2);
+    double bound = refreshBound(config.timing);
+    EXPECT_NEAR(bound, 0.9356, 0.0001);
+    double measured = sustained(config, 16384, 600);
+    EXPECT_LE(measured, bound + 0.002);
+    EXPECT_GE(measured, bound - 0.01);
+    // The preset's analytic efficiency is this measurement.
+    EXPECT_NEAR(hbmPreset(HbmPreset::Hbm2).analytic.efficiency, measured, 0.002);
+}
+
+TEST(HbmBandwidth, StreamingReadsOnHbm3eLoseMoreToTheLongerRefresh)
+{
+    // 24 GiB stacks (12 Gb per channel) refresh for 450 ns = 1080 CK at 2.4 GHz:
+    // 1 - (14 + 39 + 1080 + 47) / 9360 = 87.4 %.
+    HbmConfig config = detailed(HbmPreset::Hbm3e_9600);
+    double bound = refreshBound(config.timing);
+    EXPECT_NEAR(bound, 1.0 - 1180.0 / 9360.0, 1e-9);
+    double measured = sustained(config, 16384, 1600);
+    EXPECT_LE(measured, bound + 0.002);
+    EXPECT_GE(measured, bound - 0.015);
+    EXPECT_NEAR(hbmPreset(HbmPreset::Hbm3e_9600).analytic.efficiency, measured, 0.002);
+}
+
+TEST(HbmBandwidth, StreamingReadsOnH200Stacks)
+{
+    // Its 24 GiB stacks at 1.5625 GHz: 1 - (9 + 26 + 704 + 31) / 6093 = 87.4 %.
+    HbmConfig config = detailed(HbmPreset::Hbm3eH200);
+    config.organisation.stacks = 1; // one stack behaves like six, at a sixth of the cost
+    config.addressMap = addressMapFromPreset(AddressMapPreset::Interleaved, config.organisation);
+    double bound = refreshBound(config.timing);
+    EXPECT_NEAR(bound, 1.0 - 770.0 / 6093.0, 1e-9);
+    double measured = sustained(config, 16384, 1200);
+    EXPECT_LE(measured, bound + 0.002);
+    // As on the H100 stacks, the slower clock hides fewer row changes behind queued bursts.
+    EXPECT_GE(measured, bound - 0.02);
+    EXPECT_NEAR(hbmPreset(HbmPreset::Hbm3eH200).analytic.efficiency, measured, 0.002);
+}
+
 TEST(HbmBandwidth, StreamingWritesMatchStreamingReads)
 {
     HbmConfig config = detailed(HbmPreset::Hbm3_6400);
