@@ -273,14 +273,67 @@ void NetworkCore::settle()
     epoch += 2;
     std::uint64_t mark = epoch;
     std::uint64_t now = calendar.now();
-    componentLinks.clear();
-    componentFlows.clear();
-    // The links and flows connected to a change: only their rates can move.
-    for (std::uint32_t link : dirtyLinks) {
-        links[link].mark = mark;
-        componentLinks.push_back(link);
+    // Each connected component of the changed links is evaluated on its own: rates elsewhere
+    // cannot move.
+    for (std::uint32_t seed : dirtyLinks) {
+        LinkState& state = links[seed];
+        if (state.mark == mark)
+            continue;
+        state.mark = mark;
+        if (state.flows.empty())
+            continue;
+        if (state.flows.size() == 1 && settleAlone(state.flows.front(), mark, now))
+            continue;
+        settleComponent(seed, mark, now);
     }
     dirtyLinks.clear();
+}
+
+void NetworkCore::advanceFlow(Flow& flow, std::uint64_t now)
+{
+    flow.remaining -= flow.rate * static_cast<double>(now - flow.lastPs);
+    if (flow.remaining < 0.0)
+        flow.remaining = 0.0;
+    flow.lastPs = now;
+}
+
+void NetworkCore::assignRate(std::uint32_t index, double rate, std::uint64_t now)
+{
+    Flow& flow = flows[index];
+    if (flow.rate == rate)
+        return;
+    flow.rate = rate;
+    ++rateChanges;
+    ++flow.version;
+    calendar.schedule(
+        now + roundPs(flow.remaining / rate), EventKind::FlowFinish, index, flow.version);
+}
+
+bool NetworkCore::settleAlone(std::uint32_t index, std::uint64_t mark, std::uint64_t now)
+{
+    // The common case of collectives: a flow that shares none of its links. Its rate is its
+    // slowest link's bandwidth, which is what progressive filling gives a component of one flow.
+    Flow& flow = flows[index];
+    double rate = std::numeric_limits<double>::infinity();
+    for (std::uint32_t link : flow.route) {
+        const LinkState& state = links[link];
+        if (state.flows.size() != 1)
+            return false;
+        rate = std::min(rate, state.bytesPerPs);
+    }
+    for (std::uint32_t link : flow.route)
+        links[link].mark = mark;
+    flow.mark = mark;
+    advanceFlow(flow, now);
+    assignRate(index, rate, now);
+    return true;
+}
+
+void NetworkCore::settleComponent(std::uint32_t seed, std::uint64_t mark, std::uint64_t now)
+{
+    componentLinks.clear();
+    componentFlows.clear();
+    componentLinks.push_back(seed);
     for (std::size_t next = 0; next < componentLinks.size(); ++next) {
         LinkState& state = links[componentLinks[next]];
         for (std::uint32_t index : state.flows) {
@@ -298,10 +351,7 @@ void NetworkCore::settle()
     }
     for (std::uint32_t index : componentFlows) {
         Flow& flow = flows[index];
-        flow.remaining -= flow.rate * static_cast<double>(now - flow.lastPs);
-        if (flow.remaining < 0.0)
-            flow.remaining = 0.0;
-        flow.lastPs = now;
+        advanceFlow(flow, now);
         flow.fixed = false;
     }
     for (std::uint32_t link : componentLinks) {
@@ -330,19 +380,12 @@ void NetworkCore::settle()
                     continue;
                 flow.fixed = true;
                 --left;
-                double previous = flow.rate;
-                flow.rate = smallest;
                 for (std::uint32_t other : flow.route) {
                     LinkState& crossed = links[other];
                     crossed.capacity = std::max(0.0, crossed.capacity - smallest);
                     --crossed.unfixed;
                 }
-                if (previous != smallest) {
-                    ++rateChanges;
-                    ++flow.version;
-                    std::uint64_t finish = now + roundPs(flow.remaining / flow.rate);
-                    calendar.schedule(finish, EventKind::FlowFinish, index, flow.version);
-                }
+                assignRate(index, smallest, now);
             }
         }
     }

@@ -112,6 +112,10 @@ private:
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
     void markDirty(std::uint32_t link);
+    void advanceFlow(Flow& flow, std::uint64_t now);
+    void assignRate(std::uint32_t index, double rate, std::uint64_t now);
+    bool settleAlone(std::uint32_t index, std::uint64_t mark, std::uint64_t now);
+    void settleComponent(std::uint32_t seed, std::uint64_t mark, std::uint64_t now);
 
     const TopologyIf& topology;
     const NetConfig& config;
