@@ -12,13 +12,25 @@ namespace {
 
 constexpr std::uint64_t psPerNs = 1000;
 
+// Route cache bound: 2^18 pairs keep a 4,096-rank run's collectives cached at a few MiB.
+constexpr std::size_t maxCachedRoutes = std::size_t{1} << 18;
+constexpr unsigned initialRouteTableBits = 10;
+
 // Rates within this relative distance of the smallest share are fixed together, so flows
 // that are equal up to rounding finish at the same instant.
 constexpr double shareTolerance = 1e-9;
 
+// Below 2^51, x + 0.5 is exact, so truncating it rounds half away from zero like llround
+// (without the library call on the hot path).
+constexpr double exactHalfLimit = 2251799813685248.0;
+
 std::uint64_t roundPs(double ps)
 {
-    return ps <= 0.0 ? 0 : static_cast<std::uint64_t>(std::llround(ps));
+    if (ps <= 0.0)
+        return 0;
+    if (ps < exactHalfLimit)
+        return static_cast<std::uint64_t>(ps + 0.5);
+    return static_cast<std::uint64_t>(std::llround(ps));
 }
 
 } // namespace
@@ -27,7 +39,12 @@ NetworkCore::NetworkCore(const TopologyIf& topologyIn,
                          const NetConfig& configIn,
                          EventCalendar& calendarIn,
                          MessageSink& sinkIn)
-    : topology(topologyIn), config(configIn), calendar(calendarIn), sink(sinkIn)
+    : topology(topologyIn)
+    , config(configIn)
+    , calendar(calendarIn)
+    , sink(sinkIn)
+    , routeTable(std::size_t{1} << initialRouteTableBits)
+    , routeTableBits(initialRouteTableBits)
 {
     const IdVector<LinkId, Link>& specs = topology.links();
     nicLinks = config.nicBandwidth.bytesPerSecond() > 0.0;
@@ -93,6 +110,18 @@ void NetworkCore::releaseFlow(std::uint32_t index)
 
 void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
 {
+    // Collectives send between the same few pairs over and over: routes are remembered (up to
+    // maxCachedRoutes pairs; beyond that they are computed each time).
+    std::uint64_t key = (static_cast<std::uint64_t>(src) << 32 | dst) + 1;
+    std::size_t mask = routeTable.size() - 1;
+    std::size_t at = routeSlotOf(key);
+    for (; routeTable[at].key != 0; at = (at + 1) & mask)
+        if (routeTable[at].key == key) {
+            const RouteSlot& found = routeTable[at];
+            flow.route.assign(routeLinks.begin() + found.offset,
+                              routeLinks.begin() + found.offset + found.length);
+            return;
+        }
     routeScratch.clear();
     topology.route(src, dst, routeScratch);
     if (nicLinks && src != dst)
@@ -101,6 +130,36 @@ void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
         flow.route.push_back(toUnderlying(id));
     if (nicLinks && src != dst)
         flow.route.push_back(static_cast<std::uint32_t>(nicBase + topology.endpointCount() + dst));
+    if (routeCount >= maxCachedRoutes)
+        return;
+    routeTable[at] = RouteSlot{key,
+                               static_cast<std::uint32_t>(routeLinks.size()),
+                               static_cast<std::uint32_t>(flow.route.size())};
+    routeLinks.insert(routeLinks.end(), flow.route.begin(), flow.route.end());
+    ++routeCount;
+    if (2 * routeCount > routeTable.size())
+        growRouteTable();
+}
+
+std::size_t NetworkCore::routeSlotOf(std::uint64_t key) const
+{
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - routeTableBits));
+}
+
+void NetworkCore::growRouteTable()
+{
+    std::vector<RouteSlot> old(routeTable.size() * 2);
+    old.swap(routeTable);
+    ++routeTableBits;
+    std::size_t mask = routeTable.size() - 1;
+    for (const RouteSlot& entry : old) {
+        if (entry.key == 0)
+            continue;
+        std::size_t at = routeSlotOf(entry.key);
+        while (routeTable[at].key != 0)
+            at = (at + 1) & mask;
+        routeTable[at] = entry;
+    }
 }
 
 void NetworkCore::send(std::uint32_t src,
@@ -199,12 +258,12 @@ void NetworkCore::startFlow(std::uint32_t index)
     flow.remaining = static_cast<double>(flow.bytes);
     flow.rate = 0.0;
     flow.lastPs = now;
-    flow.slots.resize(flow.route.size());
+    flow.slots.clear();
     for (std::size_t hop = 0; hop < flow.route.size(); ++hop) {
         LinkState& state = links[flow.route[hop]];
         if (state.flows.empty())
             state.busySincePs = now;
-        flow.slots[hop] = static_cast<std::uint32_t>(state.flows.size());
+        flow.slots.push_back(static_cast<std::uint32_t>(state.flows.size()));
         state.flows.push_back(index);
         markDirty(flow.route[hop]);
     }

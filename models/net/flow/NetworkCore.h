@@ -104,6 +104,13 @@ private:
         bool fixed = false;
     };
 
+    // One remembered route: key = (src << 32 | dst) + 1 (0 = empty slot), links in routeLinks.
+    struct RouteSlot {
+        std::uint64_t key = 0;
+        std::uint32_t offset = 0;
+        std::uint32_t length = 0;
+    };
+
     std::uint32_t allocateFlow();
     void releaseFlow(std::uint32_t index);
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
@@ -112,6 +119,8 @@ private:
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
     void markDirty(std::uint32_t link);
+    std::size_t routeSlotOf(std::uint64_t key) const;
+    void growRouteTable();
     void advanceFlow(Flow& flow, std::uint64_t now);
     void assignRate(std::uint32_t index, double rate, std::uint64_t now);
     bool settleAlone(std::uint32_t index, std::uint64_t mark, std::uint64_t now);
@@ -130,6 +139,10 @@ private:
     std::vector<std::uint32_t> componentLinks;
     std::vector<std::uint32_t> componentFlows;
     std::vector<LinkId> routeScratch;
+    std::vector<RouteSlot> routeTable; // open addressing, linear probing, power-of-two size
+    unsigned routeTableBits = 0;
+    std::size_t routeCount = 0;
+    std::vector<std::uint32_t> routeLinks;
     std::uint64_t epoch = 0;
     std::uint64_t sent = 0;
     std::uint64_t deliveredCount = 0;
