@@ -81,6 +81,14 @@ public:
     /// Runs until no event is left.
     void run();
 
+    /// Link busy tracks on `timeline` under process `processId` (NetworkCore::attachTimeline).
+    void attachTimeline(Timeline& timeline, std::uint32_t processId)
+    {
+        core->attachTimeline(timeline, processId);
+    }
+    /// Writes the busy intervals still held for merging (NetworkCore::flushTimeline).
+    void flushTimeline() { core->flushTimeline(); }
+
     /// Nodes posted and not yet complete.
     std::uint64_t outstanding() const { return pendingNodes; }
     const TopologyIf& topology() const { return *net; }

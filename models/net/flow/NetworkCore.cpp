@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace etsim::net {
 
@@ -198,8 +199,11 @@ void NetworkCore::send(std::uint32_t src,
         break;
     case Fidelity::Analytical: {
         std::uint64_t serialPs = roundPs(static_cast<double>(flow.bytes) / bottleneck);
-        for (std::uint32_t link : flow.route)
-            links[link].busyPs += roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+        for (std::uint32_t link : flow.route) {
+            std::uint64_t busy = roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+            links[link].busyPs += busy;
+            recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
+        }
         calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
         break;
     }
@@ -208,10 +212,13 @@ void NetworkCore::send(std::uint32_t src,
         double bottleneckNs = bottleneck * psPerNs;
         auto delayNs = static_cast<std::uint64_t>(
             std::floor(latencyNs + static_cast<double>(flow.bytes) / bottleneckNs));
-        for (std::uint32_t link : flow.route)
-            links[link].busyPs +=
+        for (std::uint32_t link : flow.route) {
+            std::uint64_t busy =
                 psPerNs * static_cast<std::uint64_t>(
                               std::floor(static_cast<double>(flow.bytes) / links[link].bytesPerNs));
+            links[link].busyPs += busy;
+            recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
+        }
         calendar.schedule(
             now + delayNs * psPerNs + config.messageDelay.ps(), EventKind::Deliver, index, 0);
         break;
@@ -234,12 +241,80 @@ void NetworkCore::forwardHop(std::uint32_t index)
         static_cast<double>(state.spec.latency.ps()) / psPerNs + bytes / state.bytesPerNs));
     state.freeAtPs = start + serialNs * psPerNs;
     state.busyPs += serialNs * psPerNs;
+    recordBusy(flow.route[flow.hop], start, state.freeAtPs, bytes);
     std::uint64_t arrive = start + hopNs * psPerNs;
     ++flow.hop;
     if (flow.hop == flow.route.size())
         calendar.schedule(arrive + config.messageDelay.ps(), EventKind::Deliver, index, 0);
     else
         calendar.schedule(arrive, EventKind::Hop, index, 0);
+}
+
+void NetworkCore::attachTimeline(Timeline& target, std::uint32_t processId)
+{
+    timeline = &target;
+    timelineProcess = processId;
+}
+
+void NetworkCore::recordBusy(std::uint32_t link,
+                             std::uint64_t startPs,
+                             std::uint64_t endPs,
+                             double bytes)
+{
+    if (timeline == nullptr)
+        return;
+    // Per link, intervals arrive in order of their start, so merging needs only the last one.
+    LinkState& state = links[link];
+    if (state.spanOpen && startPs <= state.spanEndPs) {
+        state.spanEndPs = std::max(state.spanEndPs, endPs);
+        state.spanBytes += bytes;
+        return;
+    }
+    if (state.spanOpen)
+        writeSpan(link);
+    state.spanOpen = true;
+    state.spanStartPs = startPs;
+    state.spanEndPs = endPs;
+    state.spanBytes = bytes;
+}
+
+void NetworkCore::writeSpan(std::uint32_t link)
+{
+    LinkState& state = links[link];
+    state.spanOpen = false;
+    if (state.spanEndPs == state.spanStartPs)
+        return;
+    if (!state.trackNamed) {
+        state.trackNamed = true;
+        std::uint32_t endpoints = topology.endpointCount();
+        std::string label;
+        if (link < nicBase)
+            label = "link " + std::to_string(link) + ": device " + std::to_string(state.spec.from) +
+                    " -> " + std::to_string(state.spec.to);
+        else if (link < nicBase + endpoints)
+            label = "nic " + std::to_string(link) + ": injection of rank " +
+                    std::to_string(link - nicBase);
+        else
+            label = "nic " + std::to_string(link) + ": ejection of rank " +
+                    std::to_string(link - nicBase - endpoints);
+        timeline->threadName(timelineProcess, link, label, link);
+    }
+    timeline->complete(timelineProcess,
+                       link,
+                       "busy",
+                       "link",
+                       state.spanStartPs,
+                       state.spanEndPs - state.spanStartPs,
+                       {{"bytes", static_cast<std::uint64_t>(std::llround(state.spanBytes))}});
+}
+
+void NetworkCore::flushTimeline()
+{
+    if (timeline == nullptr)
+        return;
+    for (std::uint32_t link = 0; link < links.size(); ++link)
+        if (links[link].spanOpen)
+            writeSpan(link);
 }
 
 void NetworkCore::markDirty(std::uint32_t link)
@@ -288,8 +363,12 @@ void NetworkCore::finishFlow(std::uint32_t index)
                     break;
                 }
         }
-        if (state.flows.empty())
+        state.endedBytes += static_cast<double>(flow.bytes);
+        if (state.flows.empty()) {
             state.busyPs += now - state.busySincePs;
+            recordBusy(link, state.busySincePs, now, state.endedBytes);
+            state.endedBytes = 0.0;
+        }
         markDirty(link);
     }
     flow.remaining = 0.0;

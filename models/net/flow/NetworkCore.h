@@ -18,6 +18,7 @@
 // ejection link per endpoint, added to every route) and a fixed per-message delay at the
 // receiver apply in every mode. All state is plain C++; the owner drives the calendar.
 
+#include "kernel/Timeline.h"
 #include "models/net/NetConfig.h"
 #include "models/net/flow/EventCalendar.h"
 #include "models/net/topology/TopologyIf.h"
@@ -74,6 +75,15 @@ public:
     /// Wire bytes of a message of `bytes` payload (packet headers added).
     std::uint64_t wireBytes(std::uint64_t bytes) const;
 
+    /// Writes one track per link that carries data on `timeline`: thread = link index under
+    /// process `processId`, one "busy" slice per busy interval (intervals that overlap or touch
+    /// are merged, so a slice spans many messages) with the wire bytes it carried. Busy means
+    /// what linkBusyPs() counts. The timeline must outlive the core.
+    void attachTimeline(Timeline& timeline, std::uint32_t processId);
+    /// Writes the busy intervals still held for merging; call when the network is idle (the
+    /// Fabric does) and before closing the timeline.
+    void flushTimeline();
+
 private:
     struct LinkState {
         Link spec;
@@ -84,6 +94,13 @@ private:
         std::uint64_t busyPs = 0;
         std::uint64_t busySincePs = 0;
         std::uint64_t freeAtPs = 0;
+        // Timeline: the busy interval being merged, and bytes of flows that ended in it.
+        std::uint64_t spanStartPs = 0;
+        std::uint64_t spanEndPs = 0;
+        double spanBytes = 0.0;
+        double endedBytes = 0.0;
+        bool spanOpen = false;
+        bool trackNamed = false;
         // Scratch for rate evaluation.
         double capacity = 0.0;
         std::uint32_t unfixed = 0;
@@ -119,6 +136,8 @@ private:
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
     void markDirty(std::uint32_t link);
+    void recordBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes);
+    void writeSpan(std::uint32_t link);
     std::size_t routeSlotOf(std::uint64_t key) const;
     void growRouteTable();
     void advanceFlow(Flow& flow, std::uint64_t now);
@@ -143,6 +162,8 @@ private:
     unsigned routeTableBits = 0;
     std::size_t routeCount = 0;
     std::vector<std::uint32_t> routeLinks;
+    Timeline* timeline = nullptr;
+    std::uint32_t timelineProcess = 0;
     std::uint64_t epoch = 0;
     std::uint64_t sent = 0;
     std::uint64_t deliveredCount = 0;
