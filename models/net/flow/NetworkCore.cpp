@@ -229,6 +229,61 @@ void NetworkCore::send(std::uint32_t src,
     }
 }
 
+void NetworkCore::sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                             std::uint64_t bytes,
+                             std::uint64_t cookie)
+{
+    if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
+        throw Error("NetworkCore::sendStream: in-switch streams need the flow or analytical "
+                    "fidelity");
+    std::uint32_t endpoints = topology.endpointCount();
+    std::uint32_t index = allocateFlow();
+    Flow& flow = flows[index];
+    flow.cookie = cookie;
+    flow.bytes = wireBytes(bytes);
+    flow.hop = 0;
+    std::uint64_t latencyPs = 0;
+    for (const auto& [src, dst] : pairs) {
+        if (src >= endpoints || dst >= endpoints)
+            throw Error("NetworkCore::sendStream: endpoint " + std::to_string(std::max(src, dst)) +
+                        " out of range (the network has " + std::to_string(endpoints) +
+                        " endpoints)");
+        Flow scratchFlow;
+        buildRoute(src, dst, scratchFlow);
+        std::uint64_t pairLatency = 0;
+        for (std::uint32_t link : scratchFlow.route) {
+            pairLatency += links[link].spec.latency.ps();
+            // A link two pairs share (not the case for a switch line) is crossed once.
+            if (std::find(flow.route.begin(), flow.route.end(), link) == flow.route.end())
+                flow.route.push_back(link);
+        }
+        latencyPs = std::max(latencyPs, pairLatency);
+    }
+    ++sent;
+    std::uint64_t now = calendar.now();
+    double bottleneck = std::numeric_limits<double>::infinity();
+    for (std::uint32_t link : flow.route) {
+        links[link].bytes += static_cast<double>(flow.bytes);
+        bottleneck = std::min(bottleneck, links[link].bytesPerPs);
+    }
+    flow.latencyPs = latencyPs + config.messageDelay.ps();
+    if (flow.route.empty()) {
+        calendar.schedule(now + config.messageDelay.ps(), EventKind::Deliver, index, 0);
+        return;
+    }
+    if (config.fidelity == Fidelity::Flow) {
+        startFlow(index);
+        return;
+    }
+    std::uint64_t serialPs = roundPs(static_cast<double>(flow.bytes) / bottleneck);
+    for (std::uint32_t link : flow.route) {
+        std::uint64_t busy = roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+        links[link].busyPs += busy;
+        recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
+    }
+    calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
+}
+
 void NetworkCore::forwardHop(std::uint32_t index)
 {
     Flow& flow = flows[index];

@@ -24,6 +24,7 @@
 #include "models/net/topology/TopologyIf.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace etsim::net {
@@ -50,6 +51,14 @@ public:
 
     /// Starts a message of `bytes` from endpoint `src` to `dst` at the calendar's now().
     void send(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t cookie);
+    /// Starts one stream of `bytes` at the calendar's now() that crosses the routes of all
+    /// `pairs` (src, dst endpoints) at a single rate: an in-switch reduction, whose data goes up
+    /// every member's uplink and down every member's downlink together. It arrives (once, with
+    /// `cookie`) after the longest of the pairs' route latencies plus the message delay. Flow
+    /// and analytical fidelities only (throws etsim::Error otherwise).
+    void sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                    std::uint64_t bytes,
+                    std::uint64_t cookie);
     /// Handles a FlowFinish, Deliver or Hop event popped from the calendar.
     void handle(const CalendarEvent& event);
     /// Re-evaluates flow rates after every event of the current instant was handled.
