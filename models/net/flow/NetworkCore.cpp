@@ -542,9 +542,14 @@ void NetworkCore::settleComponent(std::uint32_t seed, std::uint64_t mark, std::u
                 }
         }
     }
+    // (Written out rather than calling advanceFlow: this loop runs over every flow of a
+    // component, which for an all-to-all is every flow in the network.)
     for (std::uint32_t index : componentFlows) {
         Flow& flow = flows[index];
-        advanceFlow(flow, now);
+        flow.remaining -= flow.rate * static_cast<double>(now - flow.lastPs);
+        if (flow.remaining < 0.0)
+            flow.remaining = 0.0;
+        flow.lastPs = now;
         flow.fixed = false;
     }
     for (std::uint32_t link : componentLinks) {
@@ -578,7 +583,8 @@ void NetworkCore::settleComponent(std::uint32_t seed, std::uint64_t mark, std::u
                     crossed.capacity = std::max(0.0, crossed.capacity - smallest);
                     --crossed.unfixed;
                 }
-                assignRate(index, smallest, now);
+                if (flow.rate != smallest)
+                    assignRate(index, smallest, now);
             }
         }
     }
