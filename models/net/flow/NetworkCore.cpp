@@ -311,13 +311,11 @@ void NetworkCore::attachTimeline(Timeline& target, std::uint32_t processId)
     timelineProcess = processId;
 }
 
-void NetworkCore::recordBusy(std::uint32_t link,
-                             std::uint64_t startPs,
-                             std::uint64_t endPs,
-                             double bytes)
+void NetworkCore::mergeBusy(std::uint32_t link,
+                            std::uint64_t startPs,
+                            std::uint64_t endPs,
+                            double bytes)
 {
-    if (timeline == nullptr)
-        return;
     // Per link, intervals arrive in order of their start, so merging needs only the last one.
     LinkState& state = links[link];
     if (state.spanOpen && startPs <= state.spanEndPs) {
@@ -418,7 +416,8 @@ void NetworkCore::finishFlow(std::uint32_t index)
                     break;
                 }
         }
-        state.endedBytes += static_cast<double>(flow.bytes);
+        if (timeline != nullptr)
+            state.endedBytes += static_cast<double>(flow.bytes);
         if (state.flows.empty()) {
             state.busyPs += now - state.busySincePs;
             recordBusy(link, state.busySincePs, now, state.endedBytes);

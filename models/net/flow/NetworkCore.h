@@ -145,7 +145,13 @@ private:
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
     void markDirty(std::uint32_t link);
-    void recordBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes);
+    // Inline so that a run without a timeline pays one test per link event.
+    void recordBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes)
+    {
+        if (timeline != nullptr)
+            mergeBusy(link, startPs, endPs, bytes);
+    }
+    void mergeBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes);
     void writeSpan(std::uint32_t link);
     std::size_t routeSlotOf(std::uint64_t key) const;
     void growRouteTable();
