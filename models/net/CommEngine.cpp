@@ -411,7 +411,41 @@ void CommEngine::beginStep(std::uint32_t index, std::uint32_t member, std::uint3
     state.expected = scratch.receives;
     state.reduced = scratch.reducedBytes;
     state.waiting = true;
+    if (scratch.inSwitch)
+        contribute(index, member, chunk, scratch.switchBytes);
     checkStep(index, member, chunk);
+}
+
+void CommEngine::contribute(std::uint32_t index,
+                            std::uint32_t member,
+                            std::uint32_t chunk,
+                            std::uint64_t bytes)
+{
+    Instance& instance = instances[index];
+    const ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    const Phase& phase = instance.phases[state.phase];
+    std::uint32_t base = phasePeer(instance, phase, member, 0);
+    std::uint32_t step = phase.firstStep + state.step;
+    SwitchKey key{index, chunk, step, base};
+    std::uint32_t& count = switchContributions[key];
+    if (++count < phase.shape.size)
+        return;
+    // The last member of the switch line has arrived: the reduction streams through the
+    // switch, up every member's uplink and down every member's downlink at once.
+    switchContributions.erase(key);
+    std::uint32_t size = phase.shape.size;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::uint32_t position = 0; position < size; ++position)
+        pairs.emplace_back(
+            rankOf(instance, phasePeer(instance, phase, member, position)),
+            rankOf(instance, phasePeer(instance, phase, member, (position + 1) % size)));
+    Tag tag;
+    tag.instance = index;
+    tag.member = base;
+    tag.chunk = chunk;
+    tag.step = step;
+    tag.multicast = true;
+    core->sendStream(pairs, bytes, allocateTag(tag));
 }
 
 void CommEngine::checkStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
@@ -536,24 +570,46 @@ void CommEngine::delivered(std::uint64_t cookie)
         complete(token);
         return;
     }
-    Instance& instance = instances[tag.instance];
-    ChunkState& state = instance.chunks[tag.member * instance.split.count + tag.chunk];
+    if (!tag.multicast) {
+        arrive(tag.instance, tag.member, tag.chunk, tag.step);
+        return;
+    }
+    const Instance& instance = instances[tag.instance];
+    for (const Phase& phase : instance.phases)
+        if (tag.step >= phase.firstStep && tag.step < phase.firstStep + phase.steps) {
+            for (std::uint32_t position = 0; position < phase.shape.size; ++position)
+                arrive(tag.instance,
+                       phasePeer(instance, phase, tag.member, position),
+                       tag.chunk,
+                       tag.step);
+            return;
+        }
+    throw Error("fabric: internal: an in-switch result names no phase of its collective");
+}
+
+void CommEngine::arrive(std::uint32_t index,
+                        std::uint32_t member,
+                        std::uint32_t chunk,
+                        std::uint32_t step)
+{
+    Instance& instance = instances[index];
+    ChunkState& state = instance.chunks[member * instance.split.count + chunk];
     if (state.phase >= instance.phases.size())
         throw Error("fabric: internal: a collective message reached a finished chunk");
     std::uint32_t current = instance.phases[state.phase].firstStep + state.step;
-    if (tag.step == current) {
+    if (step == current) {
         ++state.received;
-        checkStep(tag.instance, tag.member, tag.chunk);
+        checkStep(index, member, chunk);
         return;
     }
-    if (tag.step < current)
+    if (step < current)
         throw Error("fabric: internal: a collective message arrived for a finished step");
     for (auto& entry : state.early)
-        if (entry.first == tag.step) {
+        if (entry.first == step) {
             ++entry.second;
             return;
         }
-    state.early.emplace_back(tag.step, 1);
+    state.early.emplace_back(step, 1);
 }
 
 void CommEngine::drainReady()

@@ -23,9 +23,11 @@
 #include "models/net/flow/NetworkCore.h"
 #include "models/net/topology/TopologyIf.h"
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -80,6 +82,14 @@ public:
     void runUntil(std::uint64_t limitPs);
     /// Runs until no event is left.
     void run();
+
+    /// Link busy tracks on `timeline` under process `processId` (NetworkCore::attachTimeline).
+    void attachTimeline(Timeline& timeline, std::uint32_t processId)
+    {
+        core->attachTimeline(timeline, processId);
+    }
+    /// Writes the busy intervals still held for merging (NetworkCore::flushTimeline).
+    void flushTimeline() { core->flushTimeline(); }
 
     /// Nodes posted and not yet complete.
     std::uint64_t outstanding() const { return pendingNodes; }
@@ -143,7 +153,11 @@ private:
         std::uint32_t step = 0; // global step within the chunk; for p2p unused
         bool pointToPoint = false;
         bool phaseStart = false; // engine tasks: the phase-start delay rather than a step end
+        bool multicast = false;  // an in-switch result for every member of member's switch line
     };
+    // Contributions to one in-switch reduction: instance, chunk, global step, and the member
+    // index of the switch line's first member.
+    using SwitchKey = std::array<std::uint32_t, 4>;
     struct SendRecord {
         std::uint64_t token = 0;
         NodeId node{};
@@ -182,6 +196,12 @@ private:
     };
 
     void delivered(std::uint64_t cookie) override;
+    void
+    arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
+    void contribute(std::uint32_t instance,
+                    std::uint32_t member,
+                    std::uint32_t chunk,
+                    std::uint64_t bytes);
     void dispatch(const CalendarEvent& event);
     std::uint32_t allocateTag(const Tag& tag);
 
@@ -244,6 +264,7 @@ private:
     std::vector<std::uint32_t> freeRecvs;
     std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels;
     std::vector<std::uint32_t> strides;
+    std::map<SwitchKey, std::uint32_t> switchContributions;
 
     std::vector<CollectiveRecord> finished;
     std::uint64_t pendingNodes = 0;

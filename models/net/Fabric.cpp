@@ -104,6 +104,17 @@ Fabric::Fabric(const sc_core::sc_module_name& name,
     }
 }
 
+void Fabric::attachTimeline(Timeline& timeline, std::uint32_t processId)
+{
+    timeline.processName(processId, name(), processId);
+    comm.attachTimeline(timeline, processId);
+}
+
+void Fabric::end_of_simulation()
+{
+    comm.flushTimeline();
+}
+
 std::uint64_t Fabric::nowPs() const
 {
     return Time::fromScTime(sc_core::sc_time_stamp()).ps();
@@ -245,6 +256,9 @@ void Fabric::wake()
     record();
     flush();
     reschedule();
+    // Every link is idle now: nothing later can merge with the intervals held so far.
+    if (idle())
+        comm.flushTimeline();
 }
 
 void Fabric::reschedule()

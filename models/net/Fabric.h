@@ -11,6 +11,7 @@
 // TLM_GENERIC_ERROR_RESPONSE and an SC_REPORT_ERROR naming the module, rank and node.
 
 #include "kernel/Stats.h"
+#include "kernel/Timeline.h"
 #include "models/net/CommEngine.h"
 #include "models/net/NetConfig.h"
 
@@ -38,6 +39,15 @@ public:
            bool linkStats = true);
     Fabric(const Fabric&) = delete;
     Fabric& operator=(const Fabric&) = delete;
+
+    /// Records one track per link that carried data (thread = link index) under process
+    /// `processId`, which is named after the module: one slice per busy interval, merged, not
+    /// one per message. The timeline must outlive the fabric; open intervals are written
+    /// whenever the fabric goes idle and at the end of the simulation (or by flushTimeline()).
+    void attachTimeline(Timeline& timeline, std::uint32_t processId);
+    /// Writes busy intervals still held for merging (call before closing the timeline if the
+    /// simulation stopped with traffic in flight).
+    void flushTimeline() { comm.flushTimeline(); }
 
     const CommEngine& engine() const { return comm; }
     /// Finished collectives (type, size, start, end, algbw, busbw), in completion order.
@@ -71,6 +81,7 @@ private:
     void flush();
     void reschedule();
     void record();
+    void end_of_simulation() override;
     std::uint64_t nowPs() const;
 
     CommEngine comm;

@@ -115,11 +115,23 @@ std::vector<AlgorithmKind> readAlgorithmList(ConfigMap& map,
     if (list.size() != dims)
         node->fail("lists " + std::to_string(list.size()) + " algorithms but the topology has " +
                    std::to_string(dims) + " dimensions (give one per dimension, or one for all)");
-    for (std::uint32_t dim = 0; dim < dims; ++dim)
+    for (std::uint32_t dim = 0; dim < dims; ++dim) {
         if (list[dim] == AlgorithmKind::HalvingDoubling && !isPowerOfTwo(config.dimSize(dim)))
             node->fail("halving_doubling needs a power-of-two dimension, but dimension " +
                        std::to_string(dim) + " has " + std::to_string(config.dimSize(dim)) +
                        " members (use ring or direct there)");
+        if (list[dim] != AlgorithmKind::InSwitch)
+            continue;
+        if (std::string(key) != "all_reduce")
+            node->fail("in_switch runs only all-reduce; list it under algorithms.all_reduce");
+        if (config.topologyKind != TopologyKind::MultiDim ||
+            config.dims[dim].kind != DimKind::Switch)
+            node->fail("in_switch needs a switch dimension, but dimension " + std::to_string(dim) +
+                       " is not one (use kind: switch there, or another algorithm)");
+        if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
+            node->fail("in_switch is an etsim extension that ASTRA-sim's network models do not "
+                       "have; use fidelity flow or analytical");
+    }
     return list;
 }
 
@@ -138,10 +150,12 @@ void parseCollectives(ConfigMap& map, NetConfig& config)
     if (map.has("algorithms"))
         map.nested("algorithms", [&](ConfigMap& sub) { parseAlgorithms(sub, config); });
     config.groupAlgorithm = map.enumField("group_algorithm", algorithmNames, AlgorithmKind::Ring);
-    if (config.groupAlgorithm == AlgorithmKind::HalvingDoubling)
+    if (config.groupAlgorithm == AlgorithmKind::HalvingDoubling ||
+        config.groupAlgorithm == AlgorithmKind::InSwitch)
         map.fail("group_algorithm",
-                 "halving_doubling cannot run on groups of any size; use ring, direct or "
-                 "double_binary_tree");
+                 std::string(enumName(algorithmNames, config.groupAlgorithm)) +
+                     " cannot run on groups of any size; use ring, direct or "
+                     "double_binary_tree");
     config.chunks = map.optional("chunks", defaultChunks);
     if (config.chunks == 0)
         map.fail("chunks", "must be at least 1");

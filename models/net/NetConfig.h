@@ -74,12 +74,21 @@ inline constexpr EnumName<TopologyKind> topologyKindNames[] = {
 };
 
 /// A collective algorithm (models/net/collectives/).
-enum class AlgorithmKind : std::uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+/// InSwitch (NVLS-like in-switch reduction) runs only all-reduce, only on switch dimensions,
+/// only in the flow and analytical fidelities.
+enum class AlgorithmKind : std::uint8_t {
+    Ring,
+    Direct,
+    HalvingDoubling,
+    DoubleBinaryTree,
+    InSwitch,
+};
 inline constexpr EnumName<AlgorithmKind> algorithmNames[] = {
     {"ring", AlgorithmKind::Ring},
     {"direct", AlgorithmKind::Direct},
     {"halving_doubling", AlgorithmKind::HalvingDoubling},
     {"double_binary_tree", AlgorithmKind::DoubleBinaryTree},
+    {"in_switch", AlgorithmKind::InSwitch},
 };
 
 /// How an all-reduce over several dimensions is split into phases (ASTRA-sim's

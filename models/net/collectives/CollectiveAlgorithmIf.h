@@ -45,12 +45,19 @@ struct StepPlan {
     std::uint32_t receives = 0;
     /// Bytes reduced when the step ends (priced at the local memory bandwidth).
     std::uint64_t reducedBytes = 0;
+    /// In-switch reduction: the member contributes switchBytes to its switch line's reduction,
+    /// which the engine starts once every member of the line has contributed; the reduced
+    /// result comes back as one of `receives`.
+    bool inSwitch = false;
+    std::uint64_t switchBytes = 0;
 
     void clear()
     {
         sends.clear();
         receives = 0;
         reducedBytes = 0;
+        inSwitch = false;
+        switchBytes = 0;
     }
 };
 

@@ -4,6 +4,7 @@
 #include "models/net/collectives/DirectAlgorithm.h"
 #include "models/net/collectives/DoubleBinaryTreeAlgorithm.h"
 #include "models/net/collectives/HalvingDoublingAlgorithm.h"
+#include "models/net/collectives/InSwitchAlgorithm.h"
 #include "models/net/collectives/RingAlgorithm.h"
 
 #include <string>
@@ -91,6 +92,7 @@ AlgorithmSet::AlgorithmSet()
     algorithms.push_back(std::make_unique<DirectAlgorithm>());
     algorithms.push_back(std::make_unique<HalvingDoublingAlgorithm>());
     algorithms.push_back(std::make_unique<DoubleBinaryTreeAlgorithm>());
+    algorithms.push_back(std::make_unique<InSwitchAlgorithm>());
 }
 
 AlgorithmSet::~AlgorithmSet() = default;
@@ -106,6 +108,8 @@ const CollectiveAlgorithmIf& AlgorithmSet::get(AlgorithmKind kind) const
         return *algorithms[2];
     case AlgorithmKind::DoubleBinaryTree:
         return *algorithms[3];
+    case AlgorithmKind::InSwitch:
+        return *algorithms[4];
     }
     throw Error("AlgorithmSet::get: unknown algorithm kind");
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace etsim::net {
 
@@ -12,13 +13,25 @@ namespace {
 
 constexpr std::uint64_t psPerNs = 1000;
 
+// Route cache bound: 2^18 pairs keep a 4,096-rank run's collectives cached at a few MiB.
+constexpr std::size_t maxCachedRoutes = std::size_t{1} << 18;
+constexpr unsigned initialRouteTableBits = 10;
+
 // Rates within this relative distance of the smallest share are fixed together, so flows
 // that are equal up to rounding finish at the same instant.
 constexpr double shareTolerance = 1e-9;
 
+// Below 2^51, x + 0.5 is exact, so truncating it rounds half away from zero like llround
+// (without the library call on the hot path).
+constexpr double exactHalfLimit = 2251799813685248.0;
+
 std::uint64_t roundPs(double ps)
 {
-    return ps <= 0.0 ? 0 : static_cast<std::uint64_t>(std::llround(ps));
+    if (ps <= 0.0)
+        return 0;
+    if (ps < exactHalfLimit)
+        return static_cast<std::uint64_t>(ps + 0.5);
+    return static_cast<std::uint64_t>(std::llround(ps));
 }
 
 } // namespace
@@ -27,7 +40,12 @@ NetworkCore::NetworkCore(const TopologyIf& topologyIn,
                          const NetConfig& configIn,
                          EventCalendar& calendarIn,
                          MessageSink& sinkIn)
-    : topology(topologyIn), config(configIn), calendar(calendarIn), sink(sinkIn)
+    : topology(topologyIn)
+    , config(configIn)
+    , calendar(calendarIn)
+    , sink(sinkIn)
+    , routeTable(std::size_t{1} << initialRouteTableBits)
+    , routeTableBits(initialRouteTableBits)
 {
     const IdVector<LinkId, Link>& specs = topology.links();
     nicLinks = config.nicBandwidth.bytesPerSecond() > 0.0;
@@ -93,6 +111,18 @@ void NetworkCore::releaseFlow(std::uint32_t index)
 
 void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
 {
+    // Collectives send between the same few pairs over and over: routes are remembered (up to
+    // maxCachedRoutes pairs; beyond that they are computed each time).
+    std::uint64_t key = (static_cast<std::uint64_t>(src) << 32 | dst) + 1;
+    std::size_t mask = routeTable.size() - 1;
+    std::size_t at = routeSlotOf(key);
+    for (; routeTable[at].key != 0; at = (at + 1) & mask)
+        if (routeTable[at].key == key) {
+            const RouteSlot& found = routeTable[at];
+            flow.route.assign(routeLinks.begin() + found.offset,
+                              routeLinks.begin() + found.offset + found.length);
+            return;
+        }
     routeScratch.clear();
     topology.route(src, dst, routeScratch);
     if (nicLinks && src != dst)
@@ -101,6 +131,36 @@ void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
         flow.route.push_back(toUnderlying(id));
     if (nicLinks && src != dst)
         flow.route.push_back(static_cast<std::uint32_t>(nicBase + topology.endpointCount() + dst));
+    if (routeCount >= maxCachedRoutes)
+        return;
+    routeTable[at] = RouteSlot{key,
+                               static_cast<std::uint32_t>(routeLinks.size()),
+                               static_cast<std::uint32_t>(flow.route.size())};
+    routeLinks.insert(routeLinks.end(), flow.route.begin(), flow.route.end());
+    ++routeCount;
+    if (2 * routeCount > routeTable.size())
+        growRouteTable();
+}
+
+std::size_t NetworkCore::routeSlotOf(std::uint64_t key) const
+{
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - routeTableBits));
+}
+
+void NetworkCore::growRouteTable()
+{
+    std::vector<RouteSlot> old(routeTable.size() * 2);
+    old.swap(routeTable);
+    ++routeTableBits;
+    std::size_t mask = routeTable.size() - 1;
+    for (const RouteSlot& entry : old) {
+        if (entry.key == 0)
+            continue;
+        std::size_t at = routeSlotOf(entry.key);
+        while (routeTable[at].key != 0)
+            at = (at + 1) & mask;
+        routeTable[at] = entry;
+    }
 }
 
 void NetworkCore::send(std::uint32_t src,
@@ -139,8 +199,11 @@ void NetworkCore::send(std::uint32_t src,
         break;
     case Fidelity::Analytical: {
         std::uint64_t serialPs = roundPs(static_cast<double>(flow.bytes) / bottleneck);
-        for (std::uint32_t link : flow.route)
-            links[link].busyPs += roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+        for (std::uint32_t link : flow.route) {
+            std::uint64_t busy = roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+            links[link].busyPs += busy;
+            recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
+        }
         calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
         break;
     }
@@ -149,10 +212,13 @@ void NetworkCore::send(std::uint32_t src,
         double bottleneckNs = bottleneck * psPerNs;
         auto delayNs = static_cast<std::uint64_t>(
             std::floor(latencyNs + static_cast<double>(flow.bytes) / bottleneckNs));
-        for (std::uint32_t link : flow.route)
-            links[link].busyPs +=
+        for (std::uint32_t link : flow.route) {
+            std::uint64_t busy =
                 psPerNs * static_cast<std::uint64_t>(
                               std::floor(static_cast<double>(flow.bytes) / links[link].bytesPerNs));
+            links[link].busyPs += busy;
+            recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
+        }
         calendar.schedule(
             now + delayNs * psPerNs + config.messageDelay.ps(), EventKind::Deliver, index, 0);
         break;
@@ -161,6 +227,61 @@ void NetworkCore::send(std::uint32_t src,
         forwardHop(index);
         break;
     }
+}
+
+void NetworkCore::sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                             std::uint64_t bytes,
+                             std::uint64_t cookie)
+{
+    if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
+        throw Error("NetworkCore::sendStream: in-switch streams need the flow or analytical "
+                    "fidelity");
+    std::uint32_t endpoints = topology.endpointCount();
+    std::uint32_t index = allocateFlow();
+    Flow& flow = flows[index];
+    flow.cookie = cookie;
+    flow.bytes = wireBytes(bytes);
+    flow.hop = 0;
+    std::uint64_t latencyPs = 0;
+    for (const auto& [src, dst] : pairs) {
+        if (src >= endpoints || dst >= endpoints)
+            throw Error("NetworkCore::sendStream: endpoint " + std::to_string(std::max(src, dst)) +
+                        " out of range (the network has " + std::to_string(endpoints) +
+                        " endpoints)");
+        Flow scratchFlow;
+        buildRoute(src, dst, scratchFlow);
+        std::uint64_t pairLatency = 0;
+        for (std::uint32_t link : scratchFlow.route) {
+            pairLatency += links[link].spec.latency.ps();
+            // A link two pairs share (not the case for a switch line) is crossed once.
+            if (std::find(flow.route.begin(), flow.route.end(), link) == flow.route.end())
+                flow.route.push_back(link);
+        }
+        latencyPs = std::max(latencyPs, pairLatency);
+    }
+    ++sent;
+    std::uint64_t now = calendar.now();
+    double bottleneck = std::numeric_limits<double>::infinity();
+    for (std::uint32_t link : flow.route) {
+        links[link].bytes += static_cast<double>(flow.bytes);
+        bottleneck = std::min(bottleneck, links[link].bytesPerPs);
+    }
+    flow.latencyPs = latencyPs + config.messageDelay.ps();
+    if (flow.route.empty()) {
+        calendar.schedule(now + config.messageDelay.ps(), EventKind::Deliver, index, 0);
+        return;
+    }
+    if (config.fidelity == Fidelity::Flow) {
+        startFlow(index);
+        return;
+    }
+    std::uint64_t serialPs = roundPs(static_cast<double>(flow.bytes) / bottleneck);
+    for (std::uint32_t link : flow.route) {
+        std::uint64_t busy = roundPs(static_cast<double>(flow.bytes) / links[link].bytesPerPs);
+        links[link].busyPs += busy;
+        recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
+    }
+    calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
 }
 
 void NetworkCore::forwardHop(std::uint32_t index)
@@ -175,12 +296,78 @@ void NetworkCore::forwardHop(std::uint32_t index)
         static_cast<double>(state.spec.latency.ps()) / psPerNs + bytes / state.bytesPerNs));
     state.freeAtPs = start + serialNs * psPerNs;
     state.busyPs += serialNs * psPerNs;
+    recordBusy(flow.route[flow.hop], start, state.freeAtPs, bytes);
     std::uint64_t arrive = start + hopNs * psPerNs;
     ++flow.hop;
     if (flow.hop == flow.route.size())
         calendar.schedule(arrive + config.messageDelay.ps(), EventKind::Deliver, index, 0);
     else
         calendar.schedule(arrive, EventKind::Hop, index, 0);
+}
+
+void NetworkCore::attachTimeline(Timeline& target, std::uint32_t processId)
+{
+    timeline = &target;
+    timelineProcess = processId;
+}
+
+void NetworkCore::mergeBusy(std::uint32_t link,
+                            std::uint64_t startPs,
+                            std::uint64_t endPs,
+                            double bytes)
+{
+    // Per link, intervals arrive in order of their start, so merging needs only the last one.
+    LinkState& state = links[link];
+    if (state.spanOpen && startPs <= state.spanEndPs) {
+        state.spanEndPs = std::max(state.spanEndPs, endPs);
+        state.spanBytes += bytes;
+        return;
+    }
+    if (state.spanOpen)
+        writeSpan(link);
+    state.spanOpen = true;
+    state.spanStartPs = startPs;
+    state.spanEndPs = endPs;
+    state.spanBytes = bytes;
+}
+
+void NetworkCore::writeSpan(std::uint32_t link)
+{
+    LinkState& state = links[link];
+    state.spanOpen = false;
+    if (state.spanEndPs == state.spanStartPs)
+        return;
+    if (!state.trackNamed) {
+        state.trackNamed = true;
+        std::uint32_t endpoints = topology.endpointCount();
+        std::string label;
+        if (link < nicBase)
+            label = "link " + std::to_string(link) + ": device " + std::to_string(state.spec.from) +
+                    " -> " + std::to_string(state.spec.to);
+        else if (link < nicBase + endpoints)
+            label = "nic " + std::to_string(link) + ": injection of rank " +
+                    std::to_string(link - nicBase);
+        else
+            label = "nic " + std::to_string(link) + ": ejection of rank " +
+                    std::to_string(link - nicBase - endpoints);
+        timeline->threadName(timelineProcess, link, label, link);
+    }
+    timeline->complete(timelineProcess,
+                       link,
+                       "busy",
+                       "link",
+                       state.spanStartPs,
+                       state.spanEndPs - state.spanStartPs,
+                       {{"bytes", static_cast<std::uint64_t>(std::llround(state.spanBytes))}});
+}
+
+void NetworkCore::flushTimeline()
+{
+    if (timeline == nullptr)
+        return;
+    for (std::uint32_t link = 0; link < links.size(); ++link)
+        if (links[link].spanOpen)
+            writeSpan(link);
 }
 
 void NetworkCore::markDirty(std::uint32_t link)
@@ -199,12 +386,12 @@ void NetworkCore::startFlow(std::uint32_t index)
     flow.remaining = static_cast<double>(flow.bytes);
     flow.rate = 0.0;
     flow.lastPs = now;
-    flow.slots.resize(flow.route.size());
+    flow.slots.clear();
     for (std::size_t hop = 0; hop < flow.route.size(); ++hop) {
         LinkState& state = links[flow.route[hop]];
         if (state.flows.empty())
             state.busySincePs = now;
-        flow.slots[hop] = static_cast<std::uint32_t>(state.flows.size());
+        flow.slots.push_back(static_cast<std::uint32_t>(state.flows.size()));
         state.flows.push_back(index);
         markDirty(flow.route[hop]);
     }
@@ -229,8 +416,13 @@ void NetworkCore::finishFlow(std::uint32_t index)
                     break;
                 }
         }
-        if (state.flows.empty())
+        if (timeline != nullptr)
+            state.endedBytes += static_cast<double>(flow.bytes);
+        if (state.flows.empty()) {
             state.busyPs += now - state.busySincePs;
+            recordBusy(link, state.busySincePs, now, state.endedBytes);
+            state.endedBytes = 0.0;
+        }
         markDirty(link);
     }
     flow.remaining = 0.0;
@@ -273,14 +465,67 @@ void NetworkCore::settle()
     epoch += 2;
     std::uint64_t mark = epoch;
     std::uint64_t now = calendar.now();
-    componentLinks.clear();
-    componentFlows.clear();
-    // The links and flows connected to a change: only their rates can move.
-    for (std::uint32_t link : dirtyLinks) {
-        links[link].mark = mark;
-        componentLinks.push_back(link);
+    // Each connected component of the changed links is evaluated on its own: rates elsewhere
+    // cannot move.
+    for (std::uint32_t seed : dirtyLinks) {
+        LinkState& state = links[seed];
+        if (state.mark == mark)
+            continue;
+        state.mark = mark;
+        if (state.flows.empty())
+            continue;
+        if (state.flows.size() == 1 && settleAlone(state.flows.front(), mark, now))
+            continue;
+        settleComponent(seed, mark, now);
     }
     dirtyLinks.clear();
+}
+
+void NetworkCore::advanceFlow(Flow& flow, std::uint64_t now)
+{
+    flow.remaining -= flow.rate * static_cast<double>(now - flow.lastPs);
+    if (flow.remaining < 0.0)
+        flow.remaining = 0.0;
+    flow.lastPs = now;
+}
+
+void NetworkCore::assignRate(std::uint32_t index, double rate, std::uint64_t now)
+{
+    Flow& flow = flows[index];
+    if (flow.rate == rate)
+        return;
+    flow.rate = rate;
+    ++rateChanges;
+    ++flow.version;
+    calendar.schedule(
+        now + roundPs(flow.remaining / rate), EventKind::FlowFinish, index, flow.version);
+}
+
+bool NetworkCore::settleAlone(std::uint32_t index, std::uint64_t mark, std::uint64_t now)
+{
+    // The common case of collectives: a flow that shares none of its links. Its rate is its
+    // slowest link's bandwidth, which is what progressive filling gives a component of one flow.
+    Flow& flow = flows[index];
+    double rate = std::numeric_limits<double>::infinity();
+    for (std::uint32_t link : flow.route) {
+        const LinkState& state = links[link];
+        if (state.flows.size() != 1)
+            return false;
+        rate = std::min(rate, state.bytesPerPs);
+    }
+    for (std::uint32_t link : flow.route)
+        links[link].mark = mark;
+    flow.mark = mark;
+    advanceFlow(flow, now);
+    assignRate(index, rate, now);
+    return true;
+}
+
+void NetworkCore::settleComponent(std::uint32_t seed, std::uint64_t mark, std::uint64_t now)
+{
+    componentLinks.clear();
+    componentFlows.clear();
+    componentLinks.push_back(seed);
     for (std::size_t next = 0; next < componentLinks.size(); ++next) {
         LinkState& state = links[componentLinks[next]];
         for (std::uint32_t index : state.flows) {
@@ -296,6 +541,8 @@ void NetworkCore::settle()
                 }
         }
     }
+    // (Written out rather than calling advanceFlow: this loop runs over every flow of a
+    // component, which for an all-to-all is every flow in the network.)
     for (std::uint32_t index : componentFlows) {
         Flow& flow = flows[index];
         flow.remaining -= flow.rate * static_cast<double>(now - flow.lastPs);
@@ -330,19 +577,13 @@ void NetworkCore::settle()
                     continue;
                 flow.fixed = true;
                 --left;
-                double previous = flow.rate;
-                flow.rate = smallest;
                 for (std::uint32_t other : flow.route) {
                     LinkState& crossed = links[other];
                     crossed.capacity = std::max(0.0, crossed.capacity - smallest);
                     --crossed.unfixed;
                 }
-                if (previous != smallest) {
-                    ++rateChanges;
-                    ++flow.version;
-                    std::uint64_t finish = now + roundPs(flow.remaining / flow.rate);
-                    calendar.schedule(finish, EventKind::FlowFinish, index, flow.version);
-                }
+                if (flow.rate != smallest)
+                    assignRate(index, smallest, now);
             }
         }
     }

@@ -18,11 +18,13 @@
 // ejection link per endpoint, added to every route) and a fixed per-message delay at the
 // receiver apply in every mode. All state is plain C++; the owner drives the calendar.
 
+#include "kernel/Timeline.h"
 #include "models/net/NetConfig.h"
 #include "models/net/flow/EventCalendar.h"
 #include "models/net/topology/TopologyIf.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace etsim::net {
@@ -49,6 +51,14 @@ public:
 
     /// Starts a message of `bytes` from endpoint `src` to `dst` at the calendar's now().
     void send(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t cookie);
+    /// Starts one stream of `bytes` at the calendar's now() that crosses the routes of all
+    /// `pairs` (src, dst endpoints) at a single rate: an in-switch reduction, whose data goes up
+    /// every member's uplink and down every member's downlink together. It arrives (once, with
+    /// `cookie`) after the longest of the pairs' route latencies plus the message delay. Flow
+    /// and analytical fidelities only (throws etsim::Error otherwise).
+    void sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                    std::uint64_t bytes,
+                    std::uint64_t cookie);
     /// Handles a FlowFinish, Deliver or Hop event popped from the calendar.
     void handle(const CalendarEvent& event);
     /// Re-evaluates flow rates after every event of the current instant was handled.
@@ -74,6 +84,15 @@ public:
     /// Wire bytes of a message of `bytes` payload (packet headers added).
     std::uint64_t wireBytes(std::uint64_t bytes) const;
 
+    /// Writes one track per link that carries data on `timeline`: thread = link index under
+    /// process `processId`, one "busy" slice per busy interval (intervals that overlap or touch
+    /// are merged, so a slice spans many messages) with the wire bytes it carried. Busy means
+    /// what linkBusyPs() counts. The timeline must outlive the core.
+    void attachTimeline(Timeline& timeline, std::uint32_t processId);
+    /// Writes the busy intervals still held for merging; call when the network is idle (the
+    /// Fabric does) and before closing the timeline.
+    void flushTimeline();
+
 private:
     struct LinkState {
         Link spec;
@@ -84,6 +103,13 @@ private:
         std::uint64_t busyPs = 0;
         std::uint64_t busySincePs = 0;
         std::uint64_t freeAtPs = 0;
+        // Timeline: the busy interval being merged, and bytes of flows that ended in it.
+        std::uint64_t spanStartPs = 0;
+        std::uint64_t spanEndPs = 0;
+        double spanBytes = 0.0;
+        double endedBytes = 0.0;
+        bool spanOpen = false;
+        bool trackNamed = false;
         // Scratch for rate evaluation.
         double capacity = 0.0;
         std::uint32_t unfixed = 0;
@@ -104,6 +130,13 @@ private:
         bool fixed = false;
     };
 
+    // One remembered route: key = (src << 32 | dst) + 1 (0 = empty slot), links in routeLinks.
+    struct RouteSlot {
+        std::uint64_t key = 0;
+        std::uint32_t offset = 0;
+        std::uint32_t length = 0;
+    };
+
     std::uint32_t allocateFlow();
     void releaseFlow(std::uint32_t index);
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
@@ -112,6 +145,20 @@ private:
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
     void markDirty(std::uint32_t link);
+    // Inline so that a run without a timeline pays one test per link event.
+    void recordBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes)
+    {
+        if (timeline != nullptr)
+            mergeBusy(link, startPs, endPs, bytes);
+    }
+    void mergeBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes);
+    void writeSpan(std::uint32_t link);
+    std::size_t routeSlotOf(std::uint64_t key) const;
+    void growRouteTable();
+    void advanceFlow(Flow& flow, std::uint64_t now);
+    void assignRate(std::uint32_t index, double rate, std::uint64_t now);
+    bool settleAlone(std::uint32_t index, std::uint64_t mark, std::uint64_t now);
+    void settleComponent(std::uint32_t seed, std::uint64_t mark, std::uint64_t now);
 
     const TopologyIf& topology;
     const NetConfig& config;
@@ -126,6 +173,12 @@ private:
     std::vector<std::uint32_t> componentLinks;
     std::vector<std::uint32_t> componentFlows;
     std::vector<LinkId> routeScratch;
+    std::vector<RouteSlot> routeTable; // open addressing, linear probing, power-of-two size
+    unsigned routeTableBits = 0;
+    std::size_t routeCount = 0;
+    std::vector<std::uint32_t> routeLinks;
+    Timeline* timeline = nullptr;
+    std::uint32_t timelineProcess = 0;
     std::uint64_t epoch = 0;
     std::uint64_t sent = 0;
     std::uint64_t deliveredCount = 0;

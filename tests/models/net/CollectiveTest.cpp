@@ -418,5 +418,97 @@ TEST(Collective, PointToPointMatchesInOrderAndChecksSizes)
     }
 }
 
+// A switch of 4 at 100 GB/s and 500 ns per link whose all-reduce runs in the switch.
+NetConfig inSwitchConfig(const std::string& fidelity, const std::string& extra)
+{
+    return loadNetConfigString("fidelity: " + fidelity +
+                               "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: switch, "
+                               "size: 4, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+                               "collectives:\n  algorithms: {all_reduce: [in_switch]}\n" +
+                               extra);
+}
+
+// In-switch reduction (hardware-models.md 3.5: ~ 2 alpha + S / B_up): on a switch of 4 at
+// 100 GB/s and 500 ns per link, a 4 MB all-reduce streams up and down once:
+// 500 ns + 500 ns + 4 MB / 100 GB/s = 41 us for every rank, as one stream. A ring all-reduce
+// on the same switch needs 6 x 1 us + 1.5 x 40 us = 66 us.
+TEST(Collective, InSwitchAllReduceIsTwoLatenciesPlusSizeOverBandwidth)
+{
+    std::uint64_t bytes = 4000000;
+    test::CollectiveRun run =
+        runCollective(inSwitchConfig("flow", "  chunks: 1\n"), CollectiveType::AllReduce, bytes);
+    for (std::uint64_t done : run.donePs)
+        EXPECT_EQ(done, 2 * alphaPs + ps(bytes / bytesPerPs));
+    EXPECT_EQ(run.messages, 1U);
+    EXPECT_EQ(run.record.endPs, 41000000U);
+    test::CollectiveRun ring = runCollective(
+        oneDim("switch", 4, "ring", "flow", "  chunks: 1\n"), CollectiveType::AllReduce, bytes);
+    EXPECT_EQ(ring.record.endPs, 66000000U);
+    // The analytical fidelity gives the same for a lone stream.
+    test::CollectiveRun analytical = runCollective(
+        inSwitchConfig("analytical", "  chunks: 1\n"), CollectiveType::AllReduce, bytes);
+    EXPECT_EQ(analytical.record.endPs, 41000000U);
+}
+
+// The reduction needs every input: a member posting 10 us late delays everyone by 10 us.
+// Chunks in flight share the links: 4 chunks of 1 MB, 2 active, run as two pairs of streams
+// at 50 GB/s each: 2 x (1 us + 1 MB / 50 GB/s) = 42 us.
+TEST(Collective, InSwitchAllReduceWaitsForAllMembersAndSharesLinks)
+{
+    std::uint64_t bytes = 4000000;
+    test::CollectiveRun late = runCollective(inSwitchConfig("flow", "  chunks: 1\n"),
+                                             CollectiveType::AllReduce,
+                                             bytes,
+                                             {0, 0, 10000000, 0});
+    for (std::uint64_t done : late.donePs)
+        EXPECT_EQ(done, 51000000U);
+    test::CollectiveRun chunked =
+        runCollective(inSwitchConfig("flow", "  chunks: 4\n  active_chunks: 2\n"),
+                      CollectiveType::AllReduce,
+                      bytes);
+    for (std::uint64_t done : chunked.donePs)
+        EXPECT_EQ(done, 42000000U);
+    EXPECT_EQ(chunked.messages, 4U);
+}
+
+// Switch(4) x Switch(2), 8 MB, local_bw_aware, one chunk: ring reduce-scatter on dimension 0
+// (3 steps of 2 MB: 3 x (1 us + 20 us)), in-switch all-reduce of the 2 MB shard on dimension 1
+// (1 us + 20 us), ring all-gather on dimension 0 (another 63 us): 147 us.
+TEST(Collective, InSwitchOnTheLastDimensionOfAHierarchicalAllReduce)
+{
+    NetConfig config = loadNetConfigString(R"(topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 4, bandwidth: "100 GB/s", latency: "500 ns"}
+    - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "500 ns"}
+collectives:
+  algorithms: {all_reduce: [ring, in_switch]}
+)");
+    test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 8000000);
+    for (std::uint64_t done : run.donePs)
+        EXPECT_EQ(done, 147000000U);
+    // A reduce-scatter phase cannot run in the switch: the error names the phase.
+    NetConfig wrong = loadNetConfigString(R"(topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 4, bandwidth: "100 GB/s", latency: "500 ns"}
+    - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "500 ns"}
+collectives:
+  algorithms: {all_reduce: [in_switch, ring]}
+)");
+    CommEngine engine(wrong, 8);
+    try {
+        engine.post(collectiveNode(0, CollectiveType::AllReduce, 8000000), 0);
+        FAIL() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "fabric: rank 0 node 100: all_reduce of 8000000 B: dimension 0 (4 members): the "
+                  "in_switch algorithm "
+                  "runs only all_reduce phases, not reduce_scatter (with local_bw_aware a "
+                  "multi-dimension all-reduce reduce-scatters in every dimension but the last: "
+                  "use in_switch on the last dimension only, or optimization: baseline)");
+    }
+}
+
 } // namespace
 } // namespace etsim::net

@@ -3,14 +3,20 @@
 #include "kernel/Extensions.h"
 #include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
+#include "kernel/Timeline.h"
 #include "tests/support/ScTest.h"
+#include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <cmath>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace etsim::net {
@@ -159,6 +165,127 @@ TEST_F(FabricTest, CollectivesCompleteOnTheBackwardPathAtTheirTime)
     ASSERT_NE(time, nullptr);
     EXPECT_EQ(time->count(), 2U);
     EXPECT_DOUBLE_EQ(time->min(), 63.0);
+}
+
+// Busy slices per link read back from a timeline file: track name -> (start, duration, bytes),
+// times in ps.
+struct Slice {
+    std::uint64_t startPs;
+    std::uint64_t durationPs;
+    std::uint64_t bytes;
+    bool operator==(const Slice& other) const
+    {
+        return startPs == other.startPs && durationPs == other.durationPs && bytes == other.bytes;
+    }
+};
+
+std::uint64_t picoseconds(const nlohmann::json& microseconds)
+{
+    return static_cast<std::uint64_t>(std::llround(microseconds.get<double>() * 1e6));
+}
+
+std::map<std::string, std::vector<Slice>>
+linkTracks(const std::string& path, std::uint32_t process, std::string& processLabel)
+{
+    nlohmann::json document = nlohmann::json::parse(test::readFile(path));
+    std::map<std::uint64_t, std::string> names;
+    for (const auto& event : document["traceEvents"])
+        if (event["ph"] == "M" && event["pid"] == process && event["name"] == "thread_name")
+            names[event["tid"].get<std::uint64_t>()] = event["args"]["name"];
+        else if (event["ph"] == "M" && event["pid"] == process && event["name"] == "process_name")
+            processLabel = event["args"]["name"];
+    std::map<std::string, std::vector<Slice>> tracks;
+    for (const auto& event : document["traceEvents"]) {
+        if (event["ph"] != "X" || event["pid"] != process)
+            continue;
+        EXPECT_EQ(event["name"], "busy");
+        EXPECT_EQ(event["cat"], "link");
+        tracks[names.at(event["tid"].get<std::uint64_t>())].push_back(
+            Slice{picoseconds(event["ts"]),
+                  picoseconds(event["dur"]),
+                  event["args"]["bytes"].get<std::uint64_t>()});
+    }
+    return tracks;
+}
+
+// Ring of 4 in flow mode, one 4 MB all-reduce: in each of the 6 steps every rank sends 1 MB
+// clockwise, busy 10 us at 100 GB/s, then idle for the 500 ns latency until the next step
+// starts. So each clockwise link has one track of 6 separate 10 us slices at k x 10.5 us; the
+// counter-clockwise links never carry data and get no track.
+TEST_F(FabricTest, TimelineHasOneTrackPerBusyLinkWithItsBusyIntervals)
+{
+    test::TempDir dir;
+    std::string path = dir.file("fabric.json").string();
+    {
+        Timeline timeline(path);
+        StatGroup root("root");
+        NetConfig config = ringOfFour();
+        config.fidelity = Fidelity::Flow;
+        Fabric fabric("fabric", config, 4, root, false);
+        fabric.attachTimeline(timeline, 9);
+        Ranks ranks("ranks", 4);
+        for (auto& socket : ranks.sockets)
+            socket->bind(fabric.socket);
+        for (std::uint32_t rank = 0; rank < 4; ++rank)
+            ranks.posts.push_back({0, collective(rank, 4000000, 0)});
+        sc_core::sc_start();
+        EXPECT_EQ(ranks.donePs[0], 63000000U);
+        timeline.close();
+    }
+    std::string process;
+    auto tracks = linkTracks(path, 9, process);
+    EXPECT_EQ(process, "fabric");
+    ASSERT_EQ(tracks.size(), 4U);
+    for (std::uint32_t rank = 0; rank < 4; ++rank) {
+        std::string name = "link " + std::to_string(2 * rank) + ": device " + std::to_string(rank) +
+                           " -> " + std::to_string((rank + 1) % 4);
+        ASSERT_EQ(tracks.count(name), 1U) << name;
+        std::vector<Slice> expected;
+        for (std::uint64_t step = 0; step < 6; ++step)
+            expected.push_back(Slice{step * 10500000, 10000000, 1000000});
+        EXPECT_EQ(tracks[name], expected) << name;
+    }
+}
+
+// ASTRA-sim's FIFO links: two 1 MB sends from rank 0 to rank 1 posted together hold link 0
+// back to back (0-10 us, 10-20 us); the track merges them into one slice of 2 MB.
+TEST_F(FabricTest, TimelineMergesBackToBackMessagesIntoOneSlice)
+{
+    test::TempDir dir;
+    std::string path = dir.file("fabric.json").string();
+    {
+        Timeline timeline(path);
+        StatGroup root("root");
+        NetConfig config = ringOfFour();
+        config.fidelity = Fidelity::AstraAware;
+        Fabric fabric("net", config, 4, root, false);
+        fabric.attachTimeline(timeline, 0);
+        Ranks ranks("ranks", 4);
+        for (auto& socket : ranks.sockets)
+            socket->bind(fabric.socket);
+        for (std::uint64_t copy = 0; copy < 2; ++copy) {
+            EtNodeInfo send;
+            send.rank = RankId{0};
+            send.node = NodeId{1 + copy};
+            send.kind = NodeKind::Send;
+            send.peer = RankId{1};
+            send.bytes = 1000000;
+            ranks.posts.push_back({0, send});
+            EtNodeInfo recv = send;
+            recv.rank = RankId{1};
+            recv.kind = NodeKind::Recv;
+            recv.peer = RankId{0};
+            ranks.posts.push_back({0, recv});
+        }
+        sc_core::sc_start();
+        EXPECT_EQ(ranks.donePs[2], 20500000U);
+        timeline.close();
+    }
+    std::string process;
+    auto tracks = linkTracks(path, 0, process);
+    EXPECT_EQ(process, "net");
+    ASSERT_EQ(tracks.size(), 1U);
+    EXPECT_EQ(tracks["link 0: device 0 -> 1"], (std::vector<Slice>{Slice{0, 20000000, 2000000}}));
 }
 
 TEST_F(FabricTest, BlockingTransportReturnsAtCompletion)

@@ -174,5 +174,35 @@ TEST(NetConfig, RankCountMismatchNamesTheTopology)
     }
 }
 
+TEST(NetConfig, InSwitchNeedsAllReduceASwitchDimensionAndAFlowOrAnalyticalModel)
+{
+    const std::string topology = R"(topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 4, bandwidth: "1 GB/s", latency: "1 us"}
+    - {kind: ring, size: 2, bandwidth: "1 GB/s", latency: "1 us"}
+)";
+    EXPECT_EQ(errorOf(topology + "collectives:\n  algorithms: {all_reduce: [ring, in_switch]}\n"),
+              "net.yaml:7:28: collectives.algorithms.all_reduce: in_switch needs a switch "
+              "dimension, but dimension 1 is not one (use kind: switch there, or another "
+              "algorithm)");
+    EXPECT_EQ(errorOf(topology + "collectives:\n  algorithms: {default: [in_switch, ring]}\n"),
+              "net.yaml:7:25: collectives.algorithms.default: in_switch runs only all-reduce; "
+              "list it under algorithms.all_reduce");
+    EXPECT_EQ(errorOf("fidelity: astra_aware\n" + topology +
+                      "collectives:\n  algorithms: {all_reduce: [in_switch, ring]}\n"),
+              "net.yaml:8:28: collectives.algorithms.all_reduce: in_switch is an etsim "
+              "extension that ASTRA-sim's network models do not have; use fidelity flow or "
+              "analytical");
+    EXPECT_EQ(errorOf(topology + "collectives:\n  group_algorithm: in_switch\n"),
+              "net.yaml:7:20: collectives.group_algorithm: in_switch cannot run on groups of "
+              "any size; use ring, direct or double_binary_tree");
+    NetConfig config =
+        loadNetConfigString(topology + "collectives:\n  algorithms: {all_reduce: [in_switch, "
+                                       "ring]}\n");
+    EXPECT_EQ(config.algorithm(CollectiveType::AllReduce, 0), AlgorithmKind::InSwitch);
+    EXPECT_EQ(config.algorithm(CollectiveType::AllGather, 0), AlgorithmKind::Ring);
+}
+
 } // namespace
 } // namespace etsim::net

@@ -223,5 +223,49 @@ TEST(NetworkCore, EndpointOutOfRangeIsAnError)
     }
 }
 
+// An in-switch stream over the switch line {0,1,2,3} crosses all 8 links at one rate: alone,
+// 2 x 500 ns + 1 MB / 100 GB/s = 11 us; a flow from 0 to 1 started with it shares uplink 0 and
+// downlink 1, so both run at 50 GB/s: 1 us + 20 us.
+TEST(NetworkCore, StreamCrossesEveryLinkOfItsPairsAtOneRate)
+{
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> line{{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+    Harness alone({link(DimKind::Switch, 4, "100 GB/s", "500 ns")});
+    alone.core.sendStream(line, 1000000, 1);
+    alone.core.settle();
+    alone.run();
+    EXPECT_EQ(alone.arrivals.at(1), 11000000U);
+    EXPECT_EQ(alone.core.linkBytes(0), 1e6);
+    EXPECT_EQ(alone.core.linkBytes(7), 1e6);
+    Harness shared({link(DimKind::Switch, 4, "100 GB/s", "500 ns")});
+    shared.core.sendStream(line, 1000000, 1);
+    shared.sendAt(0, 0, 1, 1000000, 2);
+    shared.run();
+    EXPECT_EQ(shared.arrivals.at(1), 21000000U);
+    EXPECT_EQ(shared.arrivals.at(2), 21000000U);
+}
+
+TEST(NetworkCore, StreamErrors)
+{
+    Harness aware({link(DimKind::Switch, 4, "100 GB/s", "500 ns")},
+                  withFidelity(Fidelity::AstraAware));
+    try {
+        aware.core.sendStream({{0, 1}}, 10, 1);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "NetworkCore::sendStream: in-switch streams need the flow or analytical "
+                     "fidelity");
+    }
+    Harness flow({link(DimKind::Switch, 4, "100 GB/s", "500 ns")});
+    try {
+        flow.core.sendStream({{0, 1}, {1, 7}}, 10, 1);
+        FAIL();
+    } catch (const Error& error) {
+        EXPECT_STREQ(error.what(),
+                     "NetworkCore::sendStream: endpoint 7 out of range (the network has 4 "
+                     "endpoints)");
+    }
+}
+
 } // namespace
 } // namespace etsim::net
