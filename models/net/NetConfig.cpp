@@ -22,7 +22,7 @@ void requirePositive(ConfigMap& map, const char* key, Bandwidth value)
         map.fail(key, "must be greater than 0 B/s");
 }
 
-DimConfig parseDim(ConfigMap& map)
+DimConfig parseDim(ConfigMap& map, Fidelity fidelity)
 {
     DimConfig dim;
     dim.kind = map.enumField("kind", dimKindNames);
@@ -36,6 +36,17 @@ DimConfig parseDim(ConfigMap& map)
     dim.efficiency = map.optional("efficiency", defaultEfficiency);
     if (!(dim.efficiency > 0.0 && dim.efficiency <= 1.0))
         map.fail("efficiency", "must be in (0, 1]: the usable fraction of the link bandwidth");
+    if (map.has("switch_bandwidth")) {
+        dim.switchBandwidth = map.required<Bandwidth>("switch_bandwidth");
+        requirePositive(map, "switch_bandwidth", *dim.switchBandwidth);
+        if (dim.kind != DimKind::Switch)
+            map.fail("switch_bandwidth",
+                     "only a switch dimension has a crossbar; remove the key or use kind: switch");
+        if (fidelity != Fidelity::Flow)
+            map.fail("switch_bandwidth",
+                     "a shared crossbar is modelled by flow-level link sharing; use fidelity: "
+                     "flow, or remove the key for a non-blocking switch");
+    }
     return dim;
 }
 
@@ -68,7 +79,8 @@ void parseTopology(ConfigMap& map, NetConfig& config)
     config.topologyLocation = map.location();
     config.topologyKind = map.enumField("kind", topologyKindNames);
     if (config.topologyKind == TopologyKind::MultiDim) {
-        config.dims = map.sequence("dims", parseDim);
+        config.dims =
+            map.sequence("dims", [&](ConfigMap& dim) { return parseDim(dim, config.fidelity); });
         if (config.dims.empty())
             map.fail("dims", "needs at least one dimension");
         if (config.dims.size() > 32)

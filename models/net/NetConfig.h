@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,9 @@ struct DimConfig {
     Time latency;
     /// Fraction of `bandwidth` data can use (protocol overhead not modelled by packets).
     double efficiency = defaultEfficiency;
+    /// Switch dimensions: the internal (crossbar) bandwidth of one switch, shared by all the
+    /// traffic crossing it; unset means the switch is non-blocking. Flow fidelity only.
+    std::optional<Bandwidth> switchBandwidth;
 
     /// bandwidth * efficiency.
     Bandwidth effectiveBandwidth() const { return bandwidth * efficiency; }

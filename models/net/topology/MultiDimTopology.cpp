@@ -13,10 +13,13 @@ namespace {
 //   Ring:           2p links: i -> i+1 at 2i, i -> i-1 at 2i+1 (p = 2: one link each way)
 //   UniRing:        p links: i -> i+1 at i
 //   FullyConnected: p(p-1) links: i -> j at i(p-1) + (j < i ? j : j-1)
-//   Switch:         2p links: up i -> switch at 2i, down switch -> i at 2i+1
-std::uint32_t linksPerLine(DimKind kind, std::uint32_t size)
+//   Switch:         2p links: up i -> switch at 2i, down switch -> i at 2i+1, and with a
+//                   crossbar bandwidth one more, switch -> switch at 2p, that every route
+//                   through the switch crosses (so its traffic shares that bandwidth)
+std::uint32_t linksPerLine(const DimConfig& config)
 {
-    switch (kind) {
+    const std::uint32_t size = config.size;
+    switch (config.kind) {
     case DimKind::Ring:
         return size == 2 ? 2 : 2 * size;
     case DimKind::UniRing:
@@ -24,7 +27,7 @@ std::uint32_t linksPerLine(DimKind kind, std::uint32_t size)
     case DimKind::FullyConnected:
         return size * (size - 1);
     case DimKind::Switch:
-        return 2 * size;
+        return 2 * size + (config.switchBandwidth ? 1 : 0);
     }
     return 0;
 }
@@ -56,7 +59,7 @@ MultiDimTopology::MultiDimTopology(std::vector<DimConfig> dimensions) : dims(std
         std::uint32_t size = config.size;
         DimLayout layout;
         layout.firstLink = static_cast<std::uint32_t>(linkList.size());
-        layout.linksPerLine = linksPerLine(config.kind, size);
+        layout.linksPerLine = linksPerLine(config);
         layout.firstSwitch = devices;
         std::uint32_t lines = endpoints / size;
         if (config.kind == DimKind::Switch)
@@ -100,6 +103,9 @@ MultiDimTopology::MultiDimTopology(std::vector<DimConfig> dimensions) : dims(std
                     add(member(i), device);
                     add(device, member(i));
                 }
+                if (config.switchBandwidth)
+                    linkList.append(
+                        Link{device, device, *config.switchBandwidth, Time::fromPs(0), dim});
                 break;
             }
             }
@@ -170,6 +176,8 @@ void MultiDimTopology::routeInDim(std::uint32_t dim,
         break;
     case DimKind::Switch:
         push(2 * from);
+        if (dims[dim].switchBandwidth)
+            push(2 * size);
         push(2 * to + 1);
         break;
     }

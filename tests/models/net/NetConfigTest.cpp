@@ -206,3 +206,40 @@ TEST(NetConfig, InSwitchNeedsAllReduceASwitchDimensionAndAFlowOrAnalyticalModel)
 
 } // namespace
 } // namespace etsim::net
+
+namespace etsim::net {
+namespace {
+
+TEST(NetConfig, SwitchCrossbarBandwidthIsReadAndChecked)
+{
+    NetConfig config = loadNetConfigString(R"(fidelity: flow
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 8, bandwidth: "450 GB/s", latency: "1 us", switch_bandwidth: "3.6 TB/s"}
+)",
+                                           "net.yaml");
+    ASSERT_TRUE(config.dims[0].switchBandwidth.has_value());
+    EXPECT_DOUBLE_EQ(config.dims[0].switchBandwidth->bytesPerSecond(), 3.6e12);
+
+    EXPECT_EQ(errorOf(R"(fidelity: flow
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: ring, size: 4, bandwidth: "1 GB/s", latency: "1 us", switch_bandwidth: "1 TB/s"}
+)"),
+              "net.yaml:5:85: topology.dims[0].switch_bandwidth: only a switch dimension has a "
+              "crossbar; remove the key or use kind: switch");
+    EXPECT_EQ(errorOf(R"(fidelity: astra_aware
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 4, bandwidth: "1 GB/s", latency: "1 us", switch_bandwidth: "1 TB/s"}
+)"),
+              "net.yaml:5:87: topology.dims[0].switch_bandwidth: a shared crossbar is modelled by "
+              "flow-level link sharing; use fidelity: flow, or remove the key for a non-blocking "
+              "switch");
+}
+
+} // namespace
+} // namespace etsim::net

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
+#include <utility>
 
 namespace etsim::net {
 namespace {
@@ -88,6 +90,30 @@ TEST(NetworkCore, TwoEqualFlowsOnOneLinkFinishTogetherAtTwiceTheSoloTime)
     EXPECT_EQ(net.arrivals.at(2), 20000000U);
     // Once per send (the harness settles after each) and once at the common finish.
     EXPECT_EQ(net.core.rateUpdates(), 3U);
+}
+
+// A switch of 4 with 100 GB/s links and 500 ns per link: 0->1 and 2->3 share no link, so on a
+// non-blocking switch each takes 2 x 500 ns + 1 MB / 100 GB/s = 11 us. With a 100 GB/s
+// crossbar both cross it and get 50 GB/s each: 1 us + 20 us = 21 us. A 400 GB/s crossbar
+// does not limit them.
+TEST(NetworkCore, SwitchCrossbarBandwidthIsSharedByTheTrafficCrossingIt)
+{
+    auto runPair = [](std::optional<const char*> crossbar) {
+        DimConfig dim = link(DimKind::Switch, 4, "100 GB/s", "500 ns");
+        if (crossbar)
+            dim.switchBandwidth = Bandwidth::parse(*crossbar);
+        Harness net({dim});
+        net.sendAt(0, 0, 1, 1000000, 1);
+        net.sendAt(0, 2, 3, 1000000, 2);
+        net.run();
+        return std::make_pair(net.arrivals.at(1), net.arrivals.at(2));
+    };
+    EXPECT_EQ(runPair(std::nullopt),
+              std::make_pair(std::uint64_t{11000000}, std::uint64_t{11000000}));
+    EXPECT_EQ(runPair("100 GB/s"),
+              std::make_pair(std::uint64_t{21000000}, std::uint64_t{21000000}));
+    EXPECT_EQ(runPair("400 GB/s"),
+              std::make_pair(std::uint64_t{11000000}, std::uint64_t{11000000}));
 }
 
 // A starts alone at 0 (100 GB/s); B joins at 5 us and both get 50 GB/s: A has 0.5 MB left and
