@@ -12,6 +12,7 @@
 #include "cosim/transport/FrameLink.h"
 #include "cosim/transport/SharedMemoryTransport.h"
 #include "tests/cosim/Traffic.h"
+#include "tests/support/ScKernel.h"
 
 #include <benchmark/benchmark.h>
 #include <boost/asio.hpp>
@@ -309,26 +310,7 @@ BENCHMARK(BM_BareShmRingPingPong)->UseRealTime()->MinTime(1.0);
 // fixed-latency component (latency = lookahead) that is either local or etsim-ref-peer behind
 // a conservative Proxy. Only simulation.run() is timed (not the peer's start-up).
 
-// A fresh SystemC kernel per run (the one that existed at start-up is never deleted).
-class Kernel {
-public:
-    Kernel() : saved(sc_core::sc_curr_simcontext)
-    {
-        sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
-        sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
-    }
-    ~Kernel()
-    {
-        delete sc_core::sc_curr_simcontext;
-        sc_core::sc_curr_simcontext = saved;
-        sc_core::sc_default_global_context = saved;
-    }
-    Kernel(const Kernel&) = delete;
-    Kernel& operator=(const Kernel&) = delete;
-
-private:
-    sc_core::sc_simcontext* saved;
-};
+using Kernel = etsim::test::ScKernel;
 
 // The local component: answers every BEGIN_REQ with BEGIN_RESP `latency` later.
 class FixedLatency : public sc_core::sc_module {

@@ -6,6 +6,7 @@
 #include "et_driver/NodeLowering.h"
 #include "et_driver/RankDriver.h"
 #include "kernel/Simulation.h"
+#include "tests/support/ScKernel.h"
 
 #include <benchmark/benchmark.h>
 #include <systemc>
@@ -19,26 +20,7 @@
 
 namespace {
 
-// A fresh SystemC kernel per run; the first one is never deleted (see tests/support/ScTest.h).
-class Kernel {
-public:
-    Kernel() : saved(sc_core::sc_curr_simcontext)
-    {
-        sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
-        sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
-    }
-    ~Kernel()
-    {
-        delete sc_core::sc_curr_simcontext;
-        sc_core::sc_curr_simcontext = saved;
-        sc_core::sc_default_global_context = saved;
-    }
-    Kernel(const Kernel&) = delete;
-    Kernel& operator=(const Kernel&) = delete;
-
-private:
-    sc_core::sc_simcontext* saved;
-};
+using Kernel = etsim::test::ScKernel;
 
 // Completes every transaction in the next delta cycle (zero simulated time).
 class ZeroTarget : public sc_core::sc_module {
