@@ -362,12 +362,13 @@ void TraceValidator::Run::checkRank(std::optional<uint32_t> rank,
             problem = "pg_name \"" + use.pg + "\" names communicator group " + std::to_string(*id) +
                       ", which neither a METADATA_NODE of this file nor the communicator-group "
                       "file defines; ASTRA-sim exits on this node";
-        TraceNode stub;
-        stub.id = use.id;
-        stub.name = use.name;
+        // Only the id and name of the node are kept by now; the finding needs no more.
+        TraceNode named;
+        named.id = use.id;
+        named.name = use.name;
         add(FindingKind::UnknownProcessGroup,
             Severity::Error,
-            &stub,
+            &named,
             problem,
             "define the group (a process-group METADATA_NODE, spec 6, or --comm-groups FILE), "
             "or set pg_name to \"\" for all ranks");
