@@ -682,6 +682,69 @@ sc_core::sc_time Time::toScTime() const
     return sc_core::sc_time::from_value(static_cast<std::uint64_t>(steps));
 }
 
+// ---- Checked arithmetic of whole counts ------------------------------------------------
+//
+// Time and Size are both whole counts of one unit (ps, bytes) in a uint64; their sums,
+// differences and multiples are checked by the same rules and reported in the same words.
+
+namespace {
+
+template <class Quantity>
+struct WholeCount;
+
+template <>
+struct WholeCount<Time> {
+    static constexpr const char* noun = "time";
+    static std::uint64_t count(Time time) { return time.ps(); }
+    static Time make(std::uint64_t ps) { return Time::fromPs(ps); }
+};
+
+template <>
+struct WholeCount<Size> {
+    static constexpr const char* noun = "size";
+    static std::uint64_t count(Size size) { return size.bytes(); }
+    static Size make(std::uint64_t bytes) { return Size::fromBytes(bytes); }
+};
+
+template <class Quantity>
+std::string largest()
+{
+    return std::string(" exceeds the largest ") + WholeCount<Quantity>::noun + ", " +
+           toString(WholeCount<Quantity>::make(maxUint64));
+}
+
+template <class Quantity>
+Quantity checkedAdd(Quantity a, Quantity b)
+{
+    using W = WholeCount<Quantity>;
+    std::uint64_t sum = 0;
+    if (__builtin_add_overflow(W::count(a), W::count(b), &sum))
+        throw UnitError(toString(a) + " + " + toString(b) + largest<Quantity>());
+    return W::make(sum);
+}
+
+template <class Quantity>
+Quantity checkedSubtract(Quantity a, Quantity b)
+{
+    using W = WholeCount<Quantity>;
+    if (W::count(b) > W::count(a))
+        throw UnitError("cannot subtract " + toString(b) + " from " + toString(a) + ": a " +
+                        W::noun + " cannot be negative");
+    return W::make(W::count(a) - W::count(b));
+}
+
+template <class Quantity>
+Quantity checkedMultiply(Quantity quantity, unsigned long long count)
+{
+    using W = WholeCount<Quantity>;
+    std::uint64_t product = 0;
+    if (__builtin_mul_overflow(W::count(quantity), count, &product))
+        throw UnitError(toString(quantity) + " * " + std::to_string(count) + largest<Quantity>());
+    return W::make(product);
+}
+
+} // namespace
+
 Time& Time::operator+=(Time other)
 {
     return *this = *this + other;
@@ -694,19 +757,12 @@ Time& Time::operator-=(Time other)
 
 Time operator+(Time a, Time b)
 {
-    std::uint64_t sum = 0;
-    if (__builtin_add_overflow(a.ps(), b.ps(), &sum))
-        throw UnitError(toString(a) + " + " + toString(b) + " exceeds the largest time, " +
-                        toString(Time::fromPs(maxUint64)));
-    return Time::fromPs(sum);
+    return checkedAdd(a, b);
 }
 
 Time operator-(Time a, Time b)
 {
-    if (b > a)
-        throw UnitError("cannot subtract " + toString(b) + " from " + toString(a) +
-                        ": a time cannot be negative");
-    return Time::fromPs(a.ps() - b.ps());
+    return checkedSubtract(a, b);
 }
 
 double operator/(Time a, Time b)
@@ -718,11 +774,7 @@ double operator/(Time a, Time b)
 
 Time multiply(Time time, unsigned long long count)
 {
-    std::uint64_t product = 0;
-    if (__builtin_mul_overflow(time.ps(), count, &product))
-        throw UnitError(toString(time) + " * " + std::to_string(count) +
-                        " exceeds the largest time, " + toString(Time::fromPs(maxUint64)));
-    return Time::fromPs(product);
+    return checkedMultiply(time, count);
 }
 
 std::string toString(Time time)
@@ -768,28 +820,17 @@ Size& Size::operator-=(Size other)
 
 Size operator+(Size a, Size b)
 {
-    std::uint64_t sum = 0;
-    if (__builtin_add_overflow(a.bytes(), b.bytes(), &sum))
-        throw UnitError(toString(a) + " + " + toString(b) + " exceeds the largest size, " +
-                        toString(Size::fromBytes(maxUint64)));
-    return Size::fromBytes(sum);
+    return checkedAdd(a, b);
 }
 
 Size operator-(Size a, Size b)
 {
-    if (b > a)
-        throw UnitError("cannot subtract " + toString(b) + " from " + toString(a) +
-                        ": a size cannot be negative");
-    return Size::fromBytes(a.bytes() - b.bytes());
+    return checkedSubtract(a, b);
 }
 
 Size multiply(Size size, unsigned long long count)
 {
-    std::uint64_t product = 0;
-    if (__builtin_mul_overflow(size.bytes(), count, &product))
-        throw UnitError(toString(size) + " * " + std::to_string(count) +
-                        " exceeds the largest size, " + toString(Size::fromBytes(maxUint64)));
-    return Size::fromBytes(product);
+    return checkedMultiply(size, count);
 }
 
 std::string toString(Size size)

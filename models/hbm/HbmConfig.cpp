@@ -523,6 +523,18 @@ void validate(const HbmConfig& config)
     checkAnalytic(config.analytic, failIn("analytic"));
 }
 
+namespace {
+
+// A rule broken inside a section is reported at the key in that section.
+ConfigFail atKeyIn(ConfigMap& section)
+{
+    return [&section](std::string_view key, const std::string& problem) {
+        section.fail(key, problem);
+    };
+}
+
+} // namespace
+
 HbmConfig parseHbmConfig(ConfigMap& map)
 {
     HbmConfig config = hbmPreset(map.enumField("preset", presetNames, defaultPreset));
@@ -545,9 +557,7 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             override(m, "rows", org.rows);
             override(m, "page", org.page);
             override(m, "stack_interleave", org.stackInterleave);
-            checkOrganisation(org, [&](std::string_view key, const std::string& problem) {
-                m.fail(key, problem);
-            });
+            checkOrganisation(org, atKeyIn(m));
         });
     }
 
@@ -556,10 +566,7 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             for (const TimingKey& entry : timingKeys)
                 if (std::optional<ConfigNode> node = m.value(entry.key))
                     config.timing.*entry.member = readTimingValue(*node, config.organisation.clock);
-            checkTiming(
-                config.timing,
-                config.organisation,
-                [&](std::string_view key, const std::string& problem) { m.fail(key, problem); });
+            checkTiming(config.timing, config.organisation, atKeyIn(m));
         });
     }
 
@@ -582,8 +589,7 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             override(m, "write_high_watermark", c.writeHighWatermark);
             override(m, "write_low_watermark", c.writeLowWatermark);
             override(m, "latency", c.latency);
-            checkController(
-                c, [&](std::string_view key, const std::string& problem) { m.fail(key, problem); });
+            checkController(c, atKeyIn(m));
         });
     }
 
@@ -591,9 +597,7 @@ HbmConfig parseHbmConfig(ConfigMap& map)
         map.nested("analytic", [&](ConfigMap& m) {
             override(m, "efficiency", config.analytic.efficiency);
             override(m, "latency", config.analytic.latency);
-            checkAnalytic(config.analytic, [&](std::string_view key, const std::string& problem) {
-                m.fail(key, problem);
-            });
+            checkAnalytic(config.analytic, atKeyIn(m));
         });
     }
 

@@ -6,6 +6,7 @@
 #include "et_driver/TraceWriter.h"
 #include "tests/support/RunCommand.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,17 +33,12 @@ std::string quoted(const fs::path& path)
     return "'" + path.string() + "'";
 }
 
+// Long enough that a critical path's duration differs from its node count.
+constexpr uint64_t nodeMicros = 3;
+
 TraceNode comp(uint64_t id, std::vector<uint64_t> data = {}, std::vector<uint64_t> ctrl = {})
 {
-    TraceNode node;
-    node.id = id;
-    node.name = "n" + std::to_string(id);
-    node.type = NodeType::Comp;
-    node.dataDeps = std::move(data);
-    node.ctrlDeps = std::move(ctrl);
-    node.durationMicros = 3;
-    node.setIsCpuOp(false);
-    return node;
+    return etsim::test::compNode(id, std::move(data), std::move(ctrl), nodeMicros);
 }
 
 TraceNode allReduce(uint64_t id, int64_t bytes, std::vector<uint64_t> data)

@@ -8,6 +8,7 @@
 #include "et_driver/TraceWriter.h"
 #include "tests/et_driver/TraceTestSupport.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 
@@ -17,47 +18,10 @@ namespace {
 namespace fs = std::filesystem;
 namespace pb = ChakraProtoMsg;
 
-TraceNode comp(uint64_t id, std::vector<uint64_t> data = {}, std::vector<uint64_t> ctrl = {})
-{
-    TraceNode node;
-    node.id = id;
-    node.name = "n" + std::to_string(id);
-    node.type = NodeType::Comp;
-    node.dataDeps = std::move(data);
-    node.ctrlDeps = std::move(ctrl);
-    node.durationMicros = 1;
-    node.setIsCpuOp(false);
-    return node;
-}
-
-TraceNode coll(uint64_t id, CollectiveType type, int64_t bytes, std::vector<uint64_t> data = {})
-{
-    TraceNode node = comp(id, std::move(data));
-    node.type = NodeType::CommColl;
-    node.setCommType(type);
-    node.setCommSize(bytes);
-    return node;
-}
-
-TraceNode send(uint64_t id, int32_t dst, int32_t tag)
-{
-    TraceNode node = comp(id);
-    node.type = NodeType::CommSend;
-    node.setCommDst(dst);
-    node.setCommTag(tag);
-    node.setCommSize(64);
-    return node;
-}
-
-TraceNode recv(uint64_t id, int32_t src, int32_t tag)
-{
-    TraceNode node = comp(id);
-    node.type = NodeType::CommRecv;
-    node.setCommSrc(src);
-    node.setCommTag(tag);
-    node.setCommSize(64);
-    return node;
-}
+using etsim::test::collNode;
+using etsim::test::compNode;
+using etsim::test::recvNode;
+using etsim::test::sendNode;
 
 void addAttr(TraceNode& node, const std::function<void(pb::AttributeProto&)>& fill)
 {
@@ -100,15 +64,15 @@ protected:
 
 TEST_F(Validator, CleanTraceHasNoFindings)
 {
-    TraceNode load = comp(5, {4});
+    TraceNode load = compNode(5, {4});
     load.type = NodeType::MemLoad;
     load.setTensorSize(4096);
-    ValidationReport report = check({comp(1),
-                                     coll(2, CollectiveType::AllReduce, 1024, {1}),
-                                     send(3, 1, 7),
-                                     recv(4, 1, 8),
+    ValidationReport report = check({compNode(1),
+                                     collNode(2, CollectiveType::AllReduce, 1024, {1}),
+                                     sendNode(3, 1, 7),
+                                     recvNode(4, 1, 8),
                                      load,
-                                     comp(6, {5, 2}, {1})});
+                                     compNode(6, {5, 2}, {1})});
     EXPECT_TRUE(report.ok());
     EXPECT_EQ(report.errors, 0U);
     EXPECT_EQ(report.warnings, 0U);
@@ -119,9 +83,9 @@ TEST_F(Validator, CleanTraceHasNoFindings)
 
 TEST_F(Validator, DuplicateId)
 {
-    TraceNode again = comp(1);
+    TraceNode again = compNode(1);
     again.name = "again";
-    ValidationReport report = check({comp(1), comp(2, {1}), again});
+    ValidationReport report = check({compNode(1), compNode(2, {1}), again});
     Finding f = only(report, FindingKind::DuplicateId);
     EXPECT_EQ(f.severity, Severity::Error);
     EXPECT_EQ(f.nodeId, std::optional<uint64_t>(1));
@@ -137,7 +101,7 @@ TEST_F(Validator, DuplicateId)
 
 TEST_F(Validator, DanglingDataDependencyIsAnErrorOrAWarningWhenLenient)
 {
-    std::vector<TraceNode> nodes{comp(1), comp(2, {1, 99})};
+    std::vector<TraceNode> nodes{compNode(1), compNode(2, {1, 99})};
     Finding f = only(check(nodes), FindingKind::DanglingDataDep);
     EXPECT_EQ(f.severity, Severity::Error);
     EXPECT_EQ(f.nodeId, std::optional<uint64_t>(2));
@@ -156,7 +120,7 @@ TEST_F(Validator, DanglingDataDependencyIsAnErrorOrAWarningWhenLenient)
 
 TEST_F(Validator, DanglingControlDependencyIsAWarningAndIgnoredWithDataOnly)
 {
-    std::vector<TraceNode> nodes{comp(1), comp(2, {1}, {3})};
+    std::vector<TraceNode> nodes{compNode(1), compNode(2, {1}, {3})};
     ValidationReport report = check(nodes);
     Finding f = only(report, FindingKind::DanglingCtrlDep);
     EXPECT_EQ(f.severity, Severity::Warning);
@@ -170,7 +134,7 @@ TEST_F(Validator, DanglingControlDependencyIsAWarningAndIgnoredWithDataOnly)
 
 TEST_F(Validator, SelfLoops)
 {
-    ValidationReport report = check({comp(1), comp(2, {1, 2}), comp(3, {}, {3})});
+    ValidationReport report = check({compNode(1), compNode(2, {1, 2}), compNode(3, {}, {3})});
     Finding data = only(report, FindingKind::DataSelfLoop);
     EXPECT_EQ(data.severity, Severity::Error);
     EXPECT_EQ(data.nodeId, std::optional<uint64_t>(2));
@@ -187,7 +151,8 @@ TEST_F(Validator, SelfLoops)
 TEST_F(Validator, DataCycleNamesItsNodesInOrder)
 {
     // 1 waits for 3, 3 for 2, 2 for 1; 4 only waits behind the cycle.
-    ValidationReport report = check({comp(1, {3}), comp(2, {1}), comp(3, {2}), comp(4, {3})});
+    ValidationReport report =
+        check({compNode(1, {3}), compNode(2, {1}), compNode(3, {2}), compNode(4, {3})});
     Finding f = only(report, FindingKind::DataCycle);
     EXPECT_EQ(f.severity, Severity::Error);
     EXPECT_EQ(f.nodeId, std::optional<uint64_t>(1));
@@ -201,7 +166,7 @@ TEST_F(Validator, LongCycleIsShortenedInTheMessage)
 {
     std::vector<TraceNode> nodes;
     for (uint64_t id = 1; id <= 20; ++id)
-        nodes.push_back(comp(id, {id == 1 ? 20 : id - 1}));
+        nodes.push_back(compNode(id, {id == 1 ? 20 : id - 1}));
     Finding f = only(check(nodes), FindingKind::DataCycle);
     EXPECT_EQ(f.problem,
               "data dependency cycle of 20 nodes (each waits for the next): 1 \"n1\" -> 20 "
@@ -213,7 +178,7 @@ TEST_F(Validator, LongCycleIsShortenedInTheMessage)
 TEST_F(Validator, ControlCycleNeedsTheControlEdge)
 {
     // 2 waits for 1 by data, 1 for 2 by control: a cycle only when ctrl edges count.
-    std::vector<TraceNode> nodes{comp(1, {}, {2}), comp(2, {1})};
+    std::vector<TraceNode> nodes{compNode(1, {}, {2}), compNode(2, {1})};
     ValidationReport report = check(nodes);
     EXPECT_EQ(report.count(FindingKind::DataCycle), 0U);
     Finding f = only(report, FindingKind::CtrlCycle);
@@ -228,7 +193,7 @@ TEST_F(Validator, ControlCycleNeedsTheControlEdge)
 
 TEST_F(Validator, UnknownNodeType)
 {
-    TraceNode odd = comp(1);
+    TraceNode odd = compNode(1);
     odd.type = static_cast<NodeType>(12);
     Finding f = only(check({odd}), FindingKind::UnknownNodeType);
     EXPECT_EQ(f.severity, Severity::Error);
@@ -240,9 +205,9 @@ TEST_F(Validator, UnknownNodeType)
 
 TEST_F(Validator, MissingAttributes)
 {
-    TraceNode collective = coll(1, CollectiveType::AllGather, 8);
+    TraceNode collective = collNode(1, CollectiveType::AllGather, 8);
     collective.clear(Attr::CommSize);
-    TraceNode store = comp(2);
+    TraceNode store = compNode(2);
     store.type = NodeType::MemStore;
     ValidationReport report = check({collective, store});
     EXPECT_EQ(report.count(FindingKind::MissingAttribute), 2U);
@@ -259,18 +224,18 @@ TEST_F(Validator, MissingAttributes)
 
 TEST_F(Validator, WrongAttributeTypes)
 {
-    TraceNode floatSize = coll(1, CollectiveType::AllReduce, 8);
+    TraceNode floatSize = collNode(1, CollectiveType::AllReduce, 8);
     floatSize.clear(Attr::CommSize);
     addAttr(floatSize, [](pb::AttributeProto& a) {
         a.set_name("comm_size");
         a.set_double_val(3.0);
     });
-    TraceNode intGroup = coll(2, CollectiveType::AllReduce, 8);
+    TraceNode intGroup = collNode(2, CollectiveType::AllReduce, 8);
     addAttr(intGroup, [](pb::AttributeProto& a) {
         a.set_name("pg_name");
         a.set_int64_val(3);
     });
-    TraceNode bigTag = send(3, 1, 0);
+    TraceNode bigTag = sendNode(3, 1, 0);
     bigTag.clear(Attr::CommTag);
     addAttr(bigTag, [](pb::AttributeProto& a) {
         a.set_name("comm_tag");
@@ -294,7 +259,7 @@ TEST_F(Validator, WrongAttributeTypes)
 
 TEST_F(Validator, DuplicateAttribute)
 {
-    TraceNode node = coll(1, CollectiveType::AllReduce, 8);
+    TraceNode node = collNode(1, CollectiveType::AllReduce, 8);
     addAttr(node, [](pb::AttributeProto& a) {
         a.set_name("comm_size");
         a.set_int64_val(16);
@@ -308,7 +273,7 @@ TEST_F(Validator, DuplicateAttribute)
 
 TEST_F(Validator, UnknownCollectiveType)
 {
-    TraceNode node = coll(1, CollectiveType::AllReduce, 8);
+    TraceNode node = collNode(1, CollectiveType::AllReduce, 8);
     node.setCommType(42);
     Finding f = only(check({node}), FindingKind::UnknownCollective);
     EXPECT_EQ(f.problem, "comm_type 42 is not a CollectiveCommType");
@@ -316,12 +281,12 @@ TEST_F(Validator, UnknownCollectiveType)
 
 TEST_F(Validator, NegativeAndZeroSizes)
 {
-    TraceNode ops = comp(3);
+    TraceNode ops = compNode(3);
     ops.setNumOps(-1);
-    ValidationReport report = check({coll(1, CollectiveType::AllReduce, -5),
-                                     coll(2, CollectiveType::AllReduce, 0),
+    ValidationReport report = check({collNode(1, CollectiveType::AllReduce, -5),
+                                     collNode(2, CollectiveType::AllReduce, 0),
                                      ops,
-                                     coll(4, CollectiveType::Barrier, 0)});
+                                     collNode(4, CollectiveType::Barrier, 0)});
     ASSERT_EQ(report.count(FindingKind::NegativeSize), 2U);
     Finding zero = only(report, FindingKind::ZeroSize);
     EXPECT_EQ(zero.severity, Severity::Warning);
@@ -336,9 +301,9 @@ TEST_F(Validator, NegativeAndZeroSizes)
 
 TEST_F(Validator, SendAndRecvWithoutPeerOrTag)
 {
-    TraceNode noDst = send(1, 1, 5);
+    TraceNode noDst = sendNode(1, 1, 5);
     noDst.clear(Attr::CommDst);
-    TraceNode noTag = recv(2, 1, 5);
+    TraceNode noTag = recvNode(2, 1, 5);
     noTag.clear(Attr::CommTag);
     ValidationReport report = check({noDst, noTag});
     ASSERT_EQ(report.count(FindingKind::MissingPeerOrTag), 2U);
@@ -351,7 +316,7 @@ TEST_F(Validator, SendAndRecvWithoutPeerOrTag)
 
 TEST_F(Validator, CommunicationOnTheCpu)
 {
-    TraceNode node = coll(1, CollectiveType::AllReduce, 8);
+    TraceNode node = collNode(1, CollectiveType::AllReduce, 8);
     node.setIsCpuOp(true);
     Finding f = only(check({node}), FindingKind::CommOnCpu);
     EXPECT_EQ(f.problem,
@@ -361,7 +326,7 @@ TEST_F(Validator, CommunicationOnTheCpu)
 
 TraceNode groupMetadata(uint64_t id, const std::string& values)
 {
-    TraceNode node = comp(id);
+    TraceNode node = compNode(id);
     node.type = NodeType::Metadata;
     node.name = "## process_group:init ##";
     pb::IOInfo inputs;
@@ -372,9 +337,9 @@ TraceNode groupMetadata(uint64_t id, const std::string& values)
 
 TEST_F(Validator, ProcessGroupsWithoutAnyGroupData)
 {
-    TraceNode node = coll(1, CollectiveType::AllReduce, 8);
+    TraceNode node = collNode(1, CollectiveType::AllReduce, 8);
     node.setPgName("3");
-    TraceNode fine = coll(2, CollectiveType::AllReduce, 8, {1});
+    TraceNode fine = collNode(2, CollectiveType::AllReduce, 8, {1});
     fine.setPgName("0");
     ValidationReport report = check({node, fine});
     Finding f = only(report, FindingKind::UnknownProcessGroup);
@@ -393,11 +358,11 @@ TEST_F(Validator, ProcessGroupsFromMetadataAndFromTheGroupFile)
 {
     TraceNode meta = groupMetadata(
         1, "['[{\"pg_name\": \"3\", \"pg_desc\": \"x\", \"ranks\": [], \"group_size\": 8}]']");
-    TraceNode known = coll(2, CollectiveType::AllReduce, 8, {1});
+    TraceNode known = collNode(2, CollectiveType::AllReduce, 8, {1});
     known.setPgName("3");
-    TraceNode unknown = coll(3, CollectiveType::AllReduce, 8, {2});
+    TraceNode unknown = collNode(3, CollectiveType::AllReduce, 8, {2});
     unknown.setPgName("5");
-    TraceNode bad = coll(4, CollectiveType::AllReduce, 8, {3});
+    TraceNode bad = collNode(4, CollectiveType::AllReduce, 8, {3});
     bad.setPgName("abc");
     ValidationReport report = check({meta, known, unknown, bad});
     ASSERT_EQ(report.count(FindingKind::UnknownProcessGroup), 2U);
@@ -424,7 +389,7 @@ TEST_F(Validator, BadProcessGroupList)
 TEST_F(Validator, MissingMetadataRecord)
 {
     pb::Node message;
-    TraceCodec::encode(comp(1), message);
+    TraceCodec::encode(compNode(1), message);
     std::string body = message.SerializeAsString();
     fs::path file = dir.write("legacy.0.et", test::varint(body.size()) + body);
     ValidationReport report = TraceValidator().validate(file);
@@ -439,7 +404,7 @@ TEST_F(Validator, MissingMetadataRecord)
 
 TEST_F(Validator, TruncatedFileIsAnUnreadableTraceFinding)
 {
-    fs::path good = write("good.0.et", {comp(1), comp(2, {1})});
+    fs::path good = write("good.0.et", {compNode(1), compNode(2, {1})});
     std::string bytes = etsim::test::readFile(good);
     fs::path cut = dir.write("cut.0.et", bytes.substr(0, bytes.size() - 3));
     ValidationReport report = TraceValidator().validate(cut);
@@ -453,7 +418,7 @@ TEST_F(Validator, FindingsAreCappedPerKindButCountedExactly)
 {
     std::vector<TraceNode> nodes;
     for (uint64_t id = 1; id <= 30; ++id)
-        nodes.push_back(comp(id, {1000 + id}));
+        nodes.push_back(compNode(id, {1000 + id}));
     ValidatorOptions options;
     options.maxPerKind = 20;
     ValidationReport report = check(nodes, options);
@@ -472,18 +437,20 @@ TEST_F(Validator, CollectiveSequencesAcrossRanks)
     // Rank 0 and 3 agree; rank 1 differs in the size of #2; rank 2 lacks the last one. The
     // comparison is in node-id order, whatever the file order.
     rank(0,
-         {coll(10, CollectiveType::AllReduce, 64),
-          coll(11, CollectiveType::AllGather, 128),
-          coll(12, CollectiveType::AllReduce, 256)});
+         {collNode(10, CollectiveType::AllReduce, 64),
+          collNode(11, CollectiveType::AllGather, 128),
+          collNode(12, CollectiveType::AllReduce, 256)});
     rank(1,
-         {coll(20, CollectiveType::AllReduce, 64),
-          coll(21, CollectiveType::AllGather, 4096),
-          coll(22, CollectiveType::AllReduce, 256)});
-    rank(2, {coll(30, CollectiveType::AllReduce, 64), coll(31, CollectiveType::AllGather, 128)});
+         {collNode(20, CollectiveType::AllReduce, 64),
+          collNode(21, CollectiveType::AllGather, 4096),
+          collNode(22, CollectiveType::AllReduce, 256)});
+    rank(2,
+         {collNode(30, CollectiveType::AllReduce, 64),
+          collNode(31, CollectiveType::AllGather, 128)});
     rank(3,
-         {coll(42, CollectiveType::AllReduce, 256),
-          coll(40, CollectiveType::AllReduce, 64),
-          coll(41, CollectiveType::AllGather, 128)});
+         {collNode(42, CollectiveType::AllReduce, 256),
+          collNode(40, CollectiveType::AllReduce, 64),
+          collNode(41, CollectiveType::AllGather, 128)});
     ValidationReport report = TraceValidator().validate(dir.file("job"));
     EXPECT_EQ(report.ranks, 4U);
     EXPECT_EQ(report.nodes, 11U);
@@ -509,13 +476,13 @@ TEST_F(Validator, GroupSequencesAreComparedAmongMembersOnly)
 {
     // Group 1 = ranks 0 and 1 (from the group file); rank 2 is not a member.
     auto grouped = [](uint64_t id, int64_t bytes) {
-        TraceNode node = coll(id, CollectiveType::AllReduce, bytes);
+        TraceNode node = collNode(id, CollectiveType::AllReduce, bytes);
         node.setPgName("1");
         return node;
     };
     write("g.0.et", {grouped(1, 8)});
     write("g.1.et", {grouped(1, 16)});
-    write("g.2.et", {comp(1)});
+    write("g.2.et", {compNode(1)});
     ValidatorOptions options;
     options.commGroups = {{1, {0, 1}}};
     ValidationReport report = TraceValidator(options).validate(dir.path());

@@ -12,7 +12,6 @@
 #include "kernel/Stats.h"
 #include "models/accel/Accelerator.h"
 #include "models/hbm/HbmController.h"
-#include "tests/support/FixedMemoryTarget.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestTargets.h"
@@ -173,7 +172,7 @@ TEST_F(ScTest, DriverRunsASmallTraceOnTheAcceleratorWithAFixedMemory)
     accel::AccelConfig config = roundConfig();
     Rank rank(dir, nodes, config);
     test::FixedMemoryTarget hbm("hbm", Bandwidth::fromBytesPerSecond(1e11), Time());
-    rank.accelerator.memory.bind(hbm.target);
+    rank.accelerator.memory.bind(hbm.socket);
 
     RunResult result = rank.simulation.run();
     EXPECT_EQ(result.outcome, RunOutcome::AllIdle);

@@ -1,5 +1,6 @@
 #include "tests/support/TestTargets.h"
 
+#include <algorithm>
 #include <string>
 
 namespace etsim::test {
@@ -33,15 +34,16 @@ std::uint64_t ProtocolTarget::nowPs()
 tlm::tlm_sync_enum ProtocolTarget::forward(int index,
                                            tlm::tlm_generic_payload& payload,
                                            tlm::tlm_phase& phase,
-                                           sc_core::sc_time& /*delay*/)
+                                           sc_core::sc_time& delay)
 {
     if (phase == tlm::END_RESP)
         return tlm::TLM_COMPLETED;
     if (phase != tlm::BEGIN_REQ)
         return tlm::TLM_ACCEPTED;
-    payload.acquire();
+    if (payload.has_mm())
+        payload.acquire();
     ++acceptedCount;
-    arrive(index, payload);
+    arrive(index, payload, nowPs() + delay.value() * psPerStep());
     phase = tlm::END_REQ;
     return tlm::TLM_UPDATED;
 }
@@ -63,7 +65,8 @@ void ProtocolTarget::fire()
         tlm::tlm_phase phase = tlm::BEGIN_RESP;
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         socket[next.index]->nb_transport_bw(*next.payload, phase, delay);
-        next.payload->release();
+        if (next.payload->has_mm())
+            next.payload->release();
     }
     if (!calendar.empty())
         due.notify(sc_core::sc_time::from_value((calendar.top().timePs - now) / psPerStep()));
@@ -90,9 +93,9 @@ std::uint64_t FixedTarget::cost(const EtNodeInfo& info) const
     return timing.latencyPs + info.bytes * timing.psPerByte + info.flops * timing.psPerFlop;
 }
 
-void FixedTarget::arrive(int index, tlm::tlm_generic_payload& payload)
+void FixedTarget::arrive(int index, tlm::tlm_generic_payload& payload, std::uint64_t arrivalPs)
 {
-    completeAt(index, payload, nowPs() + cost(EtNodeExtension::get(payload).info));
+    completeAt(index, payload, arrivalPs + cost(EtNodeExtension::get(payload).info));
 }
 
 void FixedTarget::transport(int /*index*/,
@@ -103,12 +106,51 @@ void FixedTarget::transport(int /*index*/,
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+FixedMemoryTarget::FixedMemoryTarget(const sc_core::sc_module_name& name,
+                                     Bandwidth bandwidth,
+                                     Time latency)
+    : ProtocolTarget(name), bandwidth(bandwidth), latency(latency)
+{
+}
+
+Time FixedMemoryTarget::reserve(const tlm::tlm_generic_payload& payload, Time arrival)
+{
+    const EtNodeExtension* extension = EtNodeExtension::find(payload);
+    std::uint64_t bytes = extension ? extension->info.bytes : payload.get_data_length();
+    Access access;
+    access.address = payload.get_address();
+    access.bytes = bytes;
+    access.write = payload.is_write();
+    access.start = std::max(arrival, freeAt);
+    freeAt = access.start + Size::fromBytes(bytes) / bandwidth;
+    access.end = freeAt + latency;
+    log.push_back(access);
+    moved += bytes;
+    return access.end;
+}
+
+void FixedMemoryTarget::arrive(int index,
+                               tlm::tlm_generic_payload& payload,
+                               std::uint64_t arrivalPs)
+{
+    completeAt(index, payload, reserve(payload, Time::fromPs(arrivalPs)).ps());
+}
+
+void FixedMemoryTarget::transport(int /*index*/,
+                                  tlm::tlm_generic_payload& payload,
+                                  sc_core::sc_time& delay)
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    delay = reserve(payload, Time::fromScTime(now + delay)).toScTime() - now;
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
 CommTarget::CommTarget(const sc_core::sc_module_name& name, CommTiming timing)
     : ProtocolTarget(name), timing(timing)
 {
 }
 
-void CommTarget::arrive(int index, tlm::tlm_generic_payload& payload)
+void CommTarget::arrive(int index, tlm::tlm_generic_payload& payload, std::uint64_t /*arrivalPs*/)
 {
     const EtNodeInfo& info = EtNodeExtension::get(payload).info;
     if (toUnderlying(info.rank) != static_cast<std::uint32_t>(index)) {

@@ -7,6 +7,12 @@
 //   FixedTarget  one engine class of every rank (one socket binding per initiator): a
 //                transaction takes durationPs when the extension carries one, otherwise
 //                latencyPs + bytes * psPerByte + flops * psPerFlop; no contention.
+//   FixedMemoryTarget  the stand-in for HBM in tests of initiators such as the accelerator's DMA:
+//                one fixed bandwidth and latency; transfers are served one after another (a
+//                transfer of B bytes arriving at t starts at max(t, end of the previous one),
+//                occupies the memory for B / bandwidth and completes `latency` later). Sizes
+//                come from the extension's `bytes`, or the data length without one. Speaks
+//                b_transport too, and records every access.
 //   CommTarget   the communication stand-in: binding i is rank i. Sends match recvs in order
 //                per (src, dst, tag); a message takes latencyPs + bytes * psPerByte. An eager
 //                send (attribute "eager" = 1) starts at once, a rendezvous send when its recv
@@ -16,6 +22,7 @@
 //                all-to-all data dependencies no member can finish before the last one joins.
 
 #include "kernel/Extensions.h"
+#include "kernel/Units.h"
 
 #include <systemc>
 #include <tlm>
@@ -41,8 +48,9 @@ public:
     std::uint64_t accepted() const { return acceptedCount; }
 
 protected:
-    /// A transaction arrived (BEGIN_REQ) on binding `index`; the target holds a reference.
-    virtual void arrive(int index, tlm::tlm_generic_payload& payload) = 0;
+    /// A transaction arrived (BEGIN_REQ) on binding `index` at arrivalPs (now plus the
+    /// initiator's annotated delay); the target holds a reference while it has a memory manager.
+    virtual void arrive(int index, tlm::tlm_generic_payload& payload, std::uint64_t arrivalPs) = 0;
     /// Sends BEGIN_RESP for `payload` at absolute time timePs and drops the reference.
     void completeAt(int index, tlm::tlm_generic_payload& payload, std::uint64_t timePs);
     static std::uint64_t nowPs();
@@ -85,9 +93,38 @@ public:
     std::uint64_t cost(const EtNodeInfo& info) const;
 
 private:
-    void arrive(int index, tlm::tlm_generic_payload& payload) override;
+    void arrive(int index, tlm::tlm_generic_payload& payload, std::uint64_t arrivalPs) override;
     void transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
     FixedTiming timing;
+};
+
+/// See the file comment.
+class FixedMemoryTarget : public ProtocolTarget {
+public:
+    struct Access {
+        std::uint64_t address = 0;
+        std::uint64_t bytes = 0;
+        bool write = false;
+        Time start;
+        Time end;
+    };
+
+    FixedMemoryTarget(const sc_core::sc_module_name& name, Bandwidth bandwidth, Time latency);
+
+    const std::vector<Access>& accesses() const { return log; }
+    std::uint64_t bytesMoved() const { return moved; }
+
+private:
+    /// Reserves the memory for a payload arriving at `arrival`; returns its completion time.
+    Time reserve(const tlm::tlm_generic_payload& payload, Time arrival);
+    void arrive(int index, tlm::tlm_generic_payload& payload, std::uint64_t arrivalPs) override;
+    void transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
+
+    Bandwidth bandwidth;
+    Time latency;
+    Time freeAt;
+    std::vector<Access> log;
+    std::uint64_t moved = 0;
 };
 
 struct CommTiming {
@@ -123,7 +160,7 @@ private:
     };
     using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>; // src, dst, tag
 
-    void arrive(int index, tlm::tlm_generic_payload& payload) override;
+    void arrive(int index, tlm::tlm_generic_payload& payload, std::uint64_t arrivalPs) override;
     void send(int index, tlm::tlm_generic_payload& payload, const EtNodeInfo& info);
     void recv(int index, tlm::tlm_generic_payload& payload, const EtNodeInfo& info);
     void collective(int index, tlm::tlm_generic_payload& payload, const EtNodeInfo& info);

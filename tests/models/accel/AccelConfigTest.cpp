@@ -58,8 +58,8 @@ TEST(AccelConfig, PresetsCarryTheSpecNumbersAndAreValid)
     EXPECT_NEAR(ngGpu.smCount * ngGpu.flopPerClockPerSm.get(DataType::Bf16) * ngGpu.clock.hz(),
                 2.49e15,
                 0.01e15);
-    const auto& ngArray =
-        std::get<SystolicTensor>(accelPreset(AccelPreset::Ng1Systolic).tensor.detail);
+    AccelConfig ng1Systolic = accelPreset(AccelPreset::Ng1Systolic);
+    const auto& ngArray = std::get<SystolicTensor>(ng1Systolic.tensor.detail);
     EXPECT_EQ(ngArray.arrays, 16u);
     EXPECT_EQ(ngArray.rows, 256u);
 }

@@ -4,9 +4,9 @@
 #include "models/accel/Accelerator.h"
 
 #include "kernel/PayloadPool.h"
-#include "tests/support/FixedMemoryTarget.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TestTargets.h"
 
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -115,7 +115,7 @@ struct Bench {
         , driver("driver", std::move(nodes))
     {
         driver.socket.bind(accel.target);
-        accel.memory.bind(memory.target);
+        accel.memory.bind(memory.socket);
     }
 
     double stat(const std::string& path) const
@@ -196,7 +196,7 @@ TEST_F(ScTest, BothStagingBuffersLoadAtOnceToHideMemoryLatency)
     FixedMemoryTarget memory("memory", Bandwidth::fromBytesPerSecond(1e11), Time::fromPs(us / 2));
     Driver driver("driver", {node(0, NodeKind::Compute, 1'000'000, 1'500'000)});
     driver.socket.bind(accel.target);
-    accel.memory.bind(memory.target);
+    accel.memory.bind(memory.socket);
     sc_core::sc_start();
     // C = 0.3 us. Loads 0 and 1 occupy the memory [0, 1] and [1, 2] (done 1.5, 2.5); each
     // finished compute frees a buffer and the next load queues behind the memory: loads 2, 3, 4
@@ -328,7 +328,7 @@ TEST_F(ScTest, BlockingTransportCompletesAtTheSameTimes)
                           {node(0, NodeKind::Compute, 1'000'000'000, 500'000),
                            node(1, NodeKind::Compute, 10'000'000, 1'500'000)});
     driver.socket.bind(accel.target);
-    accel.memory.bind(memory.target);
+    accel.memory.bind(memory.socket);
     sc_core::sc_start();
     // 1 ms, then the streamed node's 11 us after it.
     EXPECT_EQ(driver.returned, (std::vector<std::uint64_t>{1000 * us, 1011 * us}));
@@ -355,7 +355,7 @@ TEST_F(ScTest, ExternalEngineBindingLeavesTheSocketToThePlatform)
     ComputeEngine engine("engine", config, engineStats);
     accel.engineSocket.bind(engine.target);
     FixedMemoryTarget memory("memory", Bandwidth::fromBytesPerSecond(1e11), Time());
-    accel.memory.bind(memory.target);
+    accel.memory.bind(memory.socket);
     Driver driver("driver", {node(0, NodeKind::Compute, 10'000'000, 1'500'000)});
     driver.socket.bind(accel.target);
     sc_core::sc_start();
@@ -431,7 +431,7 @@ struct H100Bench {
         , driver("driver", std::move(nodes))
     {
         driver.socket.bind(accel.target);
-        accel.memory.bind(memory.target);
+        accel.memory.bind(memory.socket);
     }
 
     AccelConfig config;

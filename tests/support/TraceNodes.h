@@ -1,0 +1,69 @@
+#pragma once
+// Small trace nodes for tests that write traces with our writer: a GPU compute node and the
+// communication nodes built on it. Header-only so any test binary that links et_driver can
+// use it.
+
+#include "et_driver/TraceNode.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace etsim::test {
+
+/// A GPU compute node named "n<id>" that takes `durationMicros` when replayed.
+inline et::TraceNode compNode(std::uint64_t id,
+                              std::vector<std::uint64_t> data = {},
+                              std::vector<std::uint64_t> ctrl = {},
+                              std::uint64_t durationMicros = 1)
+{
+    et::TraceNode node;
+    node.id = id;
+    node.name = "n" + std::to_string(id);
+    node.type = et::NodeType::Comp;
+    node.dataDeps = std::move(data);
+    node.ctrlDeps = std::move(ctrl);
+    node.durationMicros = durationMicros;
+    node.setIsCpuOp(false);
+    return node;
+}
+
+/// A collective of `bytes` over the whole world.
+inline et::TraceNode collNode(std::uint64_t id,
+                              et::CollectiveType type,
+                              std::int64_t bytes,
+                              std::vector<std::uint64_t> data = {})
+{
+    et::TraceNode node = compNode(id, std::move(data));
+    node.type = et::NodeType::CommColl;
+    node.setCommType(type);
+    node.setCommSize(bytes);
+    return node;
+}
+
+/// A send of `bytes` to rank `dst`.
+inline et::TraceNode
+sendNode(std::uint64_t id, std::int32_t dst, std::int32_t tag, std::int64_t bytes = 64)
+{
+    et::TraceNode node = compNode(id);
+    node.type = et::NodeType::CommSend;
+    node.setCommDst(dst);
+    node.setCommTag(tag);
+    node.setCommSize(bytes);
+    return node;
+}
+
+/// A receive of `bytes` from rank `src`.
+inline et::TraceNode
+recvNode(std::uint64_t id, std::int32_t src, std::int32_t tag, std::int64_t bytes = 64)
+{
+    et::TraceNode node = compNode(id);
+    node.type = et::NodeType::CommRecv;
+    node.setCommSrc(src);
+    node.setCommTag(tag);
+    node.setCommSize(bytes);
+    return node;
+}
+
+} // namespace etsim::test
