@@ -2,14 +2,13 @@
 
 #include "cosim/wire/Frame.h"
 
+#include <algorithm>
+#include <chrono>
+#include <limits>
 #include <ns3/core-module.h>
 #include <ns3/map-scheduler.h>
 #include <ns3/network-module.h>
 #include <ns3/point-to-point-module.h>
-
-#include <algorithm>
-#include <chrono>
-#include <limits>
 #include <unordered_map>
 
 namespace etsim::cosim::ns3adapter {
@@ -70,9 +69,8 @@ class FlowHeader : public ns3::Header {
 public:
     static ns3::TypeId GetTypeId()
     {
-        static ns3::TypeId id = ns3::TypeId("etsim::FlowHeader")
-                                    .SetParent<ns3::Header>()
-                                    .AddConstructor<FlowHeader>();
+        static ns3::TypeId id =
+            ns3::TypeId("etsim::FlowHeader").SetParent<ns3::Header>().AddConstructor<FlowHeader>();
         return id;
     }
     ns3::TypeId GetInstanceTypeId() const override { return GetTypeId(); }
@@ -127,8 +125,8 @@ public:
             const DescribedLink& link = fabric.links[index];
             if (link.from == link.to)
                 throw CosimError(
-                    "the ns-3 fabric cannot carry link " + std::to_string(index) +
-                    " from device " + std::to_string(link.from) +
+                    "the ns-3 fabric cannot carry link " + std::to_string(index) + " from device " +
+                    std::to_string(link.from) +
                     " to itself (a NIC injection/ejection link or a switch crossbar "
                     "limit); remove nic.injection_bandwidth and switch_bandwidth from the "
                     "fabric, or run it locally");
@@ -151,10 +149,10 @@ public:
         nodes.Create(fabric.devices);
         ns3::PointToPointHelper helper;
         helper.SetDeviceAttribute("Mtu", ns3::UintegerValue(options.mtu));
-        helper.SetQueue("ns3::DropTailQueue<Packet>",
-                        "MaxSize",
-                        ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::PACKETS,
-                                                           options.queuePackets)));
+        helper.SetQueue(
+            "ns3::DropTailQueue<Packet>",
+            "MaxSize",
+            ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, options.queuePackets)));
         // One channel per directed link: its device at `from` transmits, the one at `to` only
         // receives, so each direction has its own rate and latency.
         for (const DescribedLink& link : fabric.links) {
@@ -162,7 +160,8 @@ public:
                 static_cast<std::uint64_t>(std::llround(link.bytesPerSecond * 8.0));
             helper.SetDeviceAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(bitsPerSecond)));
             helper.SetChannelAttribute(
-                "Delay", ns3::TimeValue(ns3::PicoSeconds(static_cast<std::int64_t>(link.latencyPs))));
+                "Delay",
+                ns3::TimeValue(ns3::PicoSeconds(static_cast<std::int64_t>(link.latencyPs))));
             ns3::NetDeviceContainer pair = helper.Install(nodes.Get(link.from), nodes.Get(link.to));
             transmitters.push_back(pair.Get(0));
             rates.push_back(ns3::DataRate(bitsPerSecond));

@@ -451,8 +451,10 @@ void NetworkCore::remoteArrived(std::uint64_t message)
                     " is not in flight on the remote network");
     Flow& flow = flows[message];
     flow.remaining = 0.0;
-    calendar.schedule(calendar.now() + config.messageDelay.ps(), EventKind::Deliver,
-                      static_cast<std::uint32_t>(message), 0);
+    calendar.schedule(calendar.now() + config.messageDelay.ps(),
+                      EventKind::Deliver,
+                      static_cast<std::uint32_t>(message),
+                      0);
 }
 
 void NetworkCore::routeOf(std::uint32_t src,
