@@ -1,5 +1,6 @@
 #include "platforms/Components.h"
 
+#include "cosim/Proxy.h"
 #include "kernel/Error.h"
 #include "models/accel/Accelerator.h"
 #include "models/hbm/HbmController.h"
@@ -42,6 +43,14 @@ public:
         // Per-link stats only for small fabrics: thousands of links would swamp the report.
         : fabric(name.c_str(), config.fabric, config.ranks, stats, config.ranks <= 256)
     {
+        if (config.fabricCosim) {
+            // The fabric keeps matching and collectives; the peer carries every message.
+            cosim::ProxyOptions options = *config.fabricCosim;
+            options.description = fabric.describeNetwork();
+            fabric.useRemoteNetwork();
+            proxy = std::make_unique<cosim::Proxy>((name + "_cosim").c_str(), options);
+            fabric.network.bind(proxy->socket);
+        }
     }
     TargetSocket& target() override { return fabric.socket; }
     bool idle() const override { return fabric.idle(); }
@@ -65,6 +74,7 @@ public:
 
 private:
     net::Fabric fabric;
+    std::unique_ptr<cosim::Proxy> proxy;
 };
 
 [[noreturn]] void missing(ComponentKind kind)

@@ -1,5 +1,6 @@
 #include "platforms/PlatformConfig.h"
 
+#include "cosim/CosimConfig.h"
 #include "kernel/Error.h"
 #include "platforms/PresetData.h"
 
@@ -267,7 +268,11 @@ PlatformConfig parseRoot(ConfigMap& map)
                                             : hbm::hbmPreset(hbm::defaultPreset);
         config.accelerator = accel::parseAccelConfig(accelerator);
     });
-    config.fabric = map.nested("fabric", net::parseNetConfig);
+    config.fabric = map.nested("fabric", [&config](ConfigMap& fabric) {
+        if (fabric.has("cosim"))
+            config.fabricCosim = fabric.nested("cosim", cosim::parseCosimConfig);
+        return net::parseNetConfig(fabric);
+    });
     if (config.fabric.endpointCount() != config.ranks)
         config.fabric.topologyLocation.fail(
             "the topology has " + std::to_string(config.fabric.endpointCount()) +

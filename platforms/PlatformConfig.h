@@ -12,6 +12,8 @@
 //     fabric:                           # models/net keys (docs/network.md) over a preset
 //       preset: hgx_h100
 //       fidelity: flow
+//       cosim: {peer: "unix:/tmp/f.sock", spawn: "etsim-ns3 --endpoint {endpoint}",
+//               lookahead: 1 us}      # optional: an external peer carries the messages
 //     driver:
 //       profile: native                 # native | astra
 //       mode: model                     # model | replay (compute, memory and communication)
@@ -26,6 +28,7 @@
 // under the file's own fabric keys, maps merged key by key), so an override may reach into
 // it: `--set fabric.topology.dims[0].bandwidth="400 GB/s"`.
 
+#include "cosim/Proxy.h"
 #include "et_driver/DependencyTracker.h"
 #include "et_driver/NodeLowering.h"
 #include "models/accel/AccelConfig.h"
@@ -36,6 +39,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +80,9 @@ struct PlatformConfig {
     accel::AccelConfig accelerator;
     hbm::HbmConfig hbm;
     net::NetConfig fabric;
+    /// Set when `fabric.cosim` is given: an external peer (e.g. etsim-ns3) carries the
+    /// fabric's messages through a cosim::Proxy (docs/cosim-ns3.md).
+    std::optional<cosim::ProxyOptions> fabricCosim;
     DriverConfig driver;
     /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran).
     nlohmann::ordered_json resolved;

@@ -50,16 +50,11 @@ const Hello& PeerSession::accept()
         refuse(options.name + " cannot run " + toString(hostHello.mode) + " synchronisation");
     if (!options.token.empty() && hostHello.token != options.token)
         refuse("token mismatch: the host presented a different shared token");
-    if (hostHello.mode == SyncMode::Conservative) {
-        if (hostHello.lookaheadPs == 0)
-            refuse("lookahead must be greater than zero for conservative synchronisation");
-        if (hostHello.lookaheadPs > options.minLatencyPs)
-            refuse("lookahead " + std::to_string(hostHello.lookaheadPs) +
-                   " ps exceeds the smallest latency of " + options.name + " (" +
-                   std::to_string(options.minLatencyPs) +
-                   " ps): causality would break; configure a lookahead of at most the "
-                   "component's smallest latency");
-    }
+    if (hostHello.mode == SyncMode::Conservative && hostHello.lookaheadPs == 0)
+        refuse("lookahead must be greater than zero for conservative synchronisation");
+    // Without a configure hook the latency is known now; with one, only after CONFIG.
+    if (!options.configure)
+        checkLookahead();
 
     Hello ours;
     ours.capabilities = options.capabilities;
@@ -76,11 +71,29 @@ const Hello& PeerSession::accept()
 
     const Frame config = expectFrame(link, MessageType::Config, options.timeout, "CONFIG");
     configText = decodeText(config.payload);
+    if (options.configure) {
+        try {
+            options.minLatencyPs = options.configure(configText);
+        } catch (const CosimError& error) {
+            refuse(error.what());
+        }
+        checkLookahead();
+    }
     Frame accepted;
     accepted.header.type = MessageType::Config;
     accepted.header.flags = frameflags::response;
     link.send(accepted);
     return hostHello;
+}
+
+void PeerSession::checkLookahead()
+{
+    if (hostHello.mode == SyncMode::Conservative && hostHello.lookaheadPs > options.minLatencyPs)
+        refuse("lookahead " + std::to_string(hostHello.lookaheadPs) +
+               " ps exceeds the smallest latency of " + options.name + " (" +
+               std::to_string(options.minLatencyPs) +
+               " ps): causality would break; configure a lookahead of at most the "
+               "component's smallest latency");
 }
 
 std::uint64_t PeerSession::bound() const

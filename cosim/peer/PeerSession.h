@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -35,6 +36,11 @@ struct PeerOptions {
                                  capability::unsynchronised | capability::data;
     /// Smallest latency of the component we simulate, ps: a longer lookahead is refused.
     std::uint64_t minLatencyPs = 0;
+    /// When set, called with the CONFIG text before it is accepted: builds the component and
+    /// returns its smallest latency, ps, which replaces minLatencyPs in the lookahead check (an
+    /// adapter learns its latencies from CONFIG). A CosimError it throws refuses CONFIG: the
+    /// host receives ERROR with its message.
+    std::function<std::uint64_t(const std::string& config)> configure;
     /// When non-empty, the host must present this token.
     std::string token;
     /// How long to wait for the host before giving up.
@@ -84,6 +90,7 @@ public:
 
 private:
     void refuse(const std::string& message);
+    void checkLookahead();
     bool handle(Frame& frame, std::vector<Arrival>& arrivals);
 
     PeerOptions options;

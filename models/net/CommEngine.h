@@ -91,6 +91,11 @@ public:
     /// Writes the busy intervals still held for merging (NetworkCore::flushTimeline).
     void flushTimeline() { core->flushTimeline(); }
 
+    /// Co-simulation: messages go to `remote` instead of the flow core (NetworkCore::setRemote).
+    void setRemoteNetwork(RemoteNetwork* remote) { core->setRemote(remote); }
+    /// The remote network delivered `message` at nowPs() (call runUntil(now) first).
+    void remoteArrived(std::uint64_t message) { core->remoteArrived(message); }
+
     /// Nodes posted and not yet complete.
     std::uint64_t outstanding() const { return pendingNodes; }
     const TopologyIf& topology() const { return *net; }

@@ -28,6 +28,7 @@ Fabric::Fabric(const sc_core::sc_module_name& name,
                bool linkStats)
     : sc_module(name)
     , socket("socket")
+    , network("network")
     , comm(config, ranks)
     , group(parentStats.addGroup(basename()))
     , collectiveTime(group.addDistribution("collective_time",
@@ -43,6 +44,7 @@ Fabric::Fabric(const sc_core::sc_module_name& name,
           group.addScalar("last_algbw", "GB/s", "algorithm bandwidth of the last collective"))
     , lastBusBandwidth(
           group.addScalar("last_busbw", "GB/s", "bus bandwidth of the last collective"))
+    , messagePool(std::string(basename()) + ".network.pool")
 {
     socket.register_nb_transport_fw(this, &Fabric::nbTransportFw);
     socket.register_b_transport(this, &Fabric::bTransport);
@@ -102,6 +104,62 @@ Fabric::Fabric(const sc_core::sc_module_name& name,
                            });
         }
     }
+}
+
+void Fabric::useRemoteNetwork()
+{
+    network.register_nb_transport_bw(this, &Fabric::networkBw);
+    comm.setRemoteNetwork(this);
+}
+
+void Fabric::inject(std::uint32_t src,
+                    std::uint32_t dst,
+                    std::uint64_t bytes,
+                    std::uint64_t message)
+{
+    EtNodeInfo info;
+    info.rank = RankId{src};
+    info.kind = NodeKind::Send;
+    info.peer = RankId{dst};
+    info.bytes = bytes;
+    info.node = NodeId{message};
+    tlm::tlm_generic_payload& payload = messagePool.acquire();
+    payload.set_command(tlm::TLM_WRITE_COMMAND);
+    payload.set_extension(new EtNodeExtension(std::move(info)));
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    // The engine's clock may trail the kernel's by nothing: messages start at its now().
+    const std::uint64_t now = nowPs();
+    sc_core::sc_time delay = Time::fromPs(comm.nowPs() > now ? comm.nowPs() - now : 0).toScTime();
+    const tlm::tlm_sync_enum status = network->nb_transport_fw(payload, phase, delay);
+    if (status == tlm::TLM_COMPLETED)
+        SC_REPORT_ERROR(name(),
+                        "the remote network completed a message at once; it must "
+                        "answer with BEGIN_RESP when the message arrives");
+}
+
+tlm::tlm_sync_enum
+Fabric::networkBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay)
+{
+    if (phase != tlm::BEGIN_RESP)
+        return tlm::TLM_ACCEPTED;
+    const EtNodeExtension& extension = EtNodeExtension::get(payload);
+    const std::uint64_t message = toUnderlying(extension.info.node);
+    // Only error statuses count: the bridge (1.0) delivers a peer's OK as INCOMPLETE.
+    if (payload.get_response_status() < tlm::TLM_INCOMPLETE_RESPONSE)
+        SC_REPORT_ERROR(name(),
+                        ("the remote network failed message " + std::to_string(message) + ": " +
+                         payload.get_response_string())
+                            .c_str());
+    payload.release();
+    try {
+        comm.runUntil(nowPs());
+        comm.remoteArrived(message);
+    } catch (const Error& error) {
+        SC_REPORT_ERROR(name(), error.what());
+    }
+    wakeup.notify(sc_core::SC_ZERO_TIME);
+    delay = sc_core::SC_ZERO_TIME;
+    return tlm::TLM_COMPLETED;
 }
 
 void Fabric::attachTimeline(Timeline& timeline, std::uint32_t processId)

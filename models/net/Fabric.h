@@ -10,6 +10,7 @@
 // waits inside (call it from an SC_THREAD). A node the fabric cannot run gets
 // TLM_GENERIC_ERROR_RESPONSE and an SC_REPORT_ERROR naming the module, rank and node.
 
+#include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "models/net/CommEngine.h"
@@ -18,15 +19,21 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdint>
 #include <vector>
 
 namespace etsim::net {
 
-class Fabric final : public sc_core::sc_module {
+class Fabric final : public sc_core::sc_module, private RemoteNetwork {
 public:
     tlm_utils::multi_passthrough_target_socket<Fabric> socket;
+    /// Co-simulation (after useRemoteNetwork()): every message between two endpoints goes out
+    /// here as a Send transaction (rank = source, peer = destination, bytes, node = message
+    /// id) and arrives when the target answers with BEGIN_RESP. Bind it to a cosim::Proxy;
+    /// left unbound otherwise.
+    tlm_utils::simple_initiator_socket_optional<Fabric> network;
 
     /// Builds the engine for `ranks` ranks (throws ConfigError when the topology does not
     /// have that many endpoints) and its stats under `parentStats` (group named like the
@@ -48,6 +55,12 @@ public:
     /// Writes busy intervals still held for merging (call before closing the timeline if the
     /// simulation stopped with traffic in flight).
     void flushTimeline() { comm.flushTimeline(); }
+
+    /// Hands the messages to the target bound on `network` from now on (call before the
+    /// simulation starts); collectives and matching stay here.
+    void useRemoteNetwork();
+    /// The network as co-simulation CONFIG text (NetworkCore::describe).
+    std::string describeNetwork() const { return comm.network().describe(); }
 
     const CommEngine& engine() const { return comm; }
     /// Finished collectives (type, size, start, end, algbw, busbw), in completion order.
@@ -83,6 +96,12 @@ private:
     void record();
     void end_of_simulation() override;
     std::uint64_t nowPs() const;
+    void inject(std::uint32_t src,
+                std::uint32_t dst,
+                std::uint64_t bytes,
+                std::uint64_t message) override;
+    tlm::tlm_sync_enum
+    networkBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
     CommEngine comm;
     StatGroup& group;
@@ -97,6 +116,7 @@ private:
     std::vector<Delayed> delayed;
     std::uint64_t delayedSequence = 0;
     std::vector<CollectiveRecord> history;
+    PayloadPool messagePool;
 };
 
 } // namespace etsim::net

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 #include <string>
 
 namespace etsim::net {
@@ -193,6 +195,13 @@ void NetworkCore::send(std::uint32_t src,
         calendar.schedule(now + config.messageDelay.ps(), EventKind::Deliver, index, 0);
         return;
     }
+    if (remoteNetwork) {
+        // The remote simulator packetises the payload itself: it gets the bytes, not
+        // wireBytes(). The flow record keeps the cookie until remoteArrived().
+        flow.remaining = 1.0;
+        remoteNetwork->inject(src, dst, bytes, index);
+        return;
+    }
     switch (config.fidelity) {
     case Fidelity::Flow:
         startFlow(index);
@@ -236,6 +245,10 @@ void NetworkCore::sendStream(const std::vector<std::pair<std::uint32_t, std::uin
     if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
         throw Error("NetworkCore::sendStream: in-switch streams need the flow or analytical "
                     "fidelity");
+    if (remoteNetwork)
+        throw Error("NetworkCore::sendStream: in-switch reductions cannot run on a co-simulated "
+                    "fabric (the remote network carries point-to-point messages only); choose "
+                    "another all_reduce algorithm than in_switch");
     std::uint32_t endpoints = topology.endpointCount();
     std::uint32_t index = allocateFlow();
     Flow& flow = flows[index];
@@ -429,6 +442,62 @@ void NetworkCore::finishFlow(std::uint32_t index)
     flow.rate = 0.0;
     ++flow.version;
     calendar.schedule(now + flow.latencyPs, EventKind::Deliver, index, 0);
+}
+
+void NetworkCore::remoteArrived(std::uint64_t message)
+{
+    if (!remoteNetwork || message >= flows.size() || flows[message].remaining != 1.0)
+        throw Error("NetworkCore::remoteArrived: message " + std::to_string(message) +
+                    " is not in flight on the remote network");
+    Flow& flow = flows[message];
+    flow.remaining = 0.0;
+    calendar.schedule(calendar.now() + config.messageDelay.ps(),
+                      EventKind::Deliver,
+                      static_cast<std::uint32_t>(message),
+                      0);
+}
+
+void NetworkCore::routeOf(std::uint32_t src,
+                          std::uint32_t dst,
+                          std::vector<std::uint32_t>& route) const
+{
+    std::vector<LinkId> hops;
+    topology.route(src, dst, hops);
+    route.clear();
+    if (nicLinks && src != dst)
+        route.push_back(static_cast<std::uint32_t>(nicBase + src));
+    for (LinkId id : hops)
+        route.push_back(toUnderlying(id));
+    if (nicLinks && src != dst)
+        route.push_back(static_cast<std::uint32_t>(nicBase + topology.endpointCount() + dst));
+}
+
+std::string NetworkCore::describe() const
+{
+    std::ostringstream text;
+    text << "# etsim fabric description (docs/cosim-ns3.md)\n"
+         << "etsim-fabric 1\n"
+         << "endpoints " << topology.endpointCount() << '\n'
+         << "devices " << topology.deviceCount() << '\n';
+    text << std::setprecision(17);
+    for (std::size_t index = 0; index < links.size(); ++index) {
+        const Link& spec = links[index].spec;
+        text << "link " << index << ' ' << spec.from << ' ' << spec.to << ' '
+             << spec.bandwidth.bytesPerSecond() << ' ' << spec.latency.ps() << '\n';
+    }
+    std::vector<std::uint32_t> route;
+    const std::uint32_t endpoints = topology.endpointCount();
+    for (std::uint32_t src = 0; src < endpoints; ++src)
+        for (std::uint32_t dst = 0; dst < endpoints; ++dst) {
+            if (src == dst)
+                continue;
+            routeOf(src, dst, route);
+            text << "route " << src << ' ' << dst;
+            for (std::uint32_t link : route)
+                text << ' ' << link;
+            text << '\n';
+        }
+    return text.str();
 }
 
 void NetworkCore::deliver(std::uint32_t index)

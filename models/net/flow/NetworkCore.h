@@ -24,6 +24,7 @@
 #include "models/net/topology/TopologyIf.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,20 @@ public:
 
 protected:
     ~MessageSink() = default;
+};
+
+/// Carries messages through another simulator instead of the core's own timing (the fabric
+/// co-simulated, docs/cosim-ns3.md). The owner reports each arrival with
+/// NetworkCore::remoteArrived at the simulated time it happened.
+class RemoteNetwork {
+public:
+    /// A message of `bytes` payload from endpoint `src` to `dst` starts now; `message`
+    /// identifies it in remoteArrived.
+    virtual void
+    inject(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t message) = 0;
+
+protected:
+    ~RemoteNetwork() = default;
 };
 
 class NetworkCore {
@@ -59,6 +74,18 @@ public:
     void sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
                     std::uint64_t bytes,
                     std::uint64_t cookie);
+    /// From now on send() hands messages between different endpoints to `remote` (nullptr:
+    /// back to the core's own timing). Streams (sendStream) are refused while it is set.
+    void setRemote(RemoteNetwork* remote) { remoteNetwork = remote; }
+    bool isRemote() const { return remoteNetwork != nullptr; }
+    /// The remote network delivered `message` at the calendar's now(); the sink hears of it
+    /// after the message delay. Throws etsim::Error for a message not in flight.
+    void remoteArrived(std::uint64_t message);
+    /// The network as the co-simulation CONFIG text (docs/cosim-ns3.md, "The fabric
+    /// description"): endpoints, devices, every link (including NIC links) with its bandwidth
+    /// and latency, and the route of every ordered pair of endpoints.
+    std::string describe() const;
+
     /// Handles a FlowFinish, Deliver or Hop event popped from the calendar.
     void handle(const CalendarEvent& event);
     /// Re-evaluates flow rates after every event of the current instant was handled.
@@ -138,6 +165,7 @@ private:
     };
 
     std::uint32_t allocateFlow();
+    void routeOf(std::uint32_t src, std::uint32_t dst, std::vector<std::uint32_t>& route) const;
     void releaseFlow(std::uint32_t index);
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
     void startFlow(std::uint32_t index);
@@ -165,6 +193,7 @@ private:
     EventCalendar& calendar;
     MessageSink& sink;
     std::vector<LinkState> links;
+    RemoteNetwork* remoteNetwork = nullptr;
     std::size_t nicBase = 0;
     bool nicLinks = false;
     std::vector<Flow> flows;

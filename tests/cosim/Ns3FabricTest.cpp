@@ -1,0 +1,313 @@
+// The fabric through ns-3 (etsim-ns3) against the native flow fabric: a single transfer, a ring
+// all-reduce on 8 ranks, two flows sharing a link, a killed adapter and a fabric the adapter
+// cannot build. Each run elaborates a Fabric (with a Proxy to a spawned etsim-ns3, or alone).
+
+#include "cosim/CosimConfig.h"
+#include "cosim/Proxy.h"
+#include "kernel/Extensions.h"
+#include "kernel/PayloadPool.h"
+#include "kernel/Stats.h"
+#include "models/net/Fabric.h"
+#include "platforms/PlatformConfig.h"
+#include "tests/support/ScKernel.h"
+#include "tests/support/TempDir.h"
+
+#include <gtest/gtest.h>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <csignal>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace etsim::cosim {
+namespace {
+
+constexpr std::uint64_t mib = 1024 * 1024;
+
+// One initiator socket per rank; posts nodes at time zero and records when each completes.
+// Optionally kills the peer at a simulated time (killAtPs) while traffic is in flight.
+class Ranks : public sc_core::sc_module {
+public:
+    Ranks(const sc_core::sc_module_name& name, std::uint32_t count) : sc_module(name)
+    {
+        for (std::uint32_t rank = 0; rank < count; ++rank) {
+            sockets.push_back(std::make_unique<tlm_utils::simple_initiator_socket_tagged<Ranks>>(
+                ("port" + std::to_string(rank)).c_str()));
+            sockets.back()->register_nb_transport_bw(
+                this, &Ranks::backward, static_cast<int>(rank));
+        }
+        SC_HAS_PROCESS(Ranks);
+        SC_THREAD(script);
+    }
+
+    std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Ranks>>> sockets;
+    std::vector<EtNodeInfo> posts;
+    std::vector<std::uint64_t> donePs;
+    std::uint64_t killAtPs = 0;
+    pid_t victim = -1;
+
+private:
+    void script()
+    {
+        donePs.assign(posts.size(), 0);
+        for (const EtNodeInfo& info : posts) {
+            tlm::tlm_generic_payload& payload = pool.acquire();
+            payload.set_command(tlm::TLM_WRITE_COMMAND);
+            payload.set_extension(new EtNodeExtension(info));
+            payloads.push_back(&payload);
+            tlm::tlm_phase phase = tlm::BEGIN_REQ;
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            (*sockets[toUnderlying(info.rank)])->nb_transport_fw(payload, phase, delay);
+        }
+        if (killAtPs != 0) {
+            sc_core::wait(Time::fromPs(killAtPs).toScTime());
+            ::kill(victim, SIGKILL);
+        }
+    }
+
+    tlm::tlm_sync_enum
+    backward(int, tlm::tlm_generic_payload& payload, tlm::tlm_phase&, sc_core::sc_time& delay)
+    {
+        for (std::size_t index = 0; index < payloads.size(); ++index)
+            if (payloads[index] == &payload)
+                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+        payload.release();
+        return tlm::TLM_COMPLETED;
+    }
+
+    PayloadPool pool{"ranks.pool"};
+    std::vector<tlm::tlm_generic_payload*> payloads;
+};
+
+EtNodeInfo send(std::uint32_t rank, std::uint32_t peer, std::uint64_t bytes, std::uint64_t tag)
+{
+    EtNodeInfo info;
+    info.rank = RankId{rank};
+    info.node = NodeId{tag};
+    info.kind = NodeKind::Send;
+    info.peer = RankId{peer};
+    info.bytes = bytes;
+    info.tag = tag;
+    return info;
+}
+
+EtNodeInfo recv(std::uint32_t rank, std::uint32_t peer, std::uint64_t bytes, std::uint64_t tag)
+{
+    EtNodeInfo info = send(rank, peer, bytes, tag);
+    info.node = NodeId{1000 + tag};
+    info.kind = NodeKind::Recv;
+    return info;
+}
+
+EtNodeInfo allReduce(std::uint32_t rank, std::uint64_t bytes)
+{
+    EtNodeInfo info;
+    info.rank = RankId{rank};
+    info.node = NodeId{7};
+    info.kind = NodeKind::Collective;
+    info.collective = CollectiveType::AllReduce;
+    info.bytes = bytes;
+    return info;
+}
+
+// A switch of `ranks` ports at 50 GB/s and 1 us per link (2 us per route).
+std::string switchFabric(std::uint32_t ranks)
+{
+    return "fidelity: flow\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: switch, size: " +
+           std::to_string(ranks) + ", bandwidth: \"50 GB/s\", latency: \"1 us\"}\n";
+}
+
+const std::string ringFabric = R"(fidelity: flow
+topology:
+  kind: multi_dim
+  dims:
+    - {kind: ring, size: 8, bandwidth: "50 GB/s", latency: "1 us"}
+collectives: {algorithms: {default: [ring]}}
+)";
+
+ProxyOptions ns3Options(const test::TempDir& dir)
+{
+    ProxyOptions options;
+    options.peer = "unix:" + dir.file("ns3.sock").string();
+    options.spawn = std::string(ETSIM_NS3) + " --endpoint {endpoint}";
+    options.lookahead = Time::fromPs(1000000);
+    options.timeout = std::chrono::milliseconds(5000);
+    return options;
+}
+
+struct Outcome {
+    std::vector<std::uint64_t> donePs;
+    std::uint64_t requests = 0;
+    std::string error;
+};
+
+// Runs `posts` on the fabric `yaml`, natively or with the messages in ns-3.
+Outcome run(const std::string& yaml,
+            const std::vector<EtNodeInfo>& posts,
+            bool throughNs3,
+            std::uint64_t killAtPs = 0)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    const net::NetConfig config = net::loadNetConfigString(yaml);
+    StatGroup stats("root");
+    Ranks ranks("ranks", config.endpointCount());
+    net::Fabric fabric("fabric", config, config.endpointCount(), stats);
+    std::unique_ptr<Proxy> proxy;
+    if (throughNs3) {
+        ProxyOptions options = ns3Options(dir);
+        options.description = fabric.describeNetwork();
+        fabric.useRemoteNetwork();
+        proxy = std::make_unique<Proxy>("fabric_cosim", options);
+        fabric.network.bind(proxy->socket);
+        ranks.victim = proxy->peerProcess();
+        ranks.killAtPs = killAtPs;
+    }
+    for (auto& socket : ranks.sockets)
+        socket->bind(fabric.socket);
+    ranks.posts = posts;
+    Outcome outcome;
+    try {
+        sc_core::sc_start();
+    } catch (const sc_core::sc_report& report) {
+        outcome.error = report.what();
+    }
+    outcome.donePs = ranks.donePs;
+    if (proxy)
+        outcome.requests = proxy->requestsSent();
+    return outcome;
+}
+
+double ratio(std::uint64_t a, std::uint64_t b)
+{
+    return static_cast<double>(a) / static_cast<double>(b);
+}
+
+TEST(Ns3Fabric, SingleTransferMatchesTheNativeFlowFabric)
+{
+    const std::vector<EtNodeInfo> posts = {send(0, 1, 16 * mib, 1), recv(1, 0, 16 * mib, 1)};
+    const Outcome native = run(switchFabric(4), posts, false);
+    const Outcome ns3 = run(switchFabric(4), posts, true);
+    ASSERT_EQ(ns3.error, "");
+    EXPECT_EQ(ns3.requests, 1u);
+    // Native: 2 us + 16 MiB / 50 GB/s.
+    EXPECT_EQ(native.donePs[0], 2000000u + 335544320u);
+    EXPECT_GT(ns3.donePs[0], native.donePs[0]) << "headers and store-and-forward only add time";
+    EXPECT_NEAR(ratio(ns3.donePs[0], native.donePs[0]), 1.0, 0.05);
+    EXPECT_EQ(ns3.donePs[1], ns3.donePs[0]);
+}
+
+TEST(Ns3Fabric, RingAllReduceOnEightRanksMatchesTheNativeFlowFabric)
+{
+    std::vector<EtNodeInfo> posts;
+    for (std::uint32_t rank = 0; rank < 8; ++rank)
+        posts.push_back(allReduce(rank, 16 * mib));
+    const Outcome native = run(ringFabric, posts, false);
+    const Outcome ns3 = run(ringFabric, posts, true);
+    ASSERT_EQ(ns3.error, "");
+    EXPECT_GE(ns3.requests, 8u * 14u);
+    for (std::uint32_t rank = 0; rank < 8; ++rank) {
+        EXPECT_GT(native.donePs[rank], 0u);
+        EXPECT_NEAR(ratio(ns3.donePs[rank], native.donePs[rank]), 1.0, 0.05) << "rank " << rank;
+    }
+}
+
+TEST(Ns3Fabric, TwoEqualFlowsSharingALinkEachTakeTwiceAsLong)
+{
+    // Ranks 0 and 1 both send to rank 2: they share the switch's link to rank 2.
+    const std::vector<EtNodeInfo> alone = {send(0, 2, 16 * mib, 1), recv(2, 0, 16 * mib, 1)};
+    const std::vector<EtNodeInfo> shared = {send(0, 2, 16 * mib, 1),
+                                            recv(2, 0, 16 * mib, 1),
+                                            send(1, 2, 16 * mib, 2),
+                                            recv(2, 1, 16 * mib, 2)};
+    const Outcome one = run(switchFabric(4), alone, true);
+    const Outcome two = run(switchFabric(4), shared, true);
+    ASSERT_EQ(one.error, "");
+    ASSERT_EQ(two.error, "");
+    EXPECT_NEAR(ratio(two.donePs[0], one.donePs[0]), 2.0, 0.05);
+    EXPECT_NEAR(ratio(two.donePs[2], one.donePs[0]), 2.0, 0.05);
+    const Outcome native = run(switchFabric(4), shared, false);
+    EXPECT_NEAR(ratio(two.donePs[2], native.donePs[2]), 1.0, 0.05);
+}
+
+TEST(Ns3Fabric, KilledAdapterEndsTheRunWithTheBridgeError)
+{
+    const std::vector<EtNodeInfo> posts = {send(0, 1, 16 * mib, 1), recv(1, 0, 16 * mib, 1)};
+    const Outcome outcome = run(switchFabric(4), posts, true, 100000000); // kill at 100 us
+    EXPECT_NE(outcome.error.find("cosim proxy 'fabric_cosim': peer 'ns-3 fabric' at unix:"),
+              std::string::npos)
+        << outcome.error;
+    EXPECT_NE(outcome.error.find("the peer closed the connection"), std::string::npos)
+        << outcome.error;
+    EXPECT_EQ(outcome.donePs[0], 0u);
+}
+
+TEST(Ns3Fabric, AFabricNs3CannotBuildIsRefusedWithTheReason)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    const net::NetConfig config =
+        net::loadNetConfigString(switchFabric(4) + "nic: {injection_bandwidth: \"25 GB/s\"}\n");
+    StatGroup stats("root");
+    net::Fabric fabric("fabric", config, 4, stats);
+    ProxyOptions options = ns3Options(dir);
+    options.description = fabric.describeNetwork();
+    try {
+        Proxy proxy("fabric_cosim", options);
+        FAIL() << "the handshake succeeded";
+    } catch (const CosimError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("the peer refused: the ns-3 fabric cannot carry link 8 from "
+                               "device 0 to itself (a NIC injection/ejection link"),
+                  std::string::npos)
+            << message;
+    }
+}
+
+TEST(Ns3Fabric, LookaheadLongerThanTheShortestRouteIsRefused)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    const net::NetConfig config = net::loadNetConfigString(switchFabric(4));
+    StatGroup stats("root");
+    net::Fabric fabric("fabric", config, 4, stats);
+    ProxyOptions options = ns3Options(dir);
+    options.lookahead = Time::fromPs(3000000);
+    options.description = fabric.describeNetwork();
+    try {
+        Proxy proxy("fabric_cosim", options);
+        FAIL() << "the handshake succeeded";
+    } catch (const CosimError& error) {
+        EXPECT_NE(std::string(error.what())
+                      .find("lookahead 3000000 ps exceeds the smallest latency of ns-3 fabric "
+                            "(2000000 ps)"),
+                  std::string::npos)
+            << error.what();
+    }
+}
+
+TEST(Ns3Fabric, APlatformSelectsTheAdapterUnderFabricCosim)
+{
+    const platform::PlatformConfig config = platform::loadPlatformString(R"(name: tiny
+ranks: 4
+accelerator: {preset: h100_sxm}
+fabric:
+  fidelity: flow
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: switch, size: 4, bandwidth: "50 GB/s", latency: "1 us"}
+  cosim: {peer: "unix:/tmp/x.sock", spawn: "etsim-ns3 --endpoint {endpoint}", lookahead: 1 us}
+)");
+    ASSERT_TRUE(config.fabricCosim.has_value());
+    EXPECT_EQ(config.fabricCosim->peer, "unix:/tmp/x.sock");
+    EXPECT_EQ(config.fabricCosim->spawn, "etsim-ns3 --endpoint {endpoint}");
+    EXPECT_EQ(config.fabricCosim->lookahead.ps(), 1000000u);
+    EXPECT_EQ(config.fabric.endpointCount(), 4u);
+}
+
+} // namespace
+} // namespace etsim::cosim
