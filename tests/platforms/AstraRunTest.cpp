@@ -98,14 +98,14 @@ fs::path writeTrace(const TempDir& dir,
     return dir.file("job");
 }
 
-struct Setup {
+struct AstraSetup {
     std::string network;
     std::string system;
     std::string memory; // empty: none
     Congestion congestion = Congestion::Aware;
 };
 
-platform::RunReport run(const TempDir& dir, const Setup& setup, const fs::path& trace)
+platform::RunReport run(const TempDir& dir, const AstraSetup& setup, const fs::path& trace)
 {
     AstraFiles files;
     files.network = dir.write("network.yml", setup.network);
@@ -163,20 +163,29 @@ void expectEveryRankFinishesAt(const platform::RunReport& report, std::uint64_t 
 // Section 3's worked example: c = 262,144, m = 65,536, delta = floor(500 + 65,536 / 53.687)
 // = 1,720, rho = 3 floor(40.96) = 120, e = 10: T_chunk = 10 + 6 x 1,730 + 3 x 120 = 10,750;
 // four chunks one after another = 43,000 ns, in both backends (no contention on a ring).
-TEST_F(ScTest, AstraRingAllReduceOfOneMebibyteTakes43000Ns)
+void ringAllReduce(Congestion congestion)
 {
-    for (Congestion congestion : {Congestion::Aware, Congestion::Unaware}) {
-        TempDir dir;
-        fs::path trace = writeTrace(
-            dir, 4, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(1, 1 << 20)}; });
-        platform::RunReport report = run(dir, {ring4, ringSystem(), "", congestion}, trace);
-        expectEveryRankFinishesAt(report, 43000);
-        ASSERT_EQ(report.collectives.size(), 1U);
-        EXPECT_EQ(report.collectives[0].type, "all_reduce");
-        EXPECT_EQ(report.collectives[0].count, 1U);
-        // ASTRA-sim's exposed communication: finish minus GPU compute (none here).
-        EXPECT_EQ(report.ranks[0].astraExposedCommPs, 43000 * ps);
-    }
+    TempDir dir;
+    fs::path trace = writeTrace(
+        dir, 4, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(1, 1 << 20)}; });
+    platform::RunReport report = run(dir, {ring4, ringSystem(), "", congestion}, trace);
+    expectEveryRankFinishesAt(report, 43000);
+    ASSERT_EQ(report.collectives.size(), 1U);
+    EXPECT_EQ(report.collectives[0].type, "all_reduce");
+    EXPECT_EQ(report.collectives[0].count, 1U);
+    // ASTRA-sim's exposed communication: finish minus GPU compute (none here).
+    EXPECT_EQ(report.ranks[0].astraExposedCommPs, 43000 * ps);
+}
+
+// One run per test: the SystemC kernel cannot be restarted in a process.
+TEST_F(ScTest, AstraRingAllReduceOfOneMebibyteTakes43000NsAware)
+{
+    ringAllReduce(Congestion::Aware);
+}
+
+TEST_F(ScTest, AstraRingAllReduceOfOneMebibyteTakes43000NsUnaware)
+{
+    ringAllReduce(Congestion::Unaware);
 }
 
 // Section 3: 64 NPUs, Ring(2) 200 x FullyConnected(8) 100 x Switch(4) 50 GB/s, 50 / 500 /
@@ -187,11 +196,11 @@ TEST_F(ScTest, Astra64RankThreeDimensionAllReduce)
     TempDir dir;
     fs::path trace = writeTrace(
         dir, 64, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(7, 1 << 20)}; });
-    Setup setup{"topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ 2, 8, 4 ]\n"
-                "bandwidth: [ 200, 100, 50 ]\nlatency: [ 50, 500, 2000 ]\n",
-                ringSystem("", 4, 1, R"("ring", "ring", "ring")"),
-                "",
-                Congestion::Unaware};
+    AstraSetup setup{"topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ 2, 8, 4 ]\n"
+                     "bandwidth: [ 200, 100, 50 ]\nlatency: [ 50, 500, 2000 ]\n",
+                     ringSystem("", 4, 1, R"("ring", "ring", "ring")"),
+                     "",
+                     Congestion::Unaware};
     platform::RunReport report = run(dir, setup, trace);
     expectEveryRankFinishesAt(report, 923 + 4854 + 4 * 24544 + 4644 + 680);
 }
@@ -202,19 +211,29 @@ TEST_F(ScTest, Astra64RankThreeDimensionAllReduce)
 // the uplink: T = 2 T_chunk + floor(m / B) = 42,140 + 1,220 = 43,360 ns. Unaware: delta =
 // floor(1,000 + 1,220.7) = 2,220, T_chunk = 10 + 6 x 2,230 + 360 = 13,750, two waves with no
 // contention = 27,500 ns.
-TEST_F(ScTest, AstraSwitchWithTwoActiveChunks)
+void switchTwoActiveChunks(Congestion congestion, std::uint64_t finishNs)
 {
-    const std::string network = "topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
-                                "latency: [ 500 ]\n";
-    for (auto [congestion, finishNs] : {std::pair{Congestion::Aware, std::uint64_t{43360}},
-                                        std::pair{Congestion::Unaware, std::uint64_t{27500}}}) {
-        TempDir dir;
-        fs::path trace = writeTrace(
-            dir, 4, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(1, 1 << 20)}; });
-        platform::RunReport report =
-            run(dir, {network, ringSystem("", 4, 2), "", congestion}, trace);
-        expectEveryRankFinishesAt(report, finishNs);
-    }
+    TempDir dir;
+    fs::path trace = writeTrace(
+        dir, 4, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(1, 1 << 20)}; });
+    platform::RunReport report = run(dir,
+                                     {"topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
+                                      "latency: [ 500 ]\n",
+                                      ringSystem("", 4, 2),
+                                      "",
+                                      congestion},
+                                     trace);
+    expectEveryRankFinishesAt(report, finishNs);
+}
+
+TEST_F(ScTest, AstraSwitchWithTwoActiveChunksAware)
+{
+    switchTwoActiveChunks(Congestion::Aware, 43360);
+}
+
+TEST_F(ScTest, AstraSwitchWithTwoActiveChunksUnaware)
+{
+    switchTwoActiveChunks(Congestion::Unaware, 27500);
 }
 
 // Section 4, roofline on (peak 100 TFLOP/s, local memory 1,000 GB/s): one GPU compute slot,
@@ -241,10 +260,13 @@ TEST_F(ScTest, AstraRooflineComputeByHand)
     });
     const std::string system =
         ringSystem(",\n  \"roofline-enabled\": 1,\n  \"peak-perf\": 100", 4, 1, R"("ring")", 1000);
-    platform::RunReport report = run(
-        dir,
-        {"topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", system},
-        trace);
+    platform::RunReport report =
+        run(dir,
+            {"topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n",
+             system,
+             "",
+             Congestion::Aware},
+            trace);
     ASSERT_TRUE(report.finished) << report.problem;
     EXPECT_EQ(report.ranks[0].finishPs, 1242801 * ps);
     EXPECT_EQ(report.ranks[0].astraExposedCommPs, 7000 * ps);
@@ -264,7 +286,9 @@ TEST_F(ScTest, AstraReplayedComputeByHand)
     platform::RunReport report = run(dir,
                                      {"topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]"
                                       "\nlatency: [ 500 ]\n",
-                                      ringSystem()},
+                                      ringSystem(),
+                                      "",
+                                      Congestion::Aware},
                                      trace);
     expectEveryRankFinishesAt(report, 5000 + 1 + 12000);
 }
@@ -272,45 +296,46 @@ TEST_F(ScTest, AstraReplayedComputeByHand)
 // Section 4, remote memory 100 ns + floor(bytes / 50 B per ns):
 //   PER_NPU: load of 1,000,003 B = 100 + 20,000 = 20,100 ns, then a store of the same: 40,200;
 //   MEMORY_POOL: both ranks load 1,000,000 B at 0 on one FIFO server: 20,100 and 40,200 ns.
-// Memory nodes share the communication slot with sends, so a send issued beside them waits.
-TEST_F(ScTest, AstraRemoteMemoryByHand)
+constexpr const char* ring2 =
+    "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
+
+TEST_F(ScTest, AstraRemoteMemoryPerNpuByHand)
 {
-    const std::string network = "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\n"
-                                "latency: [ 500 ]\n";
-    {
-        TempDir dir;
-        fs::path trace = writeTrace(dir, 2, [](std::uint32_t) {
-            return std::vector<TraceNode>{memoryNode(1, true, 1000003),
-                                          memoryNode(2, false, 1000003, {1})};
-        });
-        platform::RunReport report = run(dir,
-                                         {network,
-                                          ringSystem(),
-                                          R"({"memory-type": "PER_NPU_MEMORY_EXPANSION",
-                                              "remote-mem-latency": 100, "remote-mem-bw": 50})"},
-                                         trace);
-        expectEveryRankFinishesAt(report, 40200);
-        // ASTRA-sim counts remote-memory time as exposed communication.
-        EXPECT_EQ(report.ranks[0].astraExposedCommPs, 40200 * ps);
-        EXPECT_EQ(report.ranks[0].memoryPs, 40200 * ps);
-    }
-    {
-        TempDir dir;
-        fs::path trace = writeTrace(dir, 2, [](std::uint32_t) {
-            return std::vector<TraceNode>{memoryNode(1, true, 1000000)};
-        });
-        platform::RunReport report = run(dir,
-                                         {network,
-                                          ringSystem(),
-                                          R"({"memory-type": "MEMORY_POOL",
-                                              "remote-mem-latency": 100, "remote-mem-bw": 50})"},
-                                         trace);
-        ASSERT_TRUE(report.finished) << report.problem;
-        std::uint64_t first = std::min(report.ranks[0].finishPs, report.ranks[1].finishPs);
-        std::uint64_t second = std::max(report.ranks[0].finishPs, report.ranks[1].finishPs);
-        EXPECT_EQ(first, 20100 * ps);
-        EXPECT_EQ(second, 40200 * ps);
-    }
+    TempDir dir;
+    fs::path trace = writeTrace(dir, 2, [](std::uint32_t) {
+        return std::vector<TraceNode>{memoryNode(1, true, 1000003),
+                                      memoryNode(2, false, 1000003, {1})};
+    });
+    platform::RunReport report = run(dir,
+                                     {ring2,
+                                      ringSystem(),
+                                      R"({"memory-type": "PER_NPU_MEMORY_EXPANSION",
+                                          "remote-mem-latency": 100, "remote-mem-bw": 50})",
+                                      Congestion::Aware},
+                                     trace);
+    expectEveryRankFinishesAt(report, 40200);
+    // ASTRA-sim counts remote-memory time as exposed communication.
+    EXPECT_EQ(report.ranks[0].astraExposedCommPs, 40200 * ps);
+    EXPECT_EQ(report.ranks[0].memoryPs, 40200 * ps);
+}
+
+TEST_F(ScTest, AstraRemoteMemoryPoolByHand)
+{
+    TempDir dir;
+    fs::path trace = writeTrace(
+        dir, 2, [](std::uint32_t) { return std::vector<TraceNode>{memoryNode(1, true, 1000000)}; });
+    platform::RunReport report = run(dir,
+                                     {ring2,
+                                      ringSystem(),
+                                      R"({"memory-type": "MEMORY_POOL",
+                                          "remote-mem-latency": 100, "remote-mem-bw": 50})",
+                                      Congestion::Aware},
+                                     trace);
+    ASSERT_TRUE(report.finished) << report.problem;
+    std::uint64_t first = std::min(report.ranks[0].finishPs, report.ranks[1].finishPs);
+    std::uint64_t second = std::max(report.ranks[0].finishPs, report.ranks[1].finishPs);
+    EXPECT_EQ(first, 20100 * ps);
+    EXPECT_EQ(second, 40200 * ps);
 }
 
 // Without a remote memory a memory node is an error that says how to fix it.
@@ -322,7 +347,9 @@ TEST_F(ScTest, AstraMemoryNodeWithoutRemoteMemoryFails)
     try {
         run(dir,
             {"topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n",
-             ringSystem()},
+             ringSystem(),
+             "",
+             Congestion::Aware},
             trace);
         FAIL() << "a memory node ran without a remote memory";
     } catch (const sc_core::sc_report& error) {
@@ -341,31 +368,39 @@ TEST_F(ScTest, AstraMemoryNodeWithoutRemoteMemoryFails)
 //   18,626.45) = 19,626 ns (cut-through).
 // Rank 0 sends to rank 1, then to rank 2; its one communication slot makes the second wait
 // for the first to arrive. Rank 2 posts its recv at 100 us, after the message arrived.
-TEST_F(ScTest, AstraSendRecvByHand)
+void sendRecv(Congestion congestion, std::uint64_t twoHopsNs)
 {
-    for (auto [congestion, twoHopsNs] : {std::pair{Congestion::Aware, std::uint64_t{38252}},
-                                         std::pair{Congestion::Unaware, std::uint64_t{19626}}}) {
-        TempDir dir;
-        fs::path trace = writeTrace(dir, 4, [](std::uint32_t rank) -> std::vector<TraceNode> {
-            switch (rank) {
-            case 0:
-                return {pointToPoint(1, true, 0, 1, 1000000), pointToPoint(2, true, 0, 2, 1000000)};
-            case 1:
-                return {pointToPoint(1, false, 1, 0, 1000000)};
-            case 2:
-                return {compute(1, 0, 0, 100), pointToPoint(2, false, 2, 0, 1000000, {1})};
-            default:
-                return {compute(1, 0, 0, 1)};
-            }
-        });
-        platform::RunReport report = run(dir, {ring4, ringSystem(), "", congestion}, trace);
-        ASSERT_TRUE(report.finished) << report.problem;
-        // Rank 0: one communication slot, so the second send starts when the first arrives.
-        EXPECT_EQ(report.ranks[0].finishPs, (19126 + twoHopsNs) * ps);
-        EXPECT_EQ(report.ranks[1].finishPs, 19126 * ps);
-        // Rank 2's recv is posted at 100 us, after the message arrived: it completes at once.
-        EXPECT_EQ(report.ranks[2].finishPs, 100000 * ps);
-    }
+    TempDir dir;
+    fs::path trace = writeTrace(dir, 4, [](std::uint32_t rank) -> std::vector<TraceNode> {
+        switch (rank) {
+        case 0:
+            return {pointToPoint(1, true, 0, 1, 1000000), pointToPoint(2, true, 0, 2, 1000000)};
+        case 1:
+            return {pointToPoint(1, false, 1, 0, 1000000)};
+        case 2:
+            return {compute(1, 0, 0, 100), pointToPoint(2, false, 2, 0, 1000000, {1})};
+        default:
+            return {compute(1, 0, 0, 1)};
+        }
+    });
+    platform::RunReport report = run(dir, {ring4, ringSystem(), "", congestion}, trace);
+    ASSERT_TRUE(report.finished) << report.problem;
+    // Rank 0: one communication slot, so the second send starts when the first arrives.
+    EXPECT_EQ(report.ranks[0].finishPs, (19126 + twoHopsNs) * ps);
+    EXPECT_EQ(report.ranks[1].finishPs, 19126 * ps);
+    // Rank 2's recv is posted at 100 us, after the message arrived: it completes at once.
+    EXPECT_EQ(report.ranks[2].finishPs, 100000 * ps);
+    EXPECT_EQ(report.ranks[3].finishPs, 1000 * ps);
+}
+
+TEST_F(ScTest, AstraSendRecvByHandAware)
+{
+    sendRecv(Congestion::Aware, 38252);
+}
+
+TEST_F(ScTest, AstraSendRecvByHandUnaware)
+{
+    sendRecv(Congestion::Unaware, 19626);
 }
 
 // A real trace: the 64-rank ResNet-50 data-parallel set on an ASTRA-sim Switch(64) setup.
@@ -384,7 +419,9 @@ TEST_F(ScTest, AstraSharedResnet64Ranks)
     platform::RunReport report = run(dir,
                                      {"topology: [ Switch ]\nnpus_count: [ 64 ]\n"
                                       "bandwidth: [ 50 ]\nlatency: [ 500 ]\n",
-                                      ringSystem()},
+                                      ringSystem(),
+                                      "",
+                                      Congestion::Aware},
                                      prefix);
     ASSERT_TRUE(report.finished) << report.problem;
     EXPECT_EQ(report.nodes, 64U * 215U);
