@@ -6,6 +6,7 @@
 #include "kernel/Error.h"
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
+#include "platforms/astra/AstraPlatform.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -17,8 +18,10 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
+#include <utility>
 
 namespace etsim::apps {
 
@@ -36,6 +39,12 @@ struct RunOptions {
     std::vector<std::string> sets;
     std::uint32_t replicate = 0;
     std::string commGroups;
+    // ASTRA-sim's files instead of --platform (docs/astra-compat.md).
+    std::string astraNetwork;
+    std::string astraSystem;
+    std::string astraMemory;
+    std::string astraCongestion;
+    std::string astraCommGroups;
     bool quiet = false;
     bool listPlatforms = false;
 };
@@ -82,6 +91,59 @@ private:
     double lastPrint = 0.0;
 };
 
+// The rules between the ASTRA-sim options and the others; the problem, or nullopt.
+std::optional<std::string> checkAstraOptions(const RunOptions& options)
+{
+    if (!options.platform.empty())
+        return "--platform and ASTRA-sim's --astra-* files are alternatives; give one platform";
+    if (!options.sets.empty())
+        return "--set applies to --platform files only; edit the ASTRA-sim files instead";
+    if (!options.mode.empty())
+        return "--mode applies to --platform files only; with ASTRA-sim's files compute follows "
+               "roofline-enabled in --astra-system (1: roofline, 0: recorded durations)";
+    if (!options.commGroups.empty() && !options.astraCommGroups.empty())
+        return "--comm-groups and --astra-comm-groups name the same file; give one";
+    if (options.astraNetwork.empty() && options.astraSystem.empty())
+        return std::string(!options.astraMemory.empty()       ? "--astra-memory"
+                           : !options.astraCongestion.empty() ? "--astra-congestion"
+                                                              : "--astra-comm-groups") +
+               " needs --astra-network FILE and --astra-system FILE";
+    if (options.astraSystem.empty())
+        return "--astra-network needs --astra-system FILE (ASTRA-sim's system JSON: collective "
+               "implementations, chunks, local-mem-bw, ...)";
+    if (options.astraNetwork.empty())
+        return "--astra-system needs --astra-network FILE (ASTRA-sim's network YAML: topology, "
+               "npus_count, bandwidth, latency)";
+    std::error_code ignored;
+    for (const auto& [flag, file] : {std::pair{"--astra-network", &options.astraNetwork},
+                                     std::pair{"--astra-system", &options.astraSystem},
+                                     std::pair{"--astra-memory", &options.astraMemory}})
+        if (!file->empty() && !fs::is_regular_file(*file, ignored))
+            return std::string(flag) + " " + *file + ": no such file";
+    // "empty" is ASTRA-sim's own spelling of "no groups file".
+    if (!options.astraCommGroups.empty() &&
+        options.astraCommGroups.find("empty") == std::string::npos &&
+        !fs::is_regular_file(options.astraCommGroups, ignored))
+        return "--astra-comm-groups " + options.astraCommGroups + ": no such file";
+    return std::nullopt;
+}
+
+// Loads ASTRA-sim's files and prints a warning for every key etsim ignores.
+platform::PlatformConfig loadAstra(const RunOptions& options)
+{
+    platforms::astra::AstraFiles files;
+    files.network = options.astraNetwork;
+    files.system = options.astraSystem;
+    files.memory = options.astraMemory;
+    if (!options.astraCongestion.empty())
+        files.congestion = *platforms::astra::parseCongestion(options.astraCongestion);
+    std::vector<std::string> warnings;
+    platform::PlatformConfig config = platforms::astra::loadAstraPlatform(files, warnings);
+    for (const std::string& warning : warnings)
+        std::cerr << "etsim run: warning: " << warning << "\n";
+    return config;
+}
+
 ExitCode runCommand(const RunOptions& options,
                     const std::string& logSpec,
                     const std::vector<std::string>& commandLine)
@@ -91,10 +153,18 @@ ExitCode runCommand(const RunOptions& options,
             std::cout << name << "\n";
         return ExitCode::Success;
     }
-    if (options.platform.empty())
+    const bool astra = !options.astraNetwork.empty() || !options.astraSystem.empty() ||
+                       !options.astraMemory.empty() || !options.astraCongestion.empty() ||
+                       !options.astraCommGroups.empty();
+    if (astra) {
+        if (std::optional<std::string> problem = checkAstraOptions(options))
+            return fail(ExitCode::CannotStart, *problem);
+    } else if (options.platform.empty()) {
         return fail(ExitCode::CannotStart,
                     "--platform is required (a file or one of the presets "
-                    "listed by --list-platforms)");
+                    "listed by --list-platforms), or ASTRA-sim's --astra-network and "
+                    "--astra-system files");
+    }
     if (options.trace.empty())
         return fail(ExitCode::CannotStart, "--trace is required (a prefix or a folder)");
 
@@ -111,7 +181,7 @@ ExitCode runCommand(const RunOptions& options,
     // A platform that is neither a file nor a preset, or a trace with no rank file, means
     // etsim cannot start; a platform or trace that is there but wrong is an input problem.
     std::error_code ignored;
-    bool isFile = fs::exists(options.platform, ignored);
+    bool isFile = astra || fs::exists(options.platform, ignored);
     if (!isFile) {
         bool isPreset = false;
         for (const std::string& name : platform::platformPresetNames())
@@ -133,8 +203,11 @@ ExitCode runCommand(const RunOptions& options,
 
     platform::PlatformConfig config;
     try {
-        config = isFile ? platform::loadPlatformFile(options.platform, overrides)
-                        : platform::loadPlatform(options.platform, overrides);
+        if (astra)
+            config = loadAstra(options);
+        else
+            config = isFile ? platform::loadPlatformFile(options.platform, overrides)
+                            : platform::loadPlatform(options.platform, overrides);
     } catch (const Error& error) {
         return fail(ExitCode::InputProblem, error.what());
     }
@@ -157,6 +230,10 @@ ExitCode runCommand(const RunOptions& options,
     try {
         if (!options.commGroups.empty())
             job.groups = et::readCommGroupFile(options.commGroups);
+        // ASTRA-sim reads a path containing "empty" as "no groups" (its default is "empty").
+        if (!options.astraCommGroups.empty() &&
+            options.astraCommGroups.find("empty") == std::string::npos)
+            job.groups = et::readCommGroupFile(options.astraCommGroups);
         report = platform::runJob(config, job, jobOptions);
     } catch (const Error& error) {
         printer->finish();
@@ -215,6 +292,23 @@ void addRunCommands(CLI::App& app,
                     options->commGroups,
                     "Communicator-group JSON file ({\"1\": [0, 1], ...})")
         ->check(CLI::ExistingFile);
+    run->add_option("--astra-network",
+                    options->astraNetwork,
+                    "ASTRA-sim network YAML (analytical backend), instead of --platform");
+    run->add_option("--astra-system",
+                    options->astraSystem,
+                    "ASTRA-sim system JSON (collectives, chunks, roofline); with --astra-network");
+    run->add_option("--astra-memory",
+                    options->astraMemory,
+                    "ASTRA-sim remote-memory JSON; without it memory nodes are an error");
+    run->add_option("--astra-congestion",
+                    options->astraCongestion,
+                    "ASTRA-sim analytical backend: aware (default) or unaware")
+        ->check(CLI::IsMember({"aware", "unaware"}));
+    run->add_option("--astra-comm-groups",
+                    options->astraCommGroups,
+                    "ASTRA-sim communicator-group JSON ({\"1\": [0, 1], ...}); a path "
+                    "containing \"empty\" means none, as in ASTRA-sim");
     run->add_flag("--quiet", options->quiet, "No progress and no text report");
     run->add_flag("--list-platforms", options->listPlatforms, "List the bundled platforms");
     run->callback([options, &logSpec, &commandLine, &result]() {

@@ -5,6 +5,7 @@
 #include "models/accel/Accelerator.h"
 #include "models/hbm/HbmController.h"
 #include "models/net/Fabric.h"
+#include "platforms/astra/AstraNodes.h"
 
 namespace etsim::platform {
 
@@ -77,6 +78,56 @@ private:
     std::unique_ptr<cosim::Proxy> proxy;
 };
 
+// The compatibility profile's parts (platforms/astra/AstraNodes.h).
+class AstraComputeComponent final : public Component {
+public:
+    AstraComputeComponent(const std::string& name, const RankContext& rank, TargetSocket& memory)
+        : compute(name.c_str(), *rank.config.astra, rank.stats)
+    {
+        compute.memory.bind(memory);
+    }
+    TargetSocket& target() override { return compute.target; }
+    bool idle() const override { return compute.inFlight() == 0; }
+
+private:
+    platforms::astra::AstraCompute compute;
+};
+
+class AstraMemoryComponent final : public Component {
+public:
+    AstraMemoryComponent(const std::string& name,
+                         const RankContext& rank,
+                         std::shared_ptr<hbm::RemoteMemory> remote)
+        : memory(name.c_str(), rank.rank, std::move(remote))
+    {
+    }
+    TargetSocket& target() override { return memory.target; }
+    bool idle() const override { return memory.inFlight() == 0; }
+
+private:
+    platforms::astra::AstraMemory memory;
+};
+
+// The remote memory's servers are shared by the ranks of one platform (per node, or one
+// pool): the first rank of a platform creates it, the others of the same platform reuse it.
+struct SharedRemoteMemory {
+    const PlatformConfig* owner = nullptr;
+    std::shared_ptr<hbm::RemoteMemory> memory;
+
+    std::shared_ptr<hbm::RemoteMemory> of(const RankContext& rank)
+    {
+        const hbm::RemoteMemoryConfig& config = rank.config.astra->remoteMemory;
+        if (config.kind == hbm::RemoteMemoryKind::None)
+            return nullptr;
+        if (owner != &rank.config || !memory) {
+            owner = &rank.config;
+            memory = std::make_shared<hbm::RemoteMemory>(
+                config, rank.config.ranks, rank.stats.addGroup("remote"));
+        }
+        return memory;
+    }
+};
+
 [[noreturn]] void missing(ComponentKind kind)
 {
     throw Error(std::string("no factory registered for the component kind \"") +
@@ -88,13 +139,20 @@ private:
 ComponentRegistry ComponentRegistry::defaults()
 {
     ComponentRegistry registry;
-    registry.setMemory([](const std::string& name, const RankContext& rank) {
-        return std::make_unique<HbmComponent>(name, rank);
-    });
-    registry.setAccelerator(
-        [](const std::string& name, const RankContext& rank, TargetSocket& memory) {
-            return std::make_unique<AcceleratorComponent>(name, rank, memory);
+    auto remote = std::make_shared<SharedRemoteMemory>();
+    registry.setMemory(
+        [remote](const std::string& name, const RankContext& rank) -> std::unique_ptr<Component> {
+            if (rank.config.astra)
+                return std::make_unique<AstraMemoryComponent>(name, rank, remote->of(rank));
+            return std::make_unique<HbmComponent>(name, rank);
         });
+    registry.setAccelerator([](const std::string& name,
+                               const RankContext& rank,
+                               TargetSocket& memory) -> std::unique_ptr<Component> {
+        if (rank.config.astra)
+            return std::make_unique<AstraComputeComponent>(name, rank, memory);
+        return std::make_unique<AcceleratorComponent>(name, rank, memory);
+    });
     registry.setFabric([](const std::string& name, const PlatformConfig& config, StatGroup& stats) {
         return std::make_unique<NetComponent>(name, config, stats);
     });

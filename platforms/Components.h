@@ -77,7 +77,9 @@ public:
     using FabricFactory = std::function<std::unique_ptr<FabricComponent>(
         const std::string& name, const PlatformConfig&, StatGroup& parentStats)>;
 
-    /// A registry with etsim's models: hbm::HbmController, accel::Accelerator, net::Fabric.
+    /// A registry with etsim's models: hbm::HbmController, accel::Accelerator, net::Fabric;
+    /// for a platform with `astra` set (the ASTRA-sim compatibility profile) the memory and
+    /// accelerator are platforms::astra::AstraMemory and AstraCompute instead.
     static ComponentRegistry defaults();
 
     void setMemory(MemoryFactory factory) { memory = std::move(factory); }

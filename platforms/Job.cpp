@@ -148,6 +148,9 @@ breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> 
         std::uint64_t timePs;
         int delta;
         Category category;
+        // Accelerator compute, not host work: ASTRA-sim's exposed communication counts
+        // CPU ops as exposed.
+        bool gpu;
     };
     std::vector<Edge> edges;
     edges.reserve(intervals.size() * 2);
@@ -170,8 +173,9 @@ breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> 
         const std::uint64_t end = std::min(interval.endPs, finishPs);
         if (interval.startPs >= end)
             continue;
-        edges.push_back({interval.startPs, +1, category});
-        edges.push_back({end, -1, category});
+        const bool gpu = interval.engine == et::Engine::Compute;
+        edges.push_back({interval.startPs, +1, category, gpu});
+        edges.push_back({end, -1, category, gpu});
     }
     std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
         return a.timePs < b.timePs;
@@ -181,6 +185,7 @@ breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> 
     result.finishPs = finishPs;
     result.nodes = intervals.size();
     std::array<int, categoryCount> active{};
+    int activeGpu = 0;
     std::uint64_t gpuComputePs = 0;
     std::uint64_t last = 0;
     auto account = [&](std::uint64_t until) {
@@ -197,7 +202,7 @@ breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> 
             result.commPs += span;
         if (active[CommCat] > 0 && active[ComputeCat] > 0)
             result.overlapPs += span;
-        if (active[ComputeCat] > 0)
+        if (activeGpu > 0)
             gpuComputePs += span;
         last = until;
     };
@@ -205,6 +210,8 @@ breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> 
         if (edge.timePs > last)
             account(edge.timePs);
         active[edge.category] += edge.delta;
+        if (edge.gpu)
+            activeGpu += edge.delta;
     }
     if (finishPs > last)
         account(finishPs);

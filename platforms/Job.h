@@ -106,7 +106,8 @@ struct RankBreakdown {
     /// Time with communication in flight at all, and with both it and compute in flight.
     std::uint64_t commPs = 0;
     std::uint64_t overlapPs = 0;
-    /// ASTRA-sim's "exposed communication": finish minus time with GPU compute in flight.
+    /// ASTRA-sim's "exposed communication": finish minus time with GPU (not host) compute in
+    /// flight, so host ops and memory count as exposed, as in that simulator.
     std::uint64_t astraExposedCommPs = 0;
     std::uint64_t nodes = 0;
 };

@@ -404,6 +404,9 @@ void validatePlatform(const PlatformConfig& config)
                     " ranks; make them equal");
     if (config.driver.window == 0)
         throw Error("driver.window: must be at least 1");
+    // The compatibility profile builds neither an accelerator nor an HBM model.
+    if (config.astra)
+        return;
     accel::validateAccelConfig(config.accelerator);
     hbm::validate(config.hbm);
 }

@@ -33,6 +33,7 @@
 #include "et_driver/NodeLowering.h"
 #include "models/accel/AccelConfig.h"
 #include "models/hbm/HbmConfig.h"
+#include "models/hbm/RemoteMemory.h"
 #include "models/net/NetConfig.h"
 
 #include <nlohmann/json.hpp>
@@ -68,6 +69,22 @@ struct DriverConfig {
     Size eagerThreshold = Size::fromBytes(et::LoweringOptions::defaultEagerThresholdBytes);
 };
 
+/// ASTRA-sim's timing of compute and memory nodes, for its compatibility profile
+/// (platforms/astra/AstraPlatform.h). When a platform has it, it replaces the accelerator and
+/// HBM models: GPU compute nodes take their roofline time (or their recorded duration, which
+/// the driver's replay mode supplies) and memory nodes go to a remote memory.
+struct AstraNodeTiming {
+    /// GPU compute by roofline: floor(num_ops / min(localMemory * num_ops / tensor_size,
+    /// peak) * 1e9) ns, 0 ns when tensor_size or num_ops is 0. Off: the recorded duration.
+    bool roofline = false;
+    /// The roofline's compute roof (ASTRA-sim `peak-perf`).
+    FlopRate peak;
+    /// The roofline's memory roof (ASTRA-sim `local-mem-bw`, decimal GB/s).
+    Bandwidth localMemory;
+    /// Where memory nodes go; kind none makes a memory node an error (NO_MEMORY_EXPANSION).
+    hbm::RemoteMemoryConfig remoteMemory;
+};
+
 /// A complete, validated platform.
 struct PlatformConfig {
     std::string name;
@@ -84,6 +101,8 @@ struct PlatformConfig {
     /// fabric's messages through a cosim::Proxy (docs/cosim-ns3.md).
     std::optional<cosim::ProxyOptions> fabricCosim;
     DriverConfig driver;
+    /// Set for the ASTRA-sim compatibility profile: `accelerator` and `hbm` are then unused.
+    std::optional<AstraNodeTiming> astra;
     /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran).
     nlohmann::ordered_json resolved;
 };

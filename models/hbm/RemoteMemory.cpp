@@ -73,7 +73,7 @@ std::uint64_t RemoteMemory::complete(RankId rank, std::uint64_t arrivalPs, std::
         throw Error("remote memory: " + toString(rank) + " is beyond the " +
                     std::to_string(freePs.size()) + " servers configured");
     // ASTRA-sim truncates the transfer to whole ns: floor(bytes / (B per ns)).
-    double bytesPerNs = config.bandwidth.bytesPerSecond() * 1e-9;
+    double bytesPerNs = config.bandwidth.bytesPerSecond() / 1e9;
     auto transferNs =
         static_cast<std::uint64_t>(std::floor(static_cast<double>(bytes) / bytesPerNs));
     std::uint64_t start = std::max(arrivalPs, freePs[server]);

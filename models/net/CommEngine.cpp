@@ -545,7 +545,7 @@ std::uint64_t CommEngine::delayPs(std::uint64_t reducedBytes) const
     double bytes = static_cast<double>(reducedBytes);
     if (settings.fidelity == Fidelity::AstraAware || settings.fidelity == Fidelity::AstraUnaware)
         // ASTRA-sim: 3 * floor(m / local_mem_bw) ns, the bandwidth in bytes per ns.
-        return delay + 3000 * static_cast<std::uint64_t>(std::floor(bytes / (memory * 1e-9)));
+        return delay + 3000 * static_cast<std::uint64_t>(std::floor(bytes / (memory / 1e9)));
     return delay + static_cast<std::uint64_t>(std::llround(3.0 * bytes / (memory * 1e-12)));
 }
 

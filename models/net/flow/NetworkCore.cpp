@@ -70,7 +70,7 @@ NetworkCore::NetworkCore(const TopologyIf& topologyIn,
                         " to " + std::to_string(state.spec.to) +
                         " has zero bandwidth; every link needs a bandwidth above 0 B/s");
         state.bytesPerPs = perSecond * 1e-12;
-        state.bytesPerNs = perSecond * 1e-9;
+        state.bytesPerNs = perSecond / 1e9;
     }
 }
 
@@ -218,7 +218,11 @@ void NetworkCore::send(std::uint32_t src,
     }
     case Fidelity::AstraUnaware: {
         double latencyNs = static_cast<double>(latencyPs) / psPerNs;
-        double bottleneckNs = bottleneck * psPerNs;
+        // Bytes per ns as ASTRA-sim derives them (GB/s / 1e9), not via bytes per ps: the
+        // rounding differs and the delay is truncated to whole ns.
+        double bottleneckNs = std::numeric_limits<double>::infinity();
+        for (std::uint32_t link : flow.route)
+            bottleneckNs = std::min(bottleneckNs, links[link].bytesPerNs);
         auto delayNs = static_cast<std::uint64_t>(
             std::floor(latencyNs + static_cast<double>(flow.bytes) / bottleneckNs));
         for (std::uint32_t link : flow.route) {
