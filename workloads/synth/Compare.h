@@ -13,7 +13,8 @@
 namespace etsim::workloads::synth {
 
 struct DistributionDistance {
-    /// "comp.gemm", and "num_ops", "tensor_size", "comm_size", "duration_us" or "dep_distance".
+    /// "comp.gemm", and "num_ops", "tensor_size", "comm_size", "duration_us" or
+    /// "dep_distance".
     std::string kind;
     std::string quantity;
     /// Values behind each side.

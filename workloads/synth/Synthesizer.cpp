@@ -89,6 +89,8 @@ void Synthesizer::plan(const TraceModel& model)
     for (double& offset : offsets)
         offset = random.uniform();
     std::vector<uint64_t> occurrences(kindNames.size(), 0);
+    // Skeleton positions of each kind so far, for dependency targets.
+    std::vector<std::vector<uint64_t>> kindPositions(kindNames.size());
     std::map<std::string, uint64_t> credits;
     std::deque<std::string> history(static_cast<std::size_t>(model.order - 1), startSymbol);
     int32_t nextTag = 0;
@@ -125,15 +127,24 @@ void Synthesizer::plan(const TraceModel& model)
                 dtypeNames.push_back(dtype);
             entry.dtype = at->second;
         }
-        uint64_t here = skeleton.size();
         std::set<uint64_t> deps;
         std::string countText = pick(stats.depCounts, random.uniform());
         uint64_t count = countText.empty() ? 0 : std::stoull(countText);
         for (uint64_t d = 0; d < count; ++d) {
+            std::string targetName = pick(stats.depTargets, random.uniform());
+            if (targetName == "previous") {
+                if (!skeleton.empty())
+                    deps.insert(skeleton.size() - 1);
+                continue;
+            }
+            auto targetKind = indexOf.find(targetName);
             uint64_t distance =
                 std::max<uint64_t>(1, toCount(stats.depDistance.sample(random.uniform())));
-            if (distance <= here)
-                deps.insert(here - distance);
+            if (targetKind == indexOf.end())
+                continue;
+            const std::vector<uint64_t>& seen = kindPositions[targetKind->second];
+            if (distance <= seen.size())
+                deps.insert(seen[seen.size() - distance]);
         }
         entry.deps.assign(deps.begin(), deps.end());
     };
@@ -170,6 +181,7 @@ void Synthesizer::plan(const TraceModel& model)
             send.tag = nextTag++;
             Entry recv = send;
             recv.peer = -sendOffset;
+            kindPositions[kind].push_back(skeleton.size());
             skeleton.push_back(std::move(send));
             skeleton.push_back(std::move(recv));
             continue;
@@ -179,6 +191,7 @@ void Synthesizer::plan(const TraceModel& model)
         fillEntry(entry, kind, u);
         if (symbol.rfind("coll.", 0) == 0)
             entry.layout = layoutFor(pick(kindStats[kind].groups, random.uniform()));
+        kindPositions[kind].push_back(skeleton.size());
         skeleton.push_back(std::move(entry));
     }
     if (skeleton.empty())

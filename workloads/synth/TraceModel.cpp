@@ -31,6 +31,7 @@ constexpr int maxOrder = 8;
 // Dependency counts above this are pooled under it (a node with hundreds of inputs is rare).
 constexpr uint64_t maxDepCount = 16;
 constexpr const char* processGroupNodeName = "## process_group:init ##";
+constexpr const char* previousTarget = "previous";
 
 std::string lower(std::string text)
 {
@@ -96,6 +97,7 @@ struct KindSamples {
     std::array<std::vector<double>, quantityCount> quantities;
     Categorical dtypes;
     Categorical depCounts;
+    Categorical depTargets;
     std::vector<double> depDistance;
     Categorical groups;
     Categorical peerOffsets;
@@ -211,6 +213,7 @@ void Learner::learnRank(const fs::path& file,
 
     std::unordered_map<uint64_t, uint64_t> position;
     std::vector<std::string> sequence;
+    std::map<std::string, std::vector<uint64_t>> kindPositions;
     for (const TraceNode& current : nodes) {
         std::string kind = current.name == processGroupNodeName ? "" : kindOf(current);
         if (kind.empty()) {
@@ -257,15 +260,29 @@ void Learner::learnRank(const fs::path& file,
         }
 
         const std::vector<uint64_t>& deps = anyData ? current.dataDeps : current.ctrlDeps;
-        std::set<uint64_t> distances;
+        std::set<uint64_t> targets;
         for (uint64_t dep : deps) {
             auto found = position.find(dep);
             if (found != position.end() && found->second < here)
-                distances.insert(here - found->second);
+                targets.insert(found->second);
         }
-        ++samples.depCounts[std::to_string(std::min<uint64_t>(distances.size(), maxDepCount))];
-        for (uint64_t distance : distances)
-            samples.depDistance.push_back(static_cast<double>(distance));
+        // The first node cannot depend on anything; counting it would cut synthetic chains
+        // wherever its "0" is drawn.
+        if (here > 0)
+            ++samples.depCounts[std::to_string(std::min<uint64_t>(targets.size(), maxDepCount))];
+        for (uint64_t target : targets) {
+            if (target + 1 == here) {
+                ++samples.depTargets[previousTarget];
+                continue;
+            }
+            const std::string& targetKind = sequence[target];
+            const std::vector<uint64_t>& seen = kindPositions[targetKind];
+            // Nodes of the target's kind from the target to now, the target included.
+            auto at = std::lower_bound(seen.begin(), seen.end(), target);
+            ++samples.depTargets[targetKind];
+            samples.depDistance.push_back(static_cast<double>(seen.end() - at));
+        }
+        kindPositions[kind].push_back(here);
     }
 
     for (std::size_t i = 0; i < sequence.size(); ++i) {
@@ -294,6 +311,7 @@ TraceModel Learner::finish()
             stats.quantities[q] = Quantiles::fromSamples(std::move(samples.quantities[q]));
         stats.dtypes = std::move(samples.dtypes);
         stats.depCounts = std::move(samples.depCounts);
+        stats.depTargets = std::move(samples.depTargets);
         stats.depDistance = Quantiles::fromSamples(std::move(samples.depDistance));
         stats.groups = std::move(samples.groups);
         stats.peerOffsets = std::move(samples.peerOffsets);
@@ -539,6 +557,8 @@ ordered_json modelToJson(const TraceModel& model)
         if (!stats.dtypes.empty())
             kind["dtype"] = categoricalToJson(stats.dtypes);
         kind["deps"]["count"] = categoricalToJson(stats.depCounts);
+        if (!stats.depTargets.empty())
+            kind["deps"]["target"] = categoricalToJson(stats.depTargets);
         if (!stats.depDistance.empty())
             kind["deps"]["distance"] = quantilesToJson(stats.depDistance);
         if (!stats.groups.empty())
@@ -629,18 +649,27 @@ TraceModel modelFromJson(const json& root, const std::string& where)
                     in.fail(path + ".deps.count." + key,
                             "must be a dependency count 0.." + std::to_string(maxDepCount));
             });
+        bool anyDeps = false;
+        for (const auto& [count, nodes] : stats.depCounts)
+            anyDeps = anyDeps || (nodes > 0 && count != "0");
+        if (deps.contains("target"))
+            stats.depTargets = in.categorical(deps["target"], path + ".deps.target", nullptr);
         if (deps.contains("distance")) {
             stats.depDistance = in.quantiles(deps["distance"], path + ".deps.distance");
             if (stats.depDistance.values().front() < 1)
                 in.fail(path + ".deps.distance.quantiles[0]",
-                        "is below 1; a dependency is on an earlier node");
-        } else {
-            for (const auto& [key, count] : stats.depCounts)
-                if (key != "0" && count > 0)
-                    in.fail(path + ".deps.distance",
-                            "missing, but deps.count has nodes with dependencies; give the "
-                            "distance quantiles");
+                        "is below 1; 1 is the latest earlier node of the target's kind");
         }
+        uint64_t byKind = total(stats.depTargets);
+        if (auto previous = stats.depTargets.find(previousTarget);
+            previous != stats.depTargets.end())
+            byKind -= previous->second;
+        if (anyDeps && total(stats.depTargets) == 0)
+            in.fail(path + ".deps.target",
+                    "missing, but deps.count has nodes with dependencies; give it");
+        if (byKind > 0 && stats.depDistance.empty())
+            in.fail(path + ".deps.distance",
+                    "missing, but deps.target names kinds; give the distance quantiles");
         if (entry.contains("group"))
             stats.groups = in.categorical(entry["group"], path + ".group", [&](const auto& key) {
                 if (!isGroupShape(key))
@@ -655,6 +684,12 @@ TraceModel modelFromJson(const json& root, const std::string& where)
                                 "must be a signed non-zero rank offset such as \"+1\" or \"-2\"");
                 });
     }
+
+    for (const auto& [name, stats] : model.kinds)
+        for (const auto& entry : stats.depTargets)
+            if (entry.first != previousTarget && model.kinds.count(entry.first) == 0)
+                in.fail("kinds." + name + ".deps.target." + entry.first,
+                        "is neither \"previous\" nor in kinds");
 
     const json& ngrams = in.member(root, "", "ngrams", json::value_t::object);
     for (const auto& [context, next] : ngrams.items()) {

@@ -6,9 +6,9 @@
 //    "mem_load", ...) as an n-gram model (order 2 by default) with back-off to shorter
 //    contexts;
 //  - per kind, quantile sketches of num_ops (FLOPs), tensor_size and comm_size (bytes) and
-//    duration_micros, the element types, the number of dependencies and their distances (in
-//    nodes, file order), the communicator-group shapes of collectives and the peer offsets of
-//    sends and receives.
+//    duration_micros, the element types, the number of dependencies, their targets' kinds and
+//    distances (in nodes of the target's kind, file order), the communicator-group shapes of
+//    collectives and the peer offsets of sends and receives.
 //
 // Nothing else of the input is kept: no names, shapes, ids, timestamps or other attributes.
 // Ranks are pooled: the model describes a typical rank. Learning reads one rank at a time.
@@ -47,7 +47,11 @@ struct KindStats {
     Categorical dtypes;
     /// Number of dependencies per node ("0", "1", ...).
     Categorical depCounts;
-    /// Distance of each dependency: dependent position minus dependency position, nodes.
+    /// Target of each dependency: "previous" (the node just before), else the target's kind,
+    /// with its distance counted in nodes of that kind (1 = the latest earlier node of the
+    /// kind). Counting within the target's kind keeps chains
+    /// such as "each layer waits for the previous layer" whatever is interleaved between.
+    Categorical depTargets;
     Quantiles depDistance;
     /// Collectives: communicator-group shape, "all" or "<size>x<stride>" (members r, r+stride..).
     Categorical groups;
