@@ -1,5 +1,6 @@
 #include "apps/GenCommands.h"
 
+#include "apps/SynthCommands.h"
 #include "kernel/Error.h"
 #include "kernel/Units.h"
 #include "workloads/Microbench.h"
@@ -252,7 +253,8 @@ void addOutputOptions(CLI::App* command, OutputOptions& output)
 
 void addGenCommands(CLI::App& app, ExitCode& result)
 {
-    CLI::App* gen = app.add_subcommand("gen", "Generate standard Chakra traces from parameters");
+    CLI::App* gen = app.add_subcommand(
+        "gen", "Generate Chakra traces from parameters, or learn and synthesise them from traces");
     gen->require_subcommand(0, 1);
     auto listAll = std::make_shared<bool>(false);
     gen->add_flag("--list", *listAll, "List the model presets");
@@ -376,6 +378,8 @@ void addGenCommands(CLI::App& app, ExitCode& result)
     addOutputOptions(transformer, tf->output);
     transformer->callback([tf, &result]() { result = runTransformer(*tf); });
 
+    addSynthCommands(*gen, result);
+
     gen->callback([gen, listAll, &result]() {
         if (!gen->get_subcommands().empty())
             return;
@@ -383,7 +387,9 @@ void addGenCommands(CLI::App& app, ExitCode& result)
             listPresets();
             result = ExitCode::Success;
         } else {
-            result = cannotStart("", "give a subcommand: microbench or transformer (or --list)");
+            result = cannotStart(
+                "",
+                "give a subcommand: microbench, transformer, learn, synth or compare (or --list)");
         }
     });
 }

@@ -148,6 +148,16 @@ uint64_t RankEmitter::memory(const std::string& name,
     return finish();
 }
 
+uint64_t RankEmitter::custom(const std::string& name,
+                             NodeType type,
+                             const std::vector<uint64_t>& deps,
+                             const std::function<void(TraceNode&)>& fill)
+{
+    TraceNode& node = start(name, type, deps);
+    fill(node);
+    return finish();
+}
+
 double generate(const Workload& workload, NodeSink& sink)
 {
     double flops = 0;

@@ -82,6 +82,13 @@ public:
     uint64_t
     memory(const std::string& name, bool store, uint64_t bytes, const std::vector<uint64_t>& deps);
 
+    // A node of any type: `fill` sets its attributes and may change is_cpu_op (set to false
+    // before it runs). Returns its id.
+    uint64_t custom(const std::string& name,
+                    et::NodeType type,
+                    const std::vector<uint64_t>& deps,
+                    const std::function<void(et::TraceNode&)>& fill);
+
     uint64_t nodes() const { return next; }
     // Sum of num_ops over this rank's nodes, FLOPs.
     double flops() const { return totalFlops; }

@@ -88,7 +88,7 @@ TEST(GenCommands, CannotStartExitsTwo)
         std::string message;
     };
     for (const Case& c : {
-             Case{"gen", "give a subcommand: microbench or transformer"},
+             Case{"gen", "give a subcommand: microbench, transformer, learn, synth or compare"},
              Case{"gen microbench", "--out FOLDER is required"},
              Case{"gen transformer", "--out FOLDER is required"},
              Case{"gen transformer --preset gpt5" + out, "unknown --preset gpt5"},

@@ -1,0 +1,179 @@
+// `etsim gen learn|synth|compare` as a user runs them, and the acceptance run on the shared
+// real traces: a synthetic stand-in that validates, keeps no original name, and simulates
+// within 10 % of the original on the same platform.
+
+#include "et_driver/TraceReader.h"
+#include "et_driver/TraceSet.h"
+#include "et_driver/TraceValidator.h"
+#include "tests/support/RunCommand.h"
+#include "tests/support/TempDir.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+
+namespace etsim::et {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Result = test::CommandResult;
+
+Result run(const std::string& arguments)
+{
+    return test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+std::optional<fs::path> sharedTraces()
+{
+    if (const char* env = std::getenv("ETSIM_TRACES"))
+        return fs::path(env);
+    fs::path path = fs::path(ETSIM_SOURCE_DIR) / ".." / "shared" / "traces";
+    if (fs::exists(path))
+        return path;
+    return std::nullopt;
+}
+
+std::set<std::string> namesOf(const fs::path& prefix)
+{
+    std::set<std::string> names;
+    TraceSet set(prefix);
+    TraceNode node;
+    for (uint32_t rank = 0; rank < set.rankCount(); ++rank)
+        while (set.next(rank, node))
+            names.insert(node.name);
+    return names;
+}
+
+// Learn, synthesise the same rank and node count, check the output, and compare the two on
+// `platform`; returns the relative difference of simulated time (synthetic vs original).
+double roundTrip(const fs::path& original,
+                 uint32_t ranks,
+                 const std::string& platform,
+                 const std::string& runOptions,
+                 const test::TempDir& dir)
+{
+    fs::path model = dir.file("model.json");
+    Result learn = run("gen learn " + original.string() + " -o " + model.string());
+    EXPECT_EQ(learn.code, 0) << learn.output;
+    fs::path prefix = dir.path() / "syn" / "syn";
+    Result synth = run("gen synth " + model.string() + " --ranks " + std::to_string(ranks) +
+                       " --seed 1 -o " + prefix.string());
+    EXPECT_EQ(synth.code, 0) << synth.output;
+    EXPECT_TRUE(contains(synth.output, "not kept: names (op_<id>)")) << synth.output;
+
+    ValidatorOptions options;
+    options.commGroups = readCommGroupFile(prefix.string() + ".comm_groups.json");
+    ValidationReport report = TraceValidator(options).validate(prefix);
+    EXPECT_EQ(report.errors, 0U);
+    EXPECT_EQ(report.ranks, ranks);
+    for (const Finding& finding : report.findings)
+        ADD_FAILURE() << finding.text();
+
+    std::set<std::string> before = namesOf(original);
+    std::regex obfuscated("op_[0-9]+|## process_group:init ##");
+    for (const std::string& name : namesOf(prefix)) {
+        EXPECT_TRUE(std::regex_match(name, obfuscated)) << name;
+        if (name.rfind("op_", 0) == 0) {
+            EXPECT_EQ(before.count(name), 0U) << name;
+        }
+    }
+
+    fs::path json = dir.file("compare.json");
+    Result compare = run("gen compare " + original.string() + " " + prefix.string() +
+                         " --platform " + platform + " " + runOptions + " --json " + json.string());
+    EXPECT_EQ(compare.code, 0) << compare.output;
+    EXPECT_TRUE(contains(compare.output, "simulated time")) << compare.output;
+    std::ifstream in(json);
+    nlohmann::json figures = nlohmann::json::parse(in);
+    std::cout << compare.output;
+    EXPECT_LT(figures["kind_mix_tv"].get<double>(), 0.05) << compare.output;
+    return figures["simulation"]["time_difference"].get<double>();
+}
+
+TEST(SynthCommands, HelpDocumentsTheSubcommands)
+{
+    Result help = run("gen --help");
+    EXPECT_EQ(help.code, 0);
+    for (const char* line : {"learn",
+                             "synth",
+                             "compare",
+                             "Fit a statistical model of traces",
+                             "Sample valid synthetic traces from a model"})
+        EXPECT_TRUE(contains(help.output, line)) << line << "\n" << help.output;
+    Result synth = run("gen synth --help");
+    EXPECT_EQ(synth.code, 0);
+    for (const char* line : {"--ranks UINT=8", "--nodes UINT=0", "--seed UINT=1", "MODEL"})
+        EXPECT_TRUE(contains(synth.output, line)) << line << "\n" << synth.output;
+    Result learn = run("gen learn --help");
+    EXPECT_TRUE(contains(learn.output, "--order INT=2")) << learn.output;
+    Result compare = run("gen compare --help");
+    EXPECT_TRUE(contains(compare.output, "--platform")) << compare.output;
+}
+
+TEST(SynthCommands, ErrorsExitTwoAndSayWhy)
+{
+    test::TempDir dir;
+    fs::path bad = dir.write("bad.json", "{\"format\": 1}");
+    Result synth = run("gen synth " + bad.string() + " -o " + dir.file("x").string());
+    EXPECT_EQ(synth.code, 2);
+    EXPECT_TRUE(
+        contains(synth.output,
+                 "etsim gen synth: " + bad.string() + ": format: is number, expected a string"))
+        << synth.output;
+    Result learn =
+        run("gen learn " + dir.file("none").string() + " -o " + dir.file("m.json").string());
+    EXPECT_EQ(learn.code, 2) << learn.output;
+    EXPECT_TRUE(contains(learn.output, "etsim gen learn: ")) << learn.output;
+    Result compare = run("gen compare " + bad.string() + " " + bad.string());
+    EXPECT_EQ(compare.code, 2);
+}
+
+// Learned from a generated microbenchmark (compute delays between 16 MiB all-reduces on
+// groups of 4), replayed durations with modelled communication on the HGX node.
+TEST(SynthCommands, GeneratedWorkloadRoundTripSimulatesWithinTenPercent)
+{
+    test::TempDir dir;
+    Result gen = run("gen microbench --ranks 8 --group-size 4 --size \"16 MiB\" --iterations 60 "
+                     "--compute-us 150 --out " +
+                     (dir.path() / "mb").string() + " --name mb");
+    ASSERT_EQ(gen.code, 0) << gen.output;
+    double difference = roundTrip(dir.path() / "mb" / "mb",
+                                  8,
+                                  "hgx_h100",
+                                  "--mode replay --set driver.communication_mode=model",
+                                  dir);
+    std::cout << "generated microbench: synthetic vs original simulated time " << difference * 100
+              << " %\n";
+    EXPECT_LT(std::abs(difference), 0.10);
+}
+
+// The 64-rank ResNet-50 data-parallel trace, replayed (its recorded compute durations) with
+// modelled communication on the 64-chip torus.
+TEST(SynthCommands, RealTraceRoundTripSimulatesWithinTenPercent)
+{
+    std::optional<fs::path> traces = sharedTraces();
+    if (!traces)
+        GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
+    test::TempDir dir;
+    double difference = roundTrip(*traces / "text-resnet50-dp-64r-legacy" / "resnet50_DataParallel",
+                                  64,
+                                  "tpu_v4_torus",
+                                  "--mode replay --set driver.communication_mode=model",
+                                  dir);
+    std::cout << "resnet50 64 ranks: synthetic vs original simulated time " << difference * 100
+              << " %\n";
+    EXPECT_LT(std::abs(difference), 0.10);
+}
+
+} // namespace
+} // namespace etsim::et

@@ -1,0 +1,374 @@
+// The synthetic-trace model: learning from generated workloads, sampling valid traces that
+// keep the learned statistics, determinism, the JSON file and its errors.
+
+#include "et_driver/TraceReader.h"
+#include "et_driver/TraceSet.h"
+#include "kernel/Error.h"
+#include "tests/support/ErrorOf.h"
+#include "tests/support/TempDir.h"
+#include "tests/workloads/WorkloadTestSupport.h"
+#include "workloads/Microbench.h"
+#include "workloads/Transformer.h"
+#include "workloads/synth/Compare.h"
+#include "workloads/synth/Synthesizer.h"
+#include "workloads/synth/TraceModel.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+
+namespace etsim::workloads::synth {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path writeSource(const Workload& workload, const fs::path& folder)
+{
+    WriteOptions options;
+    options.folder = folder;
+    options.name = "src";
+    return writeWorkload(workload, options).prefix;
+}
+
+TransformerModel smallModel()
+{
+    TransformerModel m;
+    m.layers = 2;
+    m.hidden = 512;
+    m.heads = 8;
+    m.ffn = 2048;
+    m.vocab = 8000;
+    return m;
+}
+
+TransformerSpec transformer(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t experts = 0)
+{
+    TransformerSpec spec;
+    spec.model = smallModel();
+    spec.model.experts = experts;
+    spec.model.topK = experts > 0 ? 2 : 1;
+    spec.parallel.tp = tp;
+    spec.parallel.pp = pp;
+    spec.parallel.dp = dp;
+    spec.parallel.ep = experts > 0 ? 2 : 1;
+    spec.seqLen = 256;
+    spec.microBatch = 1;
+    spec.globalBatch = dp * 4;
+    return spec;
+}
+
+struct Source {
+    std::string name;
+    std::unique_ptr<Workload> workload;
+};
+
+std::vector<Source> sources()
+{
+    std::vector<Source> list;
+    list.push_back({"tp2-dp2", std::make_unique<Transformer>(transformer(2, 1, 2))});
+    list.push_back({"tp2-pp2-dp2", std::make_unique<Transformer>(transformer(2, 2, 2))});
+    list.push_back({"moe-ep2-dp4", std::make_unique<Transformer>(transformer(1, 1, 4, 4))});
+    MicrobenchSpec bench;
+    bench.ranks = 8;
+    bench.groupSize = 4;
+    bench.layout = GroupLayout::Strided;
+    bench.collective = et::CollectiveType::AllGather;
+    bench.iterations = 20;
+    bench.computeFlops = 1 << 30;
+    list.push_back({"allgather-strided", std::make_unique<Microbench>(bench)});
+    MicrobenchSpec ring = bench;
+    ring.pattern = P2pPattern::Ring;
+    list.push_back({"p2p-ring", std::make_unique<Microbench>(ring)});
+    return list;
+}
+
+TEST(Synth, TracesFromModelsOfSeveralWorkloadsValidateClean)
+{
+    for (const Source& source : sources()) {
+        etsim::test::TempDir dir;
+        fs::path prefix = writeSource(*source.workload, dir.path() / "src");
+        TraceModel model = learnModel({prefix});
+        for (uint32_t ranks : {source.workload->rankCount(), 16U, 1U}) {
+            SynthSpec spec;
+            spec.ranks = ranks;
+            spec.nodes = 600;
+            spec.seed = 11;
+            Synthesizer synth(model, spec);
+            EXPECT_EQ(synth.nodesPerRank(), 600U) << source.name;
+            et::ValidationReport report =
+                test::writeAndValidate(synth, dir.path() / ("out" + std::to_string(ranks)));
+            EXPECT_EQ(report.errors, 0U) << source.name << " ranks " << ranks << "\n"
+                                         << test::findingsText(report);
+            EXPECT_EQ(report.warnings, 0U) << source.name << " ranks " << ranks << "\n"
+                                           << test::findingsText(report);
+            EXPECT_EQ(report.ranks, ranks);
+        }
+    }
+}
+
+TEST(Synth, PointToPointAndGroupsKeepTheirShape)
+{
+    etsim::test::TempDir dir;
+    std::vector<Source> list = sources();
+    TraceModel ring = learnModel({writeSource(*list[4].workload, dir.path() / "ring")});
+    ASSERT_EQ(ring.kinds.count("send"), 1U);
+    // A ring inside strided groups of 4 out of 8: the next member is 2 ranks on (mod 8).
+    EXPECT_EQ(ring.kinds.at("send").peerOffsets, (Categorical{{"+2", 20 * 8}}));
+    EXPECT_EQ(ring.kinds.at("recv").peerOffsets, (Categorical{{"-2", 20 * 8}}));
+    TraceModel gather = learnModel({writeSource(*list[3].workload, dir.path() / "gather")});
+    EXPECT_EQ(gather.kinds.at("coll.all_gather").groups, (Categorical{{"4x2", 20 * 8}}));
+
+    SynthSpec spec;
+    spec.ranks = 8;
+    spec.nodes = 100;
+    Synthesizer synth(gather, spec);
+    std::vector<CommGroup> groups = synth.groupsOf(5);
+    ASSERT_EQ(groups.size(), 1U);
+    EXPECT_EQ(groups[0].ranks, (std::vector<int64_t>{1, 3, 5, 7}));
+    test::MemorySink sink = test::generateAll(synth);
+    std::vector<test::Message> sends;
+    std::vector<test::Message> recvs;
+    test::messages(sink, sends, recvs);
+    EXPECT_EQ(sends, recvs);
+}
+
+TEST(Synth, StatisticsMatchTheModelWithinTolerances)
+{
+    etsim::test::TempDir dir;
+    fs::path prefix = writeSource(Transformer(transformer(2, 2, 2)), dir.path() / "src");
+    TraceModel model = learnModel({prefix});
+    SynthSpec spec;
+    spec.ranks = 8;
+    spec.nodes = 4000;
+    spec.seed = 3;
+    Synthesizer synth(model, spec);
+    WriteOptions options;
+    options.folder = dir.path() / "out";
+    options.name = "syn";
+    TraceModel again = learnModel({writeWorkload(synth, options).prefix});
+    Comparison c = compareModels(model, again);
+    // Tolerances stated in docs/synth.md.
+    EXPECT_LT(c.kindMix, 0.05);
+    EXPECT_LT(c.collectiveMix, 0.05);
+    EXPECT_LT(c.bigramMix, 0.08);
+    for (const DistributionDistance& d : c.distributions) {
+        if (d.countA < 50 || d.countB < 50)
+            continue;
+        bool deps = d.quantity.rfind("dep_", 0) == 0;
+        double limit = deps ? 0.15 : 0.10;
+        EXPECT_LT(d.ks, limit) << d.kind << " " << d.quantity;
+        if (!deps) {
+            EXPECT_NEAR(d.meanB, d.meanA, 0.15 * d.meanA) << d.kind << " " << d.quantity;
+        }
+    }
+    EXPECT_NEAR(again.nodesPerRank(), 4000.0, 1.0);
+}
+
+std::vector<std::string> fileBytes(const fs::path& folder)
+{
+    std::vector<std::string> all;
+    for (uint32_t rank = 0; rank < 4; ++rank)
+        all.push_back(etsim::test::readFile(folder / ("job." + std::to_string(rank) + ".et")));
+    return all;
+}
+
+TEST(Synth, SameSeedSameBytesOtherSeedOtherTrace)
+{
+    etsim::test::TempDir dir;
+    TraceModel model =
+        learnModel({writeSource(Transformer(transformer(2, 1, 2)), dir.path() / "src")});
+    auto write = [&](uint64_t seed, const std::string& folder) {
+        SynthSpec spec;
+        spec.ranks = 4;
+        spec.nodes = 300;
+        spec.seed = seed;
+        WriteOptions options;
+        options.folder = dir.path() / folder;
+        options.name = "job";
+        writeWorkload(Synthesizer(model, spec), options);
+        return fileBytes(options.folder);
+    };
+    EXPECT_EQ(write(5, "a"), write(5, "b"));
+    EXPECT_NE(write(5, "a"), write(6, "c"));
+}
+
+TEST(Synth, NamesAndShapesAreNotKept)
+{
+    etsim::test::TempDir dir;
+    fs::path prefix = writeSource(Transformer(transformer(2, 1, 2)), dir.path() / "src");
+    std::set<std::string> original;
+    {
+        et::TraceReader reader(fs::path(prefix.string() + ".0.et"));
+        et::TraceNode node;
+        while (reader.next(node))
+            original.insert(node.name);
+    }
+    ASSERT_GT(original.count("fwd.mb0.layer0.qkv"), 0U);
+    SynthSpec spec;
+    spec.ranks = 4;
+    spec.nodes = 500;
+    test::MemorySink sink = test::generateAll(Synthesizer(learnModel({prefix}), spec));
+    std::regex obfuscated("op_[0-9]+|## process_group:init ##");
+    for (const auto& [rank, nodes] : sink.ranks) {
+        for (const et::TraceNode& node : nodes) {
+            EXPECT_TRUE(std::regex_match(node.name, obfuscated)) << node.name;
+            EXPECT_EQ(original.count(node.name) > 0, node.name == "## process_group:init ##");
+            EXPECT_FALSE(node.has(et::Attr::GemmM) || node.has(et::Attr::GemmN) ||
+                         node.has(et::Attr::GemmK) || node.has(et::Attr::GemmBatch));
+            EXPECT_EQ(node.otherAttributeCount(), 0U);
+        }
+    }
+}
+
+TEST(Synth, ModelRoundTripsThroughJson)
+{
+    etsim::test::TempDir dir;
+    TraceModel model =
+        learnModel({writeSource(Transformer(transformer(2, 2, 2)), dir.path() / "src")}, {3});
+    EXPECT_EQ(model.order, 3);
+    EXPECT_EQ(model.source.ranks, 8U);
+    EXPECT_EQ(model.source.maxRanks, 8U);
+    // The process-group METADATA_NODE of each rank is not modelled.
+    EXPECT_EQ(model.source.ignoredNodes, 8U);
+    saveModel(model, dir.file("m.json"));
+    TraceModel loaded = loadModel(dir.file("m.json"));
+    EXPECT_EQ(modelToJson(loaded), modelToJson(model));
+    EXPECT_EQ(modelToJson(model)["format"], "etsim-synth-model");
+    EXPECT_EQ(modelToJson(model)["version"], 1);
+}
+
+// A valid model file's JSON, for the mutation cases below.
+json validModel()
+{
+    etsim::test::TempDir dir;
+    MicrobenchSpec bench;
+    bench.ranks = 4;
+    bench.computeFlops = 1 << 20;
+    bench.iterations = 4;
+    return json::parse(
+        modelToJson(learnModel({writeSource(Microbench(bench), dir.path())})).dump());
+}
+
+TEST(Synth, BadModelErrorsNameTheField)
+{
+    json good = validModel();
+    ASSERT_TRUE(good["kinds"].contains("comp.gemm")) << good.dump();
+    struct Case {
+        std::function<void(json&)> change;
+        std::string message;
+    };
+    std::vector<Case> cases = {
+        {[](json& m) { m["format"] = "other"; },
+         "m.json: format: is \"other\", expected \"etsim-synth-model\""},
+        {[](json& m) { m["version"] = 2; }, "m.json: version: is 2; this etsim reads version 1"},
+        {[](json& m) { m.erase("order"); }, "m.json: order: missing; an integer >= 0 is required"},
+        {[](json& m) { m["order"] = 9; }, "m.json: order: is 9, use 1..8"},
+        {[](json& m) { m["order"] = "2"; }, "m.json: order: is string, expected an integer >= 0"},
+        {[](json& m) { m["kinds"]["comp.matmul"] = m["kinds"]["comp.gemm"]; },
+         "m.json: kinds.comp.matmul: unknown node kind"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["count"] = -1; },
+         "m.json: kinds.comp.gemm.count: is number, expected an integer >= 0"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["num_ops"]["quantiles"][3] = 0.5; },
+         "m.json: kinds.comp.gemm.num_ops.quantiles[3]: is below the quantile before it"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["num_ops"]["quantiles"] = {1, 2, 3, 4, 5};
+         },
+         "m.json: kinds.comp.gemm.num_ops.quantiles: has 5 values, expected 33"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["num_ops"]["quantiles"][0] = -1; },
+         "m.json: kinds.comp.gemm.num_ops.quantiles[0]: is -1, must be a finite number >= 0"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["num_ops"]["count"] = 1000000; },
+         "m.json: kinds.comp.gemm.num_ops.count: is above the kind's count"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["dtype"]["fp12"] = 1; },
+         "m.json: kinds.comp.gemm.dtype.fp12: unknown element type"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["deps"]["count"]["x"] = 1; },
+         "m.json: kinds.comp.gemm.deps.count.x: must be a dependency count 0..16"},
+        {[](json& m) { m["kinds"]["coll.all_reduce"]["group"]["ring"] = 1; },
+         "m.json: kinds.coll.all_reduce.group.ring: must be \"all\" or \"<size>x<stride>\""},
+        {[](json& m) { m["ngrams"][""]["coll.barrier"] = 1; },
+         "m.json: ngrams[\"\"].coll.barrier: next kind is not in kinds"},
+        {[](json& m) { m["ngrams"]["send"] = json::object(); },
+         "m.json: ngrams[\"send\"]: context names \"send\", which is not in kinds"},
+        {[](json& m) { m["ngrams"].erase(""); },
+         "m.json: ngrams[\"\"]: missing or empty; the unigram counts are required"},
+        {[](json& m) { m = json::array(); }, "m.json: (top level): is array, expected an object"},
+    };
+    for (const Case& c : cases) {
+        json model = good;
+        c.change(model);
+        std::string error = etsim::test::errorOf([&] { modelFromJson(model, "m.json"); });
+        EXPECT_EQ(error.substr(0, c.message.size()), c.message) << error;
+    }
+    EXPECT_NO_THROW(modelFromJson(good, "m.json"));
+}
+
+TEST(Synth, CorruptModelFilesAreRejectedClearly)
+{
+    etsim::test::TempDir dir;
+    std::string text = validModel().dump();
+    std::vector<std::pair<std::string, std::string>> cases = {
+        {"", "not valid JSON at byte 1"},
+        {text.substr(0, text.size() / 2), "not valid JSON at byte"},
+        {"{\"format\": \"etsim-synth-model\",}", "not valid JSON at byte 32"},
+        {std::string("\x1f\x8b\x08\x00", 4), "not valid JSON at byte 1"},
+        {"[1, 2, 3]", "(top level): is array, expected an object"},
+        {"{\"format\": \"etsim-synth-model\", \"version\": 1}", "order: missing"},
+    };
+    for (const auto& [contents, message] : cases) {
+        fs::path file = dir.write("bad.json", contents);
+        std::string error = etsim::test::errorOf([&] { loadModel(file); });
+        EXPECT_NE(error.find(file.string() + ": "), std::string::npos) << error;
+        EXPECT_NE(error.find(message), std::string::npos) << error;
+    }
+    EXPECT_EQ(etsim::test::errorOf([&] { loadModel(dir.file("none.json")); }),
+              dir.file("none.json").string() + ": cannot open the model file; check the path");
+}
+
+TEST(Synth, LearnAndSynthErrors)
+{
+    etsim::test::TempDir dir;
+    EXPECT_EQ(etsim::test::errorOf([&] { learnModel({dir.path()}, {0}); }),
+              "n-gram order 0: use 1..8 (2: the next kind depends on the last one)");
+    EXPECT_EQ(etsim::test::errorOf([&] { learnModel({}); }),
+              "no trace to learn from: give at least one prefix, folder or rank file");
+    EXPECT_NE(etsim::test::errorOf([&] { learnModel({dir.file("missing")}); }).find("missing"),
+              std::string::npos);
+    TraceModel model = modelFromJson(validModel(), "m.json");
+    SynthSpec spec;
+    spec.ranks = 0;
+    EXPECT_EQ(etsim::test::errorOf([&] { Synthesizer(model, spec); }),
+              "--ranks 0: a trace needs at least one rank");
+}
+
+TEST(Synth, DistributionDistancesByHand)
+{
+    Quantiles a = Quantiles::fromSamples({1, 2, 3, 4});
+    EXPECT_EQ(a.count(), 4U);
+    EXPECT_DOUBLE_EQ(a.values().front(), 1.0);
+    EXPECT_DOUBLE_EQ(a.values()[16], 2.5);
+    EXPECT_DOUBLE_EQ(a.values().back(), 4.0);
+    EXPECT_DOUBLE_EQ(a.sample(0.0), 1.0);
+    EXPECT_NEAR(a.sample(0.5), 2.5, 1e-9);
+    EXPECT_DOUBLE_EQ(a.cdf(0.5), 0.0);
+    EXPECT_DOUBLE_EQ(a.cdf(4.0), 1.0);
+    EXPECT_DOUBLE_EQ(ksDistance(a, a), 0.0);
+    EXPECT_DOUBLE_EQ(emdLog10(a, a), 0.0);
+    // Ten times larger: one decade apart in log10(1 + x) only approximately (the +1).
+    Quantiles big = Quantiles::fromSamples({1000, 2000});
+    Quantiles small = Quantiles::fromSamples({100, 200});
+    EXPECT_NEAR(emdLog10(big, small), 1.0, 0.01);
+    EXPECT_DOUBLE_EQ(ksDistance(big, small), 1.0);
+    EXPECT_DOUBLE_EQ(tvDistance({{"a", 1}, {"b", 1}}, {{"a", 2}}), 0.5);
+    EXPECT_DOUBLE_EQ(tvDistance({{"a", 1}}, {{"b", 1}}), 1.0);
+    EXPECT_EQ(pick({{"a", 1}, {"b", 3}}, 0.2), "a");
+    EXPECT_EQ(pick({{"a", 1}, {"b", 3}}, 0.3), "b");
+    EXPECT_DOUBLE_EQ(stratified(0, 0.0), 0.5);
+    EXPECT_DOUBLE_EQ(stratified(1, 0.0), 0.25);
+    EXPECT_DOUBLE_EQ(stratified(2, 0.0), 0.75);
+    EXPECT_DOUBLE_EQ(stratified(2, 0.5), 0.25);
+}
+
+} // namespace
+} // namespace etsim::workloads::synth

@@ -1,0 +1,382 @@
+#include "workloads/synth/Synthesizer.h"
+
+#include "et_driver/OperatorInfo.h"
+#include "kernel/Error.h"
+#include "workloads/Microbench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace etsim::workloads::synth {
+
+namespace fs = std::filesystem;
+using et::NodeType;
+using et::TraceNode;
+
+namespace {
+
+constexpr const char* synthFormat = "etsim-synth-output";
+constexpr int synthFormatVersion = 1;
+
+bool isPointToPoint(const std::string& kind)
+{
+    return kind == "send" || kind == "recv";
+}
+
+int64_t parseOffset(const std::string& text)
+{
+    return text.empty() ? 0 : std::stoll(text);
+}
+
+uint64_t toCount(double value)
+{
+    return static_cast<uint64_t>(std::llround(std::max(0.0, value)));
+}
+
+} // namespace
+
+Synthesizer::Synthesizer(const TraceModel& model, const SynthSpec& spec) : spec(spec)
+{
+    if (spec.ranks == 0)
+        throw Error("--ranks 0: a trace needs at least one rank");
+    if (total(model.ngrams.count("") ? model.ngrams.at("") : Categorical{}) == 0)
+        throw Error("the model has no unigram counts (ngrams[\"\"]): nothing to sample");
+    plan(model);
+}
+
+int32_t Synthesizer::layoutFor(const std::string& shape)
+{
+    std::size_t x = shape.find('x');
+    if (shape == "all" || x == std::string::npos)
+        return -1;
+    uint64_t size = std::stoull(shape.substr(0, x));
+    uint64_t stride = std::stoull(shape.substr(x + 1));
+    uint64_t ranks = spec.ranks;
+    if (size < 2 || size >= ranks)
+        return -1;
+    if (ranks % (size * stride) != 0) {
+        // The shape does not tile this rank count: keep the group size, contiguous.
+        if (ranks % size != 0)
+            return -1;
+        stride = 1;
+    }
+    for (std::size_t i = 0; i < layouts.size(); ++i)
+        if (layouts[i].size == size && layouts[i].stride == stride)
+            return static_cast<int32_t>(i);
+    layouts.push_back({static_cast<uint32_t>(size), static_cast<uint32_t>(stride), 0});
+    return static_cast<int32_t>(layouts.size() - 1);
+}
+
+void Synthesizer::plan(const TraceModel& model)
+{
+    std::map<std::string, uint32_t> indexOf;
+    for (const auto& [name, stats] : model.kinds) {
+        indexOf[name] = static_cast<uint32_t>(kindNames.size());
+        kindNames.push_back(name);
+        kindStats.push_back(stats);
+    }
+    dtypeNames.push_back("");
+    std::map<std::string, uint32_t> dtypeIndex;
+
+    uint64_t target =
+        spec.nodes > 0 ? spec.nodes : std::max<uint64_t>(1, toCount(model.nodesPerRank()));
+    Random random(spec.seed);
+    std::vector<double> offsets(kindNames.size());
+    for (double& offset : offsets)
+        offset = random.uniform();
+    std::vector<uint64_t> occurrences(kindNames.size(), 0);
+    // Skeleton positions of each kind so far, for dependency targets.
+    std::vector<std::vector<uint64_t>> kindPositions(kindNames.size());
+    std::map<std::string, uint64_t> credits;
+    std::deque<std::string> history(static_cast<std::size_t>(model.order - 1), startSymbol);
+    int32_t nextTag = 0;
+    auto ranks = static_cast<int64_t>(spec.ranks);
+
+    auto nextSymbol = [&]() {
+        for (int length = model.order - 1; length >= 0; --length) {
+            std::string context;
+            for (std::size_t i = history.size() - length; i < history.size(); ++i)
+                context += (context.empty() ? "" : " ") + history[i];
+            auto found = model.ngrams.find(context);
+            if (found != model.ngrams.end() && total(found->second) > 0)
+                return pick(found->second, random.uniform());
+        }
+        return std::string();
+    };
+    auto remember = [&](const std::string& symbol) {
+        if (!history.empty()) {
+            history.pop_front();
+            history.push_back(symbol);
+        }
+    };
+    auto fillEntry = [&](Entry& entry, uint32_t kind, double u) {
+        const KindStats& stats = kindStats[kind];
+        entry.kind = kind;
+        entry.u = u;
+        for (std::size_t q = 0; q < quantityCount; ++q)
+            if (random.uniform() * stats.count < stats.quantities[q].count())
+                entry.present |= static_cast<uint8_t>(1U << q);
+        std::string dtype = pick(stats.dtypes, random.uniform());
+        if (!dtype.empty()) {
+            auto [at, added] = dtypeIndex.emplace(dtype, dtypeNames.size());
+            if (added)
+                dtypeNames.push_back(dtype);
+            entry.dtype = at->second;
+        }
+        std::set<uint64_t> deps;
+        std::string countText = pick(stats.depCounts, random.uniform());
+        uint64_t count = countText.empty() ? 0 : std::stoull(countText);
+        for (uint64_t d = 0; d < count; ++d) {
+            std::string targetName = pick(stats.depTargets, random.uniform());
+            if (targetName == "previous") {
+                if (!skeleton.empty())
+                    deps.insert(skeleton.size() - 1);
+                continue;
+            }
+            auto targetKind = indexOf.find(targetName);
+            uint64_t distance =
+                std::max<uint64_t>(1, toCount(stats.depDistance.sample(random.uniform())));
+            if (targetKind == indexOf.end())
+                continue;
+            const std::vector<uint64_t>& seen = kindPositions[targetKind->second];
+            if (distance <= seen.size())
+                deps.insert(seen[seen.size() - distance]);
+        }
+        entry.deps.assign(deps.begin(), deps.end());
+    };
+
+    // The walk may meet symbols that produce no node (absorbed receives, impossible peers);
+    // the guard stops a model made only of those.
+    uint64_t guard = 64 * target + 1024;
+    while (skeleton.size() < target && guard-- > 0) {
+        std::string symbol = nextSymbol();
+        if (symbol.empty())
+            break;
+        remember(symbol);
+        uint32_t kind = indexOf.at(symbol);
+        double u = stratified(occurrences[kind], offsets[kind]);
+
+        if (isPointToPoint(symbol)) {
+            if (credits[symbol] > 0) {
+                // The other half of an exchange already written.
+                --credits[symbol];
+                continue;
+            }
+            int64_t offset = parseOffset(pick(kindStats[kind].peerOffsets, random.uniform()));
+            int64_t sendOffset = symbol == "send" ? offset : -offset;
+            sendOffset = ((sendOffset % ranks) + ranks) % ranks;
+            if (sendOffset == 0 || skeleton.size() + 2 > target) {
+                ++droppedP2p;
+                continue;
+            }
+            ++occurrences[kind];
+            ++credits[symbol == "send" ? "recv" : "send"];
+            Entry send;
+            fillEntry(send, kind, u);
+            send.peer = sendOffset;
+            send.tag = nextTag++;
+            Entry recv = send;
+            recv.peer = -sendOffset;
+            kindPositions[kind].push_back(skeleton.size());
+            skeleton.push_back(std::move(send));
+            skeleton.push_back(std::move(recv));
+            continue;
+        }
+        ++occurrences[kind];
+        Entry entry;
+        fillEntry(entry, kind, u);
+        if (symbol.rfind("coll.", 0) == 0)
+            entry.layout = layoutFor(pick(kindStats[kind].groups, random.uniform()));
+        kindPositions[kind].push_back(skeleton.size());
+        skeleton.push_back(std::move(entry));
+    }
+    if (skeleton.empty())
+        throw Error("the model's n-gram walk produced no node; learn it from traces with "
+                    "compute, memory or communication nodes");
+    int64_t nextId = 1;
+    for (Layout& layout : layouts) {
+        layout.firstId = nextId;
+        nextId += spec.ranks / layout.size;
+    }
+}
+
+CommGroup Synthesizer::groupOf(std::size_t index, uint32_t rank) const
+{
+    const Layout& layout = layouts[index];
+    uint32_t block = layout.size * layout.stride;
+    uint32_t blockIndex = rank / block;
+    uint32_t lane = rank % layout.stride;
+    CommGroup group;
+    group.id = layout.firstId + blockIndex * layout.stride + lane;
+    group.description = "synth";
+    for (uint32_t k = 0; k < layout.size; ++k)
+        group.ranks.push_back(static_cast<int64_t>(blockIndex * block + lane + k * layout.stride));
+    return group;
+}
+
+std::vector<CommGroup> Synthesizer::groupsOf(uint32_t rank) const
+{
+    std::vector<CommGroup> groups;
+    for (std::size_t i = 0; i < layouts.size(); ++i)
+        groups.push_back(groupOf(i, rank));
+    return groups;
+}
+
+void Synthesizer::forEachGroup(const std::function<void(const CommGroup&)>& visit) const
+{
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        const Layout& layout = layouts[i];
+        uint32_t block = layout.size * layout.stride;
+        for (uint32_t start = 0; start < spec.ranks; start += block)
+            for (uint32_t lane = 0; lane < layout.stride; ++lane)
+                visit(groupOf(i, start + lane));
+    }
+}
+
+std::string Synthesizer::description() const
+{
+    return "synthetic trace: " + std::to_string(spec.ranks) + " ranks x " +
+           std::to_string(skeleton.size()) + " nodes, seed " + std::to_string(spec.seed);
+}
+
+void Synthesizer::emitRank(uint32_t rank, RankEmitter& out) const
+{
+    out.processGroups(groupsOf(rank));
+    uint64_t base = out.nodes();
+    auto ranks = static_cast<int64_t>(spec.ranks);
+    std::vector<uint64_t> deps;
+    for (std::size_t i = 0; i < skeleton.size(); ++i) {
+        const Entry& entry = skeleton[i];
+        const std::string& kind = kindNames[entry.kind];
+        const KindStats& stats = kindStats[entry.kind];
+        deps.clear();
+        for (uint64_t dep : entry.deps)
+            deps.push_back(base + dep);
+        auto value = [&](Quantity q) -> std::optional<uint64_t> {
+            if (!(entry.present >> static_cast<int>(q) & 1U))
+                return std::nullopt;
+            return toCount(stats.quantity(q).sample(entry.u));
+        };
+        auto commBytes = [&]() {
+            return static_cast<int64_t>(
+                std::max<uint64_t>(1, value(Quantity::CommSize).value_or(1)));
+        };
+
+        NodeType type = NodeType::Comp;
+        if (kind == "mem_load")
+            type = NodeType::MemLoad;
+        else if (kind == "mem_store")
+            type = NodeType::MemStore;
+        else if (isPointToPoint(kind))
+            type = entry.peer > 0 ? NodeType::CommSend : NodeType::CommRecv;
+        else if (kind.rfind("coll.", 0) == 0)
+            type = NodeType::CommColl;
+
+        out.custom("op_" + std::to_string(base + i), type, deps, [&](TraceNode& node) {
+            if (std::optional<uint64_t> micros = value(Quantity::Duration))
+                node.durationMicros = *micros;
+            switch (type) {
+            case NodeType::Comp:
+                if (kind == "host")
+                    node.setIsCpuOp(true);
+                else if (kind != "comp.unknown")
+                    node.setOpKind(kind.substr(5));
+                if (entry.dtype != 0)
+                    node.setDtype(dtypeNames[entry.dtype]);
+                if (std::optional<uint64_t> ops = value(Quantity::NumOps))
+                    node.setNumOps(static_cast<int64_t>(*ops));
+                if (std::optional<uint64_t> bytes = value(Quantity::TensorSize))
+                    node.setTensorSize(*bytes);
+                break;
+            case NodeType::MemLoad:
+            case NodeType::MemStore:
+                node.setTensorSize(std::max<uint64_t>(1, value(Quantity::TensorSize).value_or(1)));
+                break;
+            case NodeType::CommSend:
+                node.setCommSrc(static_cast<int32_t>(rank));
+                node.setCommDst(static_cast<int32_t>((rank + entry.peer) % ranks));
+                node.setCommSize(commBytes());
+                node.setCommTag(entry.tag);
+                break;
+            case NodeType::CommRecv:
+                node.setCommSrc(static_cast<int32_t>((rank + ranks + entry.peer) % ranks));
+                node.setCommDst(static_cast<int32_t>(rank));
+                node.setCommSize(commBytes());
+                node.setCommTag(entry.tag);
+                break;
+            default: {
+                std::optional<et::CollectiveType> collective = collectiveFromName(kind.substr(5));
+                node.setCommType(*collective);
+                node.setCommSize(*collective == et::CollectiveType::Barrier
+                                     ? static_cast<int64_t>(value(Quantity::CommSize).value_or(0))
+                                     : commBytes());
+                if (entry.layout >= 0)
+                    node.setPgName(std::to_string(groupOf(entry.layout, rank).id));
+                break;
+            }
+            }
+        });
+    }
+}
+
+Categorical Synthesizer::kindCounts() const
+{
+    Categorical counts;
+    for (const Entry& entry : skeleton) {
+        const std::string& kind = kindNames[entry.kind];
+        if (isPointToPoint(kind))
+            ++counts[entry.peer > 0 ? "send" : "recv"];
+        else
+            ++counts[kind];
+    }
+    return counts;
+}
+
+nlohmann::ordered_json Synthesizer::summary() const
+{
+    nlohmann::ordered_json out;
+    out["format"] = synthFormat;
+    out["version"] = synthFormatVersion;
+    out["ranks"] = spec.ranks;
+    out["nodes_per_rank"] = skeleton.size();
+    out["seed"] = spec.seed;
+    out["kind_counts"] = kindCounts();
+    out["communicator_groups"] = nlohmann::ordered_json::array();
+    for (const Layout& layout : layouts)
+        out["communicator_groups"].push_back({{"size", layout.size},
+                                              {"stride", layout.stride},
+                                              {"groups", spec.ranks / layout.size}});
+    out["dropped_point_to_point"] = droppedP2p;
+    out["kept"] = {"node-kind sequence (n-gram model with back-off)",
+                   "per-kind quantiles of num_ops, tensor_size, comm_size and duration_us",
+                   "element types",
+                   "dependency counts and distances",
+                   "collective types, sizes and communicator-group shapes",
+                   "point-to-point peer offsets (as rank offsets)"};
+    out["not_kept"] = {"node names (written as op_<id>)",
+                       "operator names, schemas and GEMM/tensor shapes",
+                       "node ids, timestamps, inputs, outputs and other attributes",
+                       "process-group names and descriptions",
+                       "differences between ranks (every rank follows one shared skeleton)"};
+    return out;
+}
+
+fs::path
+writeSynthSummary(const Synthesizer& synth, const fs::path& folder, const std::string& name)
+{
+    fs::path file = folder / (name + ".synth.json");
+    std::ofstream out(file);
+    if (!out)
+        throw Error(file.string() + ": cannot write the synthesis summary; check the permissions");
+    out << synth.summary().dump(2) << "\n";
+    out.close();
+    if (!out)
+        throw Error(file.string() + ": write failed (disk full?)");
+    return file;
+}
+
+} // namespace etsim::workloads::synth
