@@ -26,6 +26,7 @@
 // under the file's own fabric keys, maps merged key by key), so an override may reach into
 // it: `--set fabric.topology.dims[0].bandwidth="400 GB/s"`.
 
+#include "cosim/Proxy.h"
 #include "et_driver/DependencyTracker.h"
 #include "et_driver/NodeLowering.h"
 #include "models/accel/AccelConfig.h"
@@ -36,6 +37,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +66,18 @@ struct DriverConfig {
     Size eagerThreshold = Size::fromBytes(et::LoweringOptions::defaultEagerThresholdBytes);
 };
 
+/// An accelerator compute engine taken over by a co-simulation peer (`accelerator.compute.cosim`,
+/// docs/cosim.md): its GEMM transactions go to the peer, every other operator stays on the
+/// local model.
+struct ComputeCosim {
+    /// The proxy options; `peer` and `spawn` may contain "{rank}", replaced per rank.
+    cosim::ProxyOptions proxy;
+    /// The rank whose engine the peer takes over; none = every rank (one peer each).
+    std::optional<std::uint32_t> rank;
+
+    bool covers(std::uint32_t candidate) const { return !rank || *rank == candidate; }
+};
+
 /// A complete, validated platform.
 struct PlatformConfig {
     std::string name;
@@ -75,6 +89,8 @@ struct PlatformConfig {
     /// Every rank's accelerator (compute, SRAM, DMA) and its HBM.
     accel::AccelConfig accelerator;
     hbm::HbmConfig hbm;
+    /// When set, a peer runs the GEMMs of the selected ranks' compute engines.
+    std::optional<ComputeCosim> computeCosim;
     net::NetConfig fabric;
     DriverConfig driver;
     /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran).
