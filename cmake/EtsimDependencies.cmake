@@ -30,3 +30,14 @@ endif()
 if(ETSIM_BUILD_BENCH)
     find_package(benchmark 1.7 REQUIRED)
 endif()
+
+# Verilator (optional): the RTL co-simulation adapter (cosim/adapters/verilator/). On by
+# default when Verilator is installed; -DETSIM_WITH_VERILATOR=OFF skips it, =ON requires it.
+find_package(verilator QUIET)
+option(ETSIM_WITH_VERILATOR "Build the Verilator RTL adapter, etsim-rtl and its tests"
+       ${verilator_FOUND})
+if(ETSIM_WITH_VERILATOR AND NOT verilator_FOUND)
+    message(FATAL_ERROR "ETSIM_WITH_VERILATOR is ON but Verilator was not found: install the "
+                        "Debian package verilator (scripts/install-deps.sh) or pass "
+                        "-DETSIM_WITH_VERILATOR=OFF")
+endif()

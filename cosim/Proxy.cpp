@@ -321,10 +321,13 @@ void Proxy::syncPoint()
                     syncEvent.notify(Time::fromPs(next - now).toScTime());
                 return;
             }
-        } else if (next <= limit) {
+        } else if (next <= limit && limit > now) {
             armSync();
             return;
         }
+        // At the bound (limit == now) ask the peer rather than re-arming in the next delta:
+        // two proxies at their bounds would otherwise wake each other in delta cycles forever,
+        // each seeing the other's sync event as activity at the current time.
         if (options.sync != SyncMode::Unsynchronised && sync.takeGrant(next)) {
             Frame grant;
             grant.header.type = MessageType::Grant;

@@ -6,6 +6,9 @@
 #include "models/hbm/HbmController.h"
 #include "models/net/Fabric.h"
 #include "platforms/astra/AstraNodes.h"
+#include "platforms/ComputeRouter.h"
+
+#include <sstream>
 
 namespace etsim::platform {
 
@@ -36,6 +39,71 @@ public:
 
 private:
     accel::Accelerator accelerator;
+};
+
+std::string replaceAll(std::string text, const std::string& from, const std::string& to)
+{
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+// The CONFIG text a compute-engine peer receives: which engine, and the systolic array the
+// local model would use ("key: value" lines, docs/cosim.md).
+std::string computeDescription(const PlatformConfig& config, RankId rank)
+{
+    std::ostringstream text;
+    text << "component: accelerator.compute\n"
+         << "rank: " << static_cast<std::uint32_t>(rank) << "\n"
+         << "accelerator: " << config.accelerator.name << "\n";
+    if (const auto* array = std::get_if<accel::SystolicTensor>(&config.accelerator.tensor.detail))
+        text << "tensor_model: systolic\n"
+             << "rows: " << array->tileRows << "\n"
+             << "cols: " << array->tileCols << "\n"
+             << "clock_hz: " << array->clock.hz() << "\n"
+             << "dataflow: " << accel::toString(array->dataflow) << "\n";
+    return text.str();
+}
+
+// An accelerator whose GEMMs a co-simulation peer runs (accelerator.compute.cosim): the
+// accelerator's engine socket reaches a router that sends GEMMs to the proxy and every other
+// operator to a local ComputeEngine.
+class CosimAcceleratorComponent final : public Component {
+public:
+    CosimAcceleratorComponent(const std::string& name,
+                              const RankContext& rank,
+                              TargetSocket& memory)
+        : accelerator(
+              name.c_str(), rank.config.accelerator, rank.stats, accel::EngineBinding::External)
+        , engine(
+              (name + "_engine").c_str(), rank.config.accelerator, rank.stats.addGroup("compute"))
+        , router((name + "_router").c_str(), rank.stats.addGroup("cosim"))
+        , proxy((name + "_proxy").c_str(), proxyOptions(rank))
+    {
+        accelerator.memory.bind(memory);
+        accelerator.engineSocket.bind(router.target);
+        router.local.bind(engine.target);
+        router.remote.bind(proxy.socket);
+    }
+    TargetSocket& target() override { return accelerator.target; }
+    bool idle() const override { return accelerator.inFlight() == 0; }
+
+private:
+    static cosim::ProxyOptions proxyOptions(const RankContext& rank)
+    {
+        cosim::ProxyOptions options = rank.config.computeCosim->proxy;
+        const std::string index = std::to_string(static_cast<std::uint32_t>(rank.rank));
+        options.peer = replaceAll(options.peer, "{rank}", index);
+        options.spawn = replaceAll(options.spawn, "{rank}", index);
+        options.description = computeDescription(rank.config, rank.rank);
+        return options;
+    }
+
+    accel::Accelerator accelerator;
+    accel::ComputeEngine engine;
+    ComputeRouter router;
+    cosim::Proxy proxy;
 };
 
 class NetComponent final : public FabricComponent {
@@ -151,6 +219,9 @@ ComponentRegistry ComponentRegistry::defaults()
                                TargetSocket& memory) -> std::unique_ptr<Component> {
         if (rank.config.astra)
             return std::make_unique<AstraComputeComponent>(name, rank, memory);
+        const auto& cosim = rank.config.computeCosim;
+        if (cosim && cosim->covers(static_cast<std::uint32_t>(rank.rank)))
+            return std::make_unique<CosimAcceleratorComponent>(name, rank, memory);
         return std::make_unique<AcceleratorComponent>(name, rank, memory);
     });
     registry.setFabric([](const std::string& name, const PlatformConfig& config, StatGroup& stats) {

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -248,6 +249,31 @@ DriverConfig parseDriver(ConfigMap& map)
     return driver;
 }
 
+// accelerator.compute.cosim: the proxy options plus `ranks` (all, or one rank index).
+ComputeCosim parseComputeCosim(ConfigMap& map, std::uint32_t rankCount)
+{
+    ComputeCosim cosim;
+    if (auto ranks = map.optional<Located<std::string>>("ranks")) {
+        if (ranks->value != "all") {
+            char* end = nullptr;
+            const unsigned long rank = std::strtoul(ranks->value.c_str(), &end, 10);
+            if (ranks->value.empty() || *end != '\0' || rank >= rankCount)
+                ranks->location.fail("expected \"all\" or one rank index below " +
+                                     std::to_string(rankCount) + ", got \"" + ranks->value + "\"");
+            cosim.rank = static_cast<std::uint32_t>(rank);
+        }
+    }
+    cosim.proxy = cosim::parseCosimConfig(map);
+    const bool several = !cosim.rank && rankCount > 1;
+    if (several && cosim.proxy.peer.find("{rank}") == std::string::npos &&
+        cosim.proxy.peer != "shm")
+        map.fail("peer",
+                 "every rank's engine gets its own peer, so the endpoint must differ per rank: "
+                 "put {rank} in it (e.g. \"unix:/tmp/rtl{rank}.sock\"), use \"shm\" with "
+                 "spawn, or select one rank with ranks: N");
+    return cosim;
+}
+
 PlatformConfig parseRoot(ConfigMap& map)
 {
     PlatformConfig config;
@@ -266,6 +292,12 @@ PlatformConfig parseRoot(ConfigMap& map)
     map.nested("accelerator", [&](ConfigMap& accelerator) {
         config.hbm = accelerator.has("hbm") ? accelerator.nested("hbm", hbm::parseHbmConfig)
                                             : hbm::hbmPreset(hbm::defaultPreset);
+        if (accelerator.has("compute"))
+            accelerator.nested("compute", [&](ConfigMap& compute) {
+                config.computeCosim = compute.nested("cosim", [&](ConfigMap& cosim) {
+                    return parseComputeCosim(cosim, config.ranks);
+                });
+            });
         config.accelerator = accel::parseAccelConfig(accelerator);
     });
     config.fabric = map.nested("fabric", [&config](ConfigMap& fabric) {

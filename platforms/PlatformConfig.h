@@ -85,6 +85,18 @@ struct AstraNodeTiming {
     hbm::RemoteMemoryConfig remoteMemory;
 };
 
+/// An accelerator compute engine taken over by a co-simulation peer (`accelerator.compute.cosim`,
+/// docs/cosim.md): its GEMM transactions go to the peer, every other operator stays on the
+/// local model.
+struct ComputeCosim {
+    /// The proxy options; `peer` and `spawn` may contain "{rank}", replaced per rank.
+    cosim::ProxyOptions proxy;
+    /// The rank whose engine the peer takes over; none = every rank (one peer each).
+    std::optional<std::uint32_t> rank;
+
+    bool covers(std::uint32_t candidate) const { return !rank || *rank == candidate; }
+};
+
 /// A complete, validated platform.
 struct PlatformConfig {
     std::string name;
@@ -96,6 +108,8 @@ struct PlatformConfig {
     /// Every rank's accelerator (compute, SRAM, DMA) and its HBM.
     accel::AccelConfig accelerator;
     hbm::HbmConfig hbm;
+    /// When set, a peer runs the GEMMs of the selected ranks' compute engines.
+    std::optional<ComputeCosim> computeCosim;
     net::NetConfig fabric;
     /// Set when `fabric.cosim` is given: an external peer (e.g. etsim-ns3) carries the
     /// fabric's messages through a cosim::Proxy (docs/cosim-ns3.md).

@@ -11,6 +11,8 @@ packages=(
     libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format
+    # the RTL co-simulation adapter (optional at configure time; `make test` runs its tests)
+    verilator
     # clang and its libFuzzer runtime: `make test` runs a time-bounded fuzz of the trace reader
     clang libclang-rt-14-dev
     # ns-3 for the network co-simulation adapter (cosim/adapters/ns3); libns3-dev's CMake

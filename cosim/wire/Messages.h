@@ -101,8 +101,9 @@ std::vector<std::uint8_t> encodeRequest(const Request& request);
 Request decodeRequest(const std::vector<std::uint8_t>& payload);
 
 struct Response {
-    /// tlm_response_status + 4 (4 = TLM_OK_RESPONSE).
-    static constexpr std::uint8_t ok = 4;
+    /// tlm_response_status + 4: TLM_OK_RESPONSE (1) is 5, TLM_GENERIC_ERROR_RESPONSE (-1) 3.
+    static constexpr std::uint8_t ok = 5;
+    static constexpr std::uint8_t genericError = 3;
     std::uint8_t status = ok;
     std::vector<std::uint8_t> data;
 };

@@ -144,8 +144,7 @@ Fabric::networkBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_c
         return tlm::TLM_ACCEPTED;
     const EtNodeExtension& extension = EtNodeExtension::get(payload);
     const std::uint64_t message = toUnderlying(extension.info.node);
-    // Only error statuses count: the bridge (1.0) delivers a peer's OK as INCOMPLETE.
-    if (payload.get_response_status() < tlm::TLM_INCOMPLETE_RESPONSE)
+    if (!payload.is_response_ok())
         SC_REPORT_ERROR(name(),
                         ("the remote network failed message " + std::to_string(message) + ": " +
                          payload.get_response_string())
