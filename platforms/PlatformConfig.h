@@ -77,7 +77,9 @@ struct PlatformConfig {
     hbm::HbmConfig hbm;
     net::NetConfig fabric;
     DriverConfig driver;
-    /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran).
+    /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran):
+    /// the accelerator (with its hbm) and driver maps hold every value they resolved to
+    /// (accel::toYaml, hbm::toYaml), so the tree loads back to the same platform.
     nlohmann::ordered_json resolved;
 };
 
