@@ -4,6 +4,7 @@
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceSet.h"
 #include "kernel/Error.h"
+#include "kernel/Units.h"
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
 #include "platforms/astra/AstraPlatform.h"
@@ -20,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 #include <utility>
 
@@ -35,7 +37,11 @@ struct RunOptions {
     std::string mode;
     std::string report;
     std::string timeline;
-    std::vector<std::uint32_t> timelineRanks;
+    std::string timelineRanks = "all";
+    std::string timelineWindow;
+    std::string timelineSample;
+    std::string timelineLinks = "auto";
+    bool timelineNoNodes = false;
     std::vector<std::string> sets;
     std::uint32_t replicate = 0;
     std::string commGroups;
@@ -216,8 +222,36 @@ ExitCode runCommand(const RunOptions& options,
     job.trace = options.trace;
     job.replicate = options.replicate;
     platform::JobOptions jobOptions;
-    jobOptions.timelinePath = options.timeline;
-    jobOptions.timelineRanks = options.timelineRanks;
+    if (options.timeline.empty() &&
+        (options.timelineRanks != "all" || !options.timelineWindow.empty() ||
+         !options.timelineSample.empty() || options.timelineLinks != "auto" ||
+         options.timelineNoNodes))
+        return fail(ExitCode::CannotStart,
+                    "the --timeline-* options shape a timeline: add --timeline FILE.json");
+    platform::TimelineSpec& timeline = jobOptions.timeline;
+    timeline.path = options.timeline;
+    if (options.timelineLinks != "auto")
+        timeline.linkTracks = options.timelineLinks == "on";
+    timeline.nodeTracks = !options.timelineNoNodes;
+    try {
+        timeline.ranks = platform::parseRankList(options.timelineRanks);
+        if (!options.timelineWindow.empty())
+            std::tie(timeline.startPs, timeline.endPs) =
+                platform::parseTimelineWindow(options.timelineWindow);
+        if (!options.timelineSample.empty()) {
+            try {
+                timeline.samplePs = Time::parse(options.timelineSample).ps();
+            } catch (const Error& error) {
+                throw Error("--timeline-sample " + options.timelineSample + ": " + error.what() +
+                            " (write a time with a unit, e.g. 10us)");
+            }
+            if (timeline.samplePs == 0)
+                throw Error("--timeline-sample " + options.timelineSample +
+                            ": must be at least 1 ps (e.g. 10us)");
+        }
+    } catch (const Error& error) {
+        return fail(ExitCode::CannotStart, error.what());
+    }
     jobOptions.logSpec = logSpec;
     auto printer = std::make_shared<ProgressPrinter>();
     // Progress runs the kernel in slices; a slice with nothing to do is not worth a warning.
@@ -280,8 +314,24 @@ void addRunCommands(CLI::App& app,
         ->check(CLI::IsMember({"model", "replay"}));
     run->add_option("--report", options->report, "Write the JSON report here (docs/report.md)");
     run->add_option("--timeline", options->timeline, "Write a Chrome/Perfetto timeline here");
-    run->add_option("--timeline-ranks", options->timelineRanks, "Only these ranks in the timeline")
-        ->delimiter(',');
+    run->add_option("--timeline-ranks",
+                    options->timelineRanks,
+                    "Ranks with one slice per node in the timeline: all (default), none, or "
+                    "e.g. 0,3,8-15");
+    run->add_option("--timeline-window",
+                    options->timelineWindow,
+                    "Only this span of simulated time in the timeline: START:END, e.g. 2ms:3ms");
+    run->add_option("--timeline-sample",
+                    options->timelineSample,
+                    "Width of one sample of the utilisation counter tracks (default: the "
+                    "window / 500)");
+    run->add_option("--timeline-links",
+                    options->timelineLinks,
+                    "Per-link fabric tracks: on, off, or auto (on when every rank is drawn)")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+    run->add_flag("--timeline-no-node-tracks",
+                  options->timelineNoNodes,
+                  "No per-node (host) utilisation tracks");
     run->add_option("--set", options->sets, "Override a platform value: key.path=value")
         ->take_all();
     run->add_option("--replicate",

@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -151,8 +152,15 @@ void appendString(std::string& out, std::string_view text)
 } // namespace
 
 Timeline::Timeline(std::string path, TimelineOptions options)
-    : filePath(std::move(path)), batchBytes(options.batchBytes == 0 ? 1 : options.batchBytes)
+    : filePath(std::move(path))
+    , batchBytes(options.batchBytes == 0 ? 1 : options.batchBytes)
+    , windowStart(options.windowStartPs)
+    , windowEnd(options.windowEndPs)
 {
+    if (windowStart >= windowEnd)
+        throw Error("timeline \"" + filePath + "\": the window [" + std::to_string(windowStart) +
+                    " ps, " + std::to_string(windowEnd) +
+                    " ps) is empty; its start must come before its end");
     file = std::fopen(filePath.c_str(), "wb");
     if (file == nullptr)
         throw Error("cannot open timeline file \"" + filePath + "\" for writing: " +
@@ -292,6 +300,16 @@ void Timeline::complete(std::uint32_t processId,
                         std::uint64_t durationPs,
                         TraceArgs args)
 {
+    if (durationPs == 0) {
+        if (!inWindow(startPs))
+            return;
+    } else {
+        const std::uint64_t endPs = startPs + durationPs;
+        if (endPs <= windowStart || startPs >= windowEnd)
+            return;
+        startPs = std::max(startPs, windowStart);
+        durationPs = std::min(endPs, windowEnd) - startPs;
+    }
     std::string& out = beginEvent("X", name, processId);
     out += ",\"tid\":";
     appendNumber(out, threadId);
@@ -312,6 +330,8 @@ void Timeline::instant(std::uint32_t processId,
                        std::uint64_t timePs,
                        TraceArgs args)
 {
+    if (!inWindow(timePs))
+        return;
     std::string& out = beginEvent("i", name, processId);
     out += ",\"tid\":";
     appendNumber(out, threadId);
@@ -338,6 +358,8 @@ void Timeline::counter(std::uint32_t processId,
                         std::string(arg.key()) +
                         "\" is not a number; counter values must be "
                         "numbers");
+    if (!inWindow(timePs))
+        return;
     std::string& out = beginEvent("C", name, processId);
     out += ",\"ts\":";
     appendMicroseconds(out, timePs);
@@ -373,6 +395,8 @@ void Timeline::flowEvent(std::string_view phase,
                          std::uint64_t flowId,
                          std::uint64_t timePs)
 {
+    if (!inWindow(timePs))
+        return;
     std::string& out = beginEvent(phase, name, processId);
     out += ",\"tid\":";
     appendNumber(out, threadId);

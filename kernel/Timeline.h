@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -102,12 +103,17 @@ struct TimelineOptions {
     /// A batch is handed to the writer thread once it holds this many bytes (at least 1).
     std::size_t batchBytes = std::size_t{1} << 20;
     DisplayTimeUnit displayTimeUnit = DisplayTimeUnit::Nanoseconds;
+    /// Only events in [windowStartPs, windowEndPs) of simulated time are written (ps): a slice
+    /// that overlaps the window is clipped to it, instants, counter samples and flow ends
+    /// outside it are dropped. Metadata (names) is always written.
+    std::uint64_t windowStartPs = 0;
+    std::uint64_t windowEndPs = std::numeric_limits<std::uint64_t>::max();
 };
 
 class Timeline {
 public:
     /// Creates or truncates the file at `path` and writes the document header. Throws
-    /// etsim::Error naming the path if it cannot be opened.
+    /// etsim::Error naming the path if it cannot be opened, or for an empty window.
     explicit Timeline(std::string path, TimelineOptions options = {});
     /// Closes like close(), but never throws: errors are dropped (call close() to see them).
     ~Timeline();
@@ -165,7 +171,7 @@ public:
     void close();
 
     const std::string& path() const { return filePath; }
-    /// Events written so far, metadata included.
+    /// Events written so far, metadata included (events outside the window are not).
     std::uint64_t eventCount() const { return events; }
     /// Batches handed to the writer thread so far.
     std::uint64_t batchCount() const { return batches; }
@@ -185,10 +191,16 @@ private:
     void handOff(bool waitUntilWritten);
     void writerLoop();
     void checkOpen() const;
+    bool inWindow(std::uint64_t timePs) const
+    {
+        return timePs >= windowStart && timePs < windowEnd;
+    }
     void throwIfFailed();
 
     std::string filePath;
     std::size_t batchBytes;
+    std::uint64_t windowStart;
+    std::uint64_t windowEnd;
     std::FILE* file = nullptr;
     bool closed = false;
     std::uint64_t events = 0;

@@ -140,6 +140,10 @@ public:
         }
         return usage;
     }
+    void attachTimeline(Timeline& timeline, std::uint32_t processId) override
+    {
+        fabric.attachTimeline(timeline, processId);
+    }
 
 private:
     net::Fabric fabric;

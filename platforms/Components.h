@@ -9,6 +9,7 @@
 
 #include "kernel/Ids.h"
 #include "kernel/Stats.h"
+#include "kernel/Timeline.h"
 #include "models/net/CommEngine.h"
 #include "platforms/PlatformConfig.h"
 
@@ -51,6 +52,13 @@ public:
     virtual const std::vector<net::CollectiveRecord>& collectives() const = 0;
     /// Every link; empty if the model does not track links.
     virtual std::vector<LinkUsage> linkUsage() const = 0;
+    /// Writes the fabric's own tracks (one per busy link) as process `processId` of
+    /// `timeline`, which must outlive the run; a model without such tracks writes nothing.
+    virtual void attachTimeline(Timeline& timeline, std::uint32_t processId)
+    {
+        (void)timeline;
+        (void)processId;
+    }
 };
 
 /// What a per-rank factory gets: the platform, the rank, and the stat group of that rank's

@@ -11,10 +11,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <map>
+#include <openssl/evp.h>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <zlib.h>
@@ -22,29 +26,6 @@
 namespace etsim::platform {
 
 namespace {
-
-TraceFileInfo describeFile(const std::filesystem::path& path)
-{
-    TraceFileInfo info;
-    info.path = path.string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(info.path + ": cannot open to hash it");
-    std::array<char, 1 << 16> buffer{};
-    uLong crc = crc32(0L, Z_NULL, 0);
-    while (in) {
-        in.read(buffer.data(), buffer.size());
-        const std::streamsize got = in.gcount();
-        if (got <= 0)
-            break;
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), static_cast<uInt>(got));
-        info.bytes += static_cast<std::uint64_t>(got);
-    }
-    char hex[9];
-    std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
-    info.crc32 = hex;
-    return info;
-}
 
 double scalarAt(const StatGroup& root, const std::string& path)
 {
@@ -90,7 +71,261 @@ double percent(std::uint64_t part, std::uint64_t whole)
     return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
+// Process ids of the timeline: ranks first, then the fabric, then one per node of ranks.
+std::uint32_t fabricProcess(const PlatformConfig& platform)
+{
+    return platform.ranks;
+}
+
+std::uint32_t nodeProcess(const PlatformConfig& platform, std::uint32_t node)
+{
+    return platform.ranks + 1 + node;
+}
+
+// Engine classes of the utilisation counters, in the order of their series.
+constexpr std::size_t utilisationClasses = 3;
+constexpr const char* utilisationSeries[utilisationClasses] = {
+    "compute", "memory", "communication"};
+
+std::optional<std::size_t> utilisationClass(et::Engine engine)
+{
+    switch (engine) {
+    case et::Engine::Compute:
+    case et::Engine::Host:
+        return 0;
+    case et::Engine::Memory:
+        return 1;
+    case et::Engine::Communication:
+        return 2;
+    case et::Engine::Instant:
+        break;
+    }
+    return std::nullopt;
+}
+
+using UtilisationSamples = std::vector<std::array<double, utilisationClasses>>;
+
+// Adds `weight` x the fraction of each sample during which a node of each class was in flight
+// (overlapping nodes of one class count once).
+void addUtilisation(const std::vector<NodeInterval>& intervals,
+                    std::uint64_t startPs,
+                    std::uint64_t samplePs,
+                    double weight,
+                    UtilisationSamples& into)
+{
+    const std::uint64_t endPs = startPs + samplePs * into.size();
+    std::array<std::vector<std::pair<std::uint64_t, std::uint64_t>>, utilisationClasses> spans;
+    for (const NodeInterval& interval : intervals) {
+        const std::optional<std::size_t> kind = utilisationClass(interval.engine);
+        const std::uint64_t from = std::max(interval.startPs, startPs);
+        const std::uint64_t to = std::min(interval.endPs, endPs);
+        if (kind && from < to)
+            spans[*kind].emplace_back(from, to);
+    }
+    for (std::size_t kind = 0; kind < utilisationClasses; ++kind) {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>>& list = spans[kind];
+        std::sort(list.begin(), list.end());
+        std::uint64_t covered = startPs; // everything before this is counted
+        for (const auto& [from, to] : list) {
+            for (std::uint64_t t = std::max(from, covered); t < to;) {
+                const std::uint64_t sample = (t - startPs) / samplePs;
+                const std::uint64_t next = std::min(to, startPs + (sample + 1) * samplePs);
+                into[sample][kind] +=
+                    weight * static_cast<double>(next - t) / static_cast<double>(samplePs);
+                t = next;
+            }
+            covered = std::max(covered, to);
+        }
+    }
+}
+
+// One counter per sample whose value (to 0.1 %) differs from the one before; a counter
+// holds its value until the next sample, so the track is exact to that resolution.
+void writeUtilisation(Timeline& timeline,
+                      std::uint32_t processId,
+                      std::uint64_t startPs,
+                      std::uint64_t samplePs,
+                      const UtilisationSamples& samples)
+{
+    std::array<double, utilisationClasses> last{-1.0, -1.0, -1.0};
+    auto emit = [&](std::uint64_t timePs, const std::array<double, utilisationClasses>& value) {
+        if (value == last)
+            return;
+        timeline.counter(processId,
+                         "utilisation",
+                         timePs,
+                         {{utilisationSeries[0], value[0]},
+                          {utilisationSeries[1], value[1]},
+                          {utilisationSeries[2], value[2]}});
+        last = value;
+    };
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        std::array<double, utilisationClasses> rounded{};
+        for (std::size_t kind = 0; kind < utilisationClasses; ++kind)
+            rounded[kind] = std::round(std::min(samples[i][kind], 1.0) * 1000.0) / 1000.0;
+        emit(startPs + samplePs * i, rounded);
+    }
+    emit(startPs + samplePs * samples.size(), {});
+}
+
+// The counter tracks: per rank in detail, and per node of ranks (their mean).
+void writeUtilisationTracks(Timeline& timeline,
+                            const PlatformConfig& platform,
+                            const TimelineSpec& spec,
+                            const std::vector<bool>& detailed,
+                            const std::vector<std::vector<NodeInterval>>& intervals,
+                            std::uint64_t simulatedPs)
+{
+    const std::uint64_t startPs = spec.startPs;
+    const std::uint64_t endPs = std::min(spec.endPs, simulatedPs);
+    if (endPs <= startPs)
+        return;
+    std::uint64_t samplePs = spec.samplePs;
+    if (samplePs == 0) {
+        // Whole nanoseconds keep the sample times short in the file.
+        const std::uint64_t even =
+            (endPs - startPs + defaultTimelineSamples - 1) / defaultTimelineSamples;
+        samplePs = std::max<std::uint64_t>(1000, (even + 999) / 1000 * 1000);
+    }
+    const std::size_t samples =
+        static_cast<std::size_t>((endPs - startPs + samplePs - 1) / samplePs);
+    for (std::uint32_t rank = 0; rank < platform.ranks; ++rank) {
+        if (!detailed[rank])
+            continue;
+        UtilisationSamples values(samples);
+        addUtilisation(intervals[rank], startPs, samplePs, 1.0, values);
+        writeUtilisation(timeline, rank, startPs, samplePs, values);
+    }
+    if (!spec.nodeTracks)
+        return;
+    const std::uint32_t perNode = platform.ranksPerNode;
+    for (std::uint32_t node = 0; node * perNode < platform.ranks; ++node) {
+        const std::uint32_t first = node * perNode;
+        const std::uint32_t process = nodeProcess(platform, node);
+        timeline.processName(process,
+                             "node " + std::to_string(node) + " (ranks " + std::to_string(first) +
+                                 "-" + std::to_string(first + perNode - 1) + ", mean)",
+                             process);
+        UtilisationSamples values(samples);
+        for (std::uint32_t rank = first; rank < first + perNode; ++rank)
+            addUtilisation(intervals[rank], startPs, samplePs, 1.0 / perNode, values);
+        writeUtilisation(timeline, process, startPs, samplePs, values);
+    }
+}
+
 } // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+std::pair<std::uint64_t, std::uint64_t> parseTimelineWindow(const std::string& text)
+{
+    const std::string where = "--timeline-window " + text + ": ";
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos)
+        throw Error(where + "expected START:END with units, e.g. 2ms:3ms (either side may be "
+                            "empty)");
+    auto parseSide = [&](const std::string& side, std::uint64_t empty) {
+        if (side.find_first_not_of(" \t") == std::string::npos)
+            return empty;
+        try {
+            return Time::parse(side).ps();
+        } catch (const Error& error) {
+            throw Error(where + "\"" + side + "\" is not a time: " + error.what() +
+                        " (write a unit, e.g. 2ms, 1.5 us, 700 ns)");
+        }
+    };
+    const std::uint64_t start = parseSide(text.substr(0, colon), 0);
+    const std::uint64_t end =
+        parseSide(text.substr(colon + 1), std::numeric_limits<std::uint64_t>::max());
+    if (end <= start)
+        throw Error(where + "the end (" + toString(Time::fromPs(end)) +
+                    ") must come after the start (" + toString(Time::fromPs(start)) + ")");
+    return {start, end};
+}
+
+std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text)
+{
+    if (text == "all")
+        return std::nullopt;
+    std::vector<std::uint32_t> ranks;
+    if (text == "none")
+        return ranks;
+    auto number = [&](const std::string& item, const std::string& digits) {
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+            digits.size() > 9)
+            throw Error("--timeline-ranks " + text + ": \"" + item +
+                        "\" is not a rank or a range (write all, none, or e.g. 0,3,8-15)");
+        return static_cast<std::uint32_t>(std::stoul(digits));
+    };
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        std::size_t comma = text.find(',', begin);
+        if (comma == std::string::npos)
+            comma = text.size();
+        const std::string item = text.substr(begin, comma - begin);
+        const std::size_t dash = item.find('-');
+        if (dash == std::string::npos) {
+            ranks.push_back(number(item, item));
+        } else {
+            const std::uint32_t first = number(item, item.substr(0, dash));
+            const std::uint32_t last = number(item, item.substr(dash + 1));
+            if (last < first)
+                throw Error("--timeline-ranks " + text + ": the range \"" + item +
+                            "\" ends before it starts");
+            if (last - first >= (1U << 24))
+                throw Error("--timeline-ranks " + text + ": the range \"" + item +
+                            "\" holds more ranks than a platform can have");
+            for (std::uint32_t rank = first; rank <= last; ++rank)
+                ranks.push_back(rank);
+        }
+        begin = comma + 1;
+    }
+    return ranks;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TraceFileInfo describeTraceFile(const std::filesystem::path& path)
+{
+    TraceFileInfo info;
+    info.path = path.string();
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(info.path + ": cannot open to hash it (check that the file is readable)");
+    // OpenSSL's EVP interface: one context per file, freed on every path out.
+    std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> sha(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    if (!sha || EVP_DigestInit_ex(sha.get(), EVP_sha256(), nullptr) != 1)
+        throw Error(info.path + ": cannot start a SHA-256 digest (OpenSSL libcrypto failed)");
+    std::array<char, 1 << 16> buffer{};
+    uLong crc = crc32(0L, Z_NULL, 0);
+    while (in) {
+        in.read(buffer.data(), buffer.size());
+        const std::streamsize got = in.gcount();
+        if (got <= 0)
+            break;
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), static_cast<uInt>(got));
+        if (EVP_DigestUpdate(sha.get(), buffer.data(), static_cast<std::size_t>(got)) != 1)
+            throw Error(info.path + ": SHA-256 digest failed (OpenSSL libcrypto)");
+        info.bytes += static_cast<std::uint64_t>(got);
+    }
+    if (in.bad())
+        throw Error(info.path + ": read error after " + std::to_string(info.bytes) +
+                    " bytes while hashing it");
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int digestLength = 0;
+    if (EVP_DigestFinal_ex(sha.get(), digest.data(), &digestLength) != 1 || digestLength != 32)
+        throw Error(info.path + ": SHA-256 digest failed (OpenSSL libcrypto)");
+    constexpr char hexDigits[] = "0123456789abcdef";
+    info.sha256.reserve(2 * digestLength);
+    for (unsigned int i = 0; i < digestLength; ++i) {
+        info.sha256 += hexDigits[digest[i] >> 4];
+        info.sha256 += hexDigits[digest[i] & 0xf];
+    }
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
+    info.crc32 = hex;
+    return info;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -133,7 +368,7 @@ std::vector<TraceFileInfo> TraceInput::files() const
 {
     std::vector<TraceFileInfo> list;
     for (const et::RankFile& file : rankFiles)
-        list.push_back(describeFile(file.path));
+        list.push_back(describeTraceFile(file.path));
     return list;
 }
 
@@ -254,9 +489,26 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     StatGroup stats("platform");
     Platform built("platform", platform, simulation, stats);
 
+    const TimelineSpec& spec = options.timeline;
+    std::vector<bool> detailed(platform.ranks, !spec.ranks.has_value());
+    if (spec.ranks)
+        for (std::uint32_t rank : *spec.ranks) {
+            if (rank >= platform.ranks)
+                throw Error("timeline rank " + std::to_string(rank) + ": the platform" +
+                            (platform.name.empty() ? "" : " \"" + platform.name + "\"") +
+                            " has ranks 0 to " + std::to_string(platform.ranks - 1));
+            detailed[rank] = true;
+        }
+    const bool allRanks = std::find(detailed.begin(), detailed.end(), false) == detailed.end();
     std::unique_ptr<Timeline> timeline;
-    if (!options.timelinePath.empty())
-        timeline = std::make_unique<Timeline>(options.timelinePath);
+    if (!spec.path.empty()) {
+        TimelineOptions timelineOptions;
+        timelineOptions.windowStartPs = spec.startPs;
+        timelineOptions.windowEndPs = spec.endPs;
+        timeline = std::make_unique<Timeline>(spec.path, timelineOptions);
+        if (spec.linkTracks.value_or(allRanks))
+            built.attachFabricTimeline(*timeline, fabricProcess(platform));
+    }
     // With a rank filter the drivers do not write the timeline; the selected ranks' nodes
     // are written from their records instead (without the dependency arrows).
     std::vector<std::vector<NodeInterval>> intervals(platform.ranks);
@@ -265,22 +517,17 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         intervals[toUnderlying(record.rank)].push_back(
             {record.issuePs, record.finishPs, record.engine});
     });
-    const bool allRanks = options.timelineRanks.empty();
     built.attach(input.sources(),
                  job.groups,
                  &simulation.logs().get("et_driver"),
                  allRanks ? timeline.get() : nullptr);
     if (timeline && !allRanks) {
-        std::vector<bool> wanted(platform.ranks, false);
-        for (std::uint32_t rank : options.timelineRanks)
-            if (rank < platform.ranks)
-                wanted[rank] = true;
         for (std::uint32_t rank = 0; rank < platform.ranks; ++rank)
-            if (wanted[rank])
+            if (detailed[rank])
                 timeline->processName(rank, "rank " + std::to_string(rank), rank);
-        built.onRecord([&timeline, wanted](const et::NodeRecord& record) {
+        built.onRecord([&timeline, detailed](const et::NodeRecord& record) {
             const std::uint32_t rank = toUnderlying(record.rank);
-            if (!wanted[rank] || record.finishPs <= record.issuePs)
+            if (!detailed[rank] || record.finishPs <= record.issuePs)
                 return;
             timeline->complete(rank,
                                static_cast<std::uint32_t>(record.engine),
@@ -308,9 +555,12 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     report.wallSeconds = result.wallSeconds;
     report.events = result.deltaCycles;
 
+    for (const et::RankDriver* driver : drivers)
+        report.simulatedPs = std::max(report.simulatedPs, driver->finishPs());
+    if (timeline)
+        writeUtilisationTracks(*timeline, platform, spec, detailed, intervals, report.simulatedPs);
     for (const et::RankDriver* driver : drivers) {
         const std::uint32_t rank = toUnderlying(driver->rank());
-        report.simulatedPs = std::max(report.simulatedPs, driver->finishPs());
         report.nodes += driver->nodesFinished();
         report.fallbacks += driver->fallbacks().total();
         report.ranks.push_back(breakdown(rank, driver->finishPs(), std::move(intervals[rank])));
@@ -367,6 +617,9 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         timeline->close();
         report.timelinePath = timeline->path();
         report.timelineEvents = timeline->eventCount();
+        std::error_code unknown;
+        const std::uintmax_t bytes = std::filesystem::file_size(timeline->path(), unknown);
+        report.timelineBytes = unknown ? 0 : static_cast<std::uint64_t>(bytes);
     }
     return report;
 }
@@ -451,7 +704,8 @@ void writeReportText(std::ostream& out, const RunReport& report)
         out << ", " << report.fallbacks << " nodes ran as fallbacks (see the warnings)";
     out << "\n";
     if (!report.timelinePath.empty())
-        out << "timeline: " << report.timelinePath << " (" << report.timelineEvents << " events)\n";
+        out << "timeline: " << report.timelinePath << " (" << report.timelineEvents << " events, "
+            << formatBytes(static_cast<double>(report.timelineBytes)) << ")\n";
     out.unsetf(std::ios::floatfield);
 }
 
@@ -502,8 +756,10 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
     json["platform"] = {{"name", report.platformName}, {"resolved", report.platform}};
     json["trace_files"] = nlohmann::ordered_json::array();
     for (const TraceFileInfo& file : report.traceFiles)
-        json["trace_files"].push_back(
-            {{"path", file.path}, {"bytes", file.bytes}, {"crc32", file.crc32}});
+        json["trace_files"].push_back({{"path", file.path},
+                                       {"bytes", file.bytes},
+                                       {"sha256", file.sha256},
+                                       {"crc32", file.crc32}});
     json["command_line"] = commandLine;
     if (!report.timelinePath.empty())
         json["timeline"] = report.timelinePath;

@@ -28,8 +28,11 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etsim::platform {
@@ -41,9 +44,15 @@ inline constexpr int reportSchemaVersion = 1;
 struct TraceFileInfo {
     std::string path;
     std::uint64_t bytes = 0;
-    /// zlib CRC-32 of the file's bytes, as 8 hex digits.
+    /// SHA-256 (FIPS 180-4) of the file's bytes, as 64 lower-case hex digits.
+    std::string sha256;
+    /// zlib CRC-32 of the file's bytes, as 8 hex digits (kept for schema 1 readers).
     std::string crc32;
 };
+
+/// Size and hashes of one file, read once. Throws etsim::Error naming the path when it
+/// cannot be read.
+TraceFileInfo describeTraceFile(const std::filesystem::path& path);
 
 /// The ranks of a job: a multi-rank trace, or one rank replicated.
 class TraceInput {
@@ -59,7 +68,7 @@ public:
     std::size_t rankCount() const;
     /// One node source per rank, valid while this object lives.
     std::vector<et::NodeSource> sources();
-    /// Each file with its size and CRC-32 (read once, on first call).
+    /// Each file with its size, SHA-256 and CRC-32 (read on every call).
     std::vector<TraceFileInfo> files() const;
 
 private:
@@ -84,11 +93,40 @@ struct JobProgress {
     double wallSeconds = 0.0;
 };
 
-struct JobOptions {
+/// What the timeline holds (docs/report.md, Timeline): per-node slices of the chosen ranks,
+/// utilisation counters per rank and per node (host) of ranks, the fabric's link tracks.
+struct TimelineSpec {
     /// Chrome/Perfetto timeline file; empty = none.
-    std::string timelinePath;
-    /// Ranks whose nodes go to the timeline; empty = all.
-    std::vector<std::uint32_t> timelineRanks;
+    std::string path;
+    /// Ranks whose nodes go to the timeline as slices (with their utilisation counters);
+    /// nullopt = all ranks, an empty list = none. A rank the platform lacks is an error.
+    std::optional<std::vector<std::uint32_t>> ranks;
+    /// Only [startPs, endPs) of simulated time is written (slices clipped to it).
+    std::uint64_t startPs = 0;
+    std::uint64_t endPs = std::numeric_limits<std::uint64_t>::max();
+    /// Width of one sample of the utilisation counters (ps); 0 = the window (or the run, when
+    /// the window reaches past its end) over `defaultTimelineSamples`.
+    std::uint64_t samplePs = 0;
+    /// Per-node (host) utilisation counters: the mean over the node's ranks.
+    bool nodeTracks = true;
+    /// The fabric's per-link busy tracks (flow fidelity); nullopt = only when every rank is
+    /// drawn (a large fabric writes far more link slices than nodes: docs/report.md).
+    std::optional<bool> linkTracks;
+};
+
+/// Parses `--timeline-window START:END`: two times with units ("2ms:3ms", "1.5 us:2 us");
+/// either side may be empty (from the start, to the end). Throws etsim::Error naming the
+/// text for a missing colon, a time without a unit or an end not after the start.
+std::pair<std::uint64_t, std::uint64_t> parseTimelineWindow(const std::string& text);
+/// Parses `--timeline-ranks`: "all" (nullopt), "none" (empty) or a comma list of ranks and
+/// ranges ("0,3,8-15"). Throws etsim::Error naming the bad item.
+std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text);
+
+/// Samples per utilisation counter track when TimelineSpec::samplePs is 0.
+inline constexpr std::uint64_t defaultTimelineSamples = 500;
+
+struct JobOptions {
+    TimelineSpec timeline;
     /// Log levels (LogRegistry::configure); empty = warnings and errors.
     std::string logSpec;
     /// Called about every 10 us of simulated time.
@@ -159,6 +197,8 @@ struct RunReport {
     nlohmann::ordered_json platform; // resolved platform
     std::string timelinePath;
     std::uint64_t timelineEvents = 0;
+    /// Size of the timeline file, B.
+    std::uint64_t timelineBytes = 0;
 };
 
 /// Builds the platform, runs the job, and summarises it. Throws etsim::Error (ConfigError,

@@ -67,6 +67,11 @@ public:
     /// The drivers (empty before attach()).
     std::vector<const et::RankDriver*> drivers() const;
     const FabricComponent& fabric() const { return *net; }
+    /// The fabric's link tracks go to `timeline` as process `processId` (before the run).
+    void attachFabricTimeline(Timeline& timeline, std::uint32_t processId)
+    {
+        net->attachTimeline(timeline, processId);
+    }
     /// Every component idle.
     bool idle() const;
 

@@ -225,6 +225,47 @@ nlohmann::ordered_json toJson(const YAML::Node& node)
     return nullptr;
 }
 
+YAML::Node driverYaml(const DriverConfig& driver)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    node["profile"] = std::string(enumName(profileNames, driver.profile));
+    node["compute_mode"] = std::string(enumName(modeNames, driver.compute));
+    node["memory_mode"] = std::string(enumName(modeNames, driver.memory));
+    node["communication_mode"] = std::string(enumName(modeNames, driver.communication));
+    node["dependencies"] = std::string(enumName(dependencyNames, driver.dependencies));
+    node["lenient"] = driver.lenient ? "true" : "false";
+    node["window"] = std::to_string(driver.window);
+    YAML::Node limits(YAML::NodeType::Map);
+    limits["compute"] = std::to_string(driver.computeLimit);
+    limits["memory"] = std::to_string(driver.memoryLimit);
+    limits["communication"] = std::to_string(driver.communicationLimit);
+    limits["host"] = std::to_string(driver.hostLimit);
+    node["limits"] = limits;
+    node["eager_threshold"] = toString(driver.eagerThreshold);
+    return node;
+}
+
+// The tree a report records: the accelerator, HBM and driver sections replaced by every value
+// they resolved to (presets and defaults expanded), keeping the preset names for the reader.
+YAML::Node resolvedTree(const YAML::Node& root, const PlatformConfig& config)
+{
+    YAML::Node tree = YAML::Clone(root);
+    YAML::Node accelerator = accel::toYaml(config.accelerator);
+    const YAML::Node written = root["accelerator"];
+    if (written.IsMap() && written["preset"].IsDefined()) {
+        YAML::Node withPreset(YAML::NodeType::Map);
+        withPreset["preset"] = YAML::Clone(written["preset"]);
+        for (const auto& entry : accelerator)
+            withPreset[entry.first] = entry.second;
+        accelerator = withPreset;
+    }
+    accelerator["hbm"] = hbm::toYaml(config.hbm);
+    tree["accelerator"] = accelerator;
+    tree["ranks_per_node"] = std::to_string(config.ranksPerNode);
+    tree["driver"] = driverYaml(config.driver);
+    return tree;
+}
+
 DriverConfig parseDriver(ConfigMap& map)
 {
     DriverConfig driver;
@@ -373,7 +414,7 @@ PlatformConfig loadPlatformString(const std::string& text,
                               error.problem());
         throw;
     }
-    config.resolved = toJson(root);
+    config.resolved = toJson(resolvedTree(root, config));
     return config;
 }
 

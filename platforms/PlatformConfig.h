@@ -117,7 +117,9 @@ struct PlatformConfig {
     DriverConfig driver;
     /// Set for the ASTRA-sim compatibility profile: `accelerator` and `hbm` are then unused.
     std::optional<AstraNodeTiming> astra;
-    /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran).
+    /// The YAML tree after presets and overrides, as JSON (for reports: what actually ran):
+    /// the accelerator (with its hbm) and driver maps hold every value they resolved to
+    /// (accel::toYaml, hbm::toYaml), so the tree loads back to the same platform.
     nlohmann::ordered_json resolved;
 };
 

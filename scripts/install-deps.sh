@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
     g++ cmake make ninja-build pkg-config
     libsystemc-dev libboost-dev
-    libprotobuf-dev protobuf-compiler zlib1g-dev
+    libprotobuf-dev protobuf-compiler zlib1g-dev libssl-dev
     libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format

@@ -1,5 +1,9 @@
 #include "models/accel/AccelConfig.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -247,6 +251,83 @@ void readTensor(ConfigMap& map, TensorConfig& tensor)
     }
 }
 
+// The shortest decimal text that reads back as exactly `value`.
+std::string exactText(double value)
+{
+    char text[40];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value)
+            break;
+    }
+    return text;
+}
+
+template <typename T>
+std::string scalarText(const T& value)
+{
+    if constexpr (std::is_same_v<T, double>)
+        return exactText(value);
+    else if constexpr (std::is_integral_v<T>)
+        return std::to_string(value);
+    else
+        return etsim::toString(value);
+}
+
+// The entries a per-data-type table has, under the keys readPerDataType reads.
+template <typename T>
+YAML::Node perDataTypeYaml(const PerDataType<T>& table)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    for (const DataTypeKey& entry : dataTypeKeys)
+        if (table.has(entry.first))
+            node[std::string(entry.name)] = scalarText(table.get(entry.first));
+    return node;
+}
+
+YAML::Node tileYaml(std::uint32_t first, std::uint32_t second)
+{
+    YAML::Node tile(YAML::NodeType::Sequence);
+    tile.SetStyle(YAML::EmitterStyle::Flow);
+    tile.push_back(std::to_string(first));
+    tile.push_back(std::to_string(second));
+    return tile;
+}
+
+YAML::Node tensorYaml(const TensorConfig& tensor)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    if (const auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
+        node["model"] = "gpu_tiles";
+        node["peak"] = perDataTypeYaml(tensor.peak);
+        node["efficiency"] = exactText(tensor.efficiency);
+        node["sm_count"] = std::to_string(gpu->smCount);
+        node["clock"] = etsim::toString(gpu->clock);
+        node["flop_per_clock_per_sm"] = perDataTypeYaml(gpu->flopPerClockPerSm);
+        YAML::Node tiles(YAML::NodeType::Sequence);
+        for (const TileShape& tile : gpu->tiles)
+            tiles.push_back(tileYaml(tile.m, tile.n));
+        node["tiles"] = tiles;
+        node["ctas_per_sm"] = std::to_string(gpu->ctasPerSm);
+        node["pipe_efficiency"] = exactText(gpu->pipeEfficiency);
+    } else if (const auto* array = std::get_if<SystolicTensor>(&tensor.detail)) {
+        node["model"] = "systolic";
+        node["peak"] = perDataTypeYaml(tensor.peak);
+        node["efficiency"] = exactText(tensor.efficiency);
+        node["rows"] = std::to_string(array->rows);
+        node["cols"] = std::to_string(array->cols);
+        node["arrays"] = std::to_string(array->arrays);
+        node["clock"] = etsim::toString(array->clock);
+        node["dataflow"] = toString(array->dataflow);
+        node["tile"] = tileYaml(array->tileRows, array->tileCols);
+    } else {
+        node["model"] = "roofline";
+        node["peak"] = perDataTypeYaml(tensor.peak);
+        node["efficiency"] = exactText(tensor.efficiency);
+    }
+    return node;
+}
+
 } // namespace
 
 const char* toString(Dataflow dataflow)
@@ -376,6 +457,38 @@ AccelConfig parseAccelConfig(ConfigMap& map)
         location.fail(bad->problem);
     }
     return config;
+}
+
+YAML::Node toYaml(const AccelConfig& config)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    node["name"] = config.name;
+    node["compute_units"] = std::to_string(config.computeUnits);
+    node["launch_overhead"] = etsim::toString(config.launchOverhead);
+    node["default_dtype"] = std::string(enumName(defaultDataTypeNames, config.defaultDataType));
+    node["tensor"] = tensorYaml(config.tensor);
+    YAML::Node vector(YAML::NodeType::Map);
+    vector["peak"] = perDataTypeYaml(config.vector.peak);
+    vector["efficiency"] = exactText(config.vector.efficiency);
+    node["vector"] = vector;
+    YAML::Node sram(YAML::NodeType::Map);
+    sram["capacity"] = etsim::toString(config.sram.capacity);
+    sram["bandwidth"] = etsim::toString(config.sram.bandwidth);
+    sram["efficiency"] = exactText(config.sram.efficiency);
+    node["sram"] = sram;
+    YAML::Node dma(YAML::NodeType::Map);
+    dma["engines"] = std::to_string(config.dma.engines);
+    dma["bandwidth"] = etsim::toString(config.dma.bandwidth);
+    dma["chunk"] = etsim::toString(config.dma.chunk);
+    node["dma"] = dma;
+    YAML::Node memory(YAML::NodeType::Map);
+    memory["base"] = std::to_string(config.memory.base);
+    memory["capacity"] = etsim::toString(config.memory.capacity);
+    memory["alignment"] = etsim::toString(config.memory.alignment);
+    memory["interleave"] = etsim::toString(config.memory.interleave);
+    memory["channels"] = std::to_string(config.memory.channels);
+    node["memory"] = memory;
+    return node;
 }
 
 } // namespace etsim::accel

@@ -23,6 +23,10 @@
 #include <variant>
 #include <vector>
 
+namespace YAML {
+class Node;
+}
+
 namespace etsim::accel {
 
 /// A value per element type (peak rates, FLOP per clock). Zero means "not given": lookups
@@ -210,5 +214,10 @@ void validateAccelConfig(const AccelConfig& config);
 /// Reads an accelerator map (the keys of docs/accel.md), lays it over its preset (or the
 /// defaults) and checks it. Errors are ConfigErrors at the offending key.
 AccelConfig parseAccelConfig(ConfigMap& map);
+
+/// Every value of a config as the accelerator map of docs/accel.md (scalars as YAML text,
+/// units written so they parse back exactly): parseAccelConfig of the result, with no preset,
+/// gives back the same config. The resolved platform of a run report is built from it.
+YAML::Node toYaml(const AccelConfig& config);
 
 } // namespace etsim::accel

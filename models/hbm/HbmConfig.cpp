@@ -1,6 +1,10 @@
 #include "models/hbm/HbmConfig.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <utility>
@@ -611,6 +615,75 @@ HbmConfig parseHbmConfig(ConfigMap& map)
     checkTiming(config.timing, config.organisation, failAt("timing"));
     checkAddressMap(config.addressMap, config.organisation, failAt("address_map"));
     return config;
+}
+
+namespace {
+
+// The shortest decimal text that reads back as exactly `value`.
+std::string exactText(double value)
+{
+    char text[40];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value)
+            break;
+    }
+    return text;
+}
+
+} // namespace
+
+YAML::Node toYaml(const HbmConfig& config)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    if (!config.presetName.empty())
+        node["preset"] = config.presetName;
+    node["fidelity"] = std::string(enumName(fidelityNames, config.fidelity));
+    const Organisation& org = config.organisation;
+    YAML::Node organisation(YAML::NodeType::Map);
+    organisation["stacks"] = std::to_string(org.stacks);
+    organisation["channels_per_stack"] = std::to_string(org.channelsPerStack);
+    organisation["pcs_per_channel"] = std::to_string(org.pcsPerChannel);
+    organisation["pc_width_bits"] = std::to_string(org.pcWidthBits);
+    organisation["data_rate"] = toString(org.dataRate);
+    organisation["clock"] = toString(org.clock);
+    organisation["burst_length"] = std::to_string(org.burstLength);
+    organisation["sids"] = std::to_string(org.sids);
+    organisation["bank_groups"] = std::to_string(org.bankGroups);
+    organisation["banks_per_group"] = std::to_string(org.banksPerGroup);
+    organisation["rows"] = std::to_string(org.rows);
+    organisation["page"] = toString(org.page);
+    organisation["stack_interleave"] = toString(org.stackInterleave);
+    node["organisation"] = organisation;
+    YAML::Node timing(YAML::NodeType::Map);
+    for (const TimingKey& entry : timingKeys)
+        timing[std::string(entry.key)] = std::to_string(config.timing.*entry.member);
+    node["timing"] = timing;
+    YAML::Node addressMap(YAML::NodeType::Map);
+    for (const auto& entry : addressFieldNames) {
+        YAML::Node bits(YAML::NodeType::Sequence);
+        bits.SetStyle(YAML::EmitterStyle::Flow);
+        for (std::uint8_t bit : config.addressMap.field(entry.value))
+            bits.push_back(std::to_string(bit));
+        addressMap[std::string(entry.name)] = bits;
+    }
+    node["address_map"] = addressMap;
+    const ControllerConfig& c = config.controller;
+    YAML::Node controller(YAML::NodeType::Map);
+    controller["scheduler"] = std::string(enumName(schedulerNames, c.scheduler));
+    controller["page_policy"] = std::string(enumName(pagePolicyNames, c.pagePolicy));
+    controller["refresh"] = std::string(enumName(refreshNames, c.refresh));
+    controller["read_queue"] = std::to_string(c.readQueue);
+    controller["write_queue"] = std::to_string(c.writeQueue);
+    controller["write_high_watermark"] = exactText(c.writeHighWatermark);
+    controller["write_low_watermark"] = exactText(c.writeLowWatermark);
+    controller["latency"] = toString(c.latency);
+    node["controller"] = controller;
+    YAML::Node analytic(YAML::NodeType::Map);
+    analytic["efficiency"] = exactText(config.analytic.efficiency);
+    analytic["latency"] = toString(config.analytic.latency);
+    node["analytic"] = analytic;
+    return node;
 }
 
 } // namespace etsim::hbm

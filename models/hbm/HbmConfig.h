@@ -24,6 +24,10 @@
 #include <string_view>
 #include <vector>
 
+namespace YAML {
+class Node;
+}
+
 namespace etsim::hbm {
 
 /// Which of the two models behind one HbmController serves the transactions.
@@ -259,5 +263,10 @@ void validate(const HbmConfig& config);
 
 /// Reads the `hbm` map (see the top of this file); errors are ConfigErrors at the key.
 HbmConfig parseHbmConfig(ConfigMap& map);
+
+/// Every value of a config as the `hbm` map above (scalars as YAML text, timings in cycles,
+/// the address map as explicit bit lists): parseHbmConfig of the result gives back the same
+/// config. The resolved platform of a run report is built from it.
+YAML::Node toYaml(const HbmConfig& config);
 
 } // namespace etsim::hbm

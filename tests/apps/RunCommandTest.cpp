@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <set>
 
 namespace etsim::apps {
 namespace {
@@ -68,6 +69,7 @@ TEST(RunCommand, RunsAPresetAndWritesReportTimelineAndPicture)
     EXPECT_GT(json["events"].get<std::uint64_t>(), 0U);
     EXPECT_EQ(json["trace_files"].size(), 8U);
     EXPECT_EQ(json["trace_files"][0]["crc32"].get<std::string>().size(), 8U);
+    EXPECT_EQ(json["trace_files"][0]["sha256"].get<std::string>().size(), 64U);
     EXPECT_EQ(json["platform"]["resolved"]["accelerator"]["preset"], "h100_sxm");
     EXPECT_EQ(json["command_line"][1], "run");
     EXPECT_GT(etsim::test::readFile(timeline).size(), 1000U);
@@ -123,6 +125,107 @@ TEST(RunCommand, ExitCodes)
         etsim("run --platform hgx_h100 --trace " + trace + " --quiet --mode replay");
     EXPECT_EQ(quiet.code, 0) << quiet.output;
     EXPECT_FALSE(contains(quiet.output, "simulated time")) << quiet.output;
+}
+
+// The timeline's filters: two ranks in detail, a window, per-node and per-rank utilisation
+// counters, the fabric's link tracks; every event inside the window.
+TEST(RunCommand, TimelineFiltersAndAggregatedTracks)
+{
+    TempDir dir;
+    std::string trace = generate(dir);
+    std::string full = dir.file("full.json").string();
+    CommandResult whole =
+        etsim("run --quiet --platform hgx_h100 --trace " + trace + " --timeline " + full +
+              " --report " + dir.file("report.json").string());
+    ASSERT_EQ(whole.code, 0) << whole.output;
+    nlohmann::json report = nlohmann::json::parse(etsim::test::readFile(dir.file("report.json")));
+    const double endUs = report["simulated_time_ns"].get<double>() / 1000.0;
+    // Every rank drawn: the fabric's link tracks are on by default (auto).
+    std::size_t fullLinks = 0;
+    const nlohmann::json fullTimeline = nlohmann::json::parse(etsim::test::readFile(full));
+    for (const auto& event : fullTimeline["traceEvents"])
+        if (event["ph"] == "X" && event["pid"] == 8)
+            ++fullLinks;
+    EXPECT_GT(fullLinks, 0U);
+
+    std::string part = dir.file("part.json").string();
+    const std::string window = std::to_string(endUs / 4) + "us:" + std::to_string(endUs / 2) + "us";
+    CommandResult filtered =
+        etsim("run --quiet --platform hgx_h100 --trace " + trace + " --timeline " + part +
+              " --timeline-ranks 1,6-7 --timeline-links on --timeline-window " + window);
+    ASSERT_EQ(filtered.code, 0) << filtered.output;
+    nlohmann::json events = nlohmann::json::parse(etsim::test::readFile(part))["traceEvents"];
+    std::set<int> slicesOf;
+    std::set<std::string> processes;
+    std::size_t counters = 0;
+    std::size_t links = 0;
+    for (const auto& event : events) {
+        const std::string phase = event["ph"];
+        if (phase == "M" && event["name"] == "process_name")
+            processes.insert(event["args"]["name"].get<std::string>());
+        if (phase == "M")
+            continue;
+        const double ts = event["ts"].get<double>();
+        EXPECT_GE(ts, endUs / 4 - 1e-3);
+        EXPECT_LT(ts, endUs / 2 + 1e-3);
+        if (phase == "X" && event["pid"].get<int>() < 8)
+            slicesOf.insert(event["pid"].get<int>());
+        if (phase == "X" && event["pid"].get<int>() == 8)
+            ++links;
+        if (phase == "C") {
+            ++counters;
+            for (const char* series : {"compute", "memory", "communication"}) {
+                EXPECT_GE(event["args"][series].get<double>(), 0.0);
+                EXPECT_LE(event["args"][series].get<double>(), 1.0);
+            }
+        }
+    }
+    EXPECT_EQ(slicesOf, (std::set<int>{1, 6, 7}));
+    EXPECT_TRUE(processes.count("node 0 (ranks 0-7, mean)")) << events.dump();
+    EXPECT_TRUE(processes.count("rank 6"));
+    EXPECT_FALSE(processes.count("rank 0"));
+    EXPECT_GT(counters, 4U);
+    EXPECT_GT(links, 0U);
+    EXPECT_LT(etsim::test::readFile(part).size(), etsim::test::readFile(full).size());
+}
+
+TEST(RunCommand, TimelineOptionErrors)
+{
+    TempDir dir;
+    std::string trace = generate(dir);
+    const std::string run = "run --quiet --platform hgx_h100 --trace " + trace + " --timeline " +
+                            dir.file("t.json").string();
+    CommandResult noUnit = etsim(run + " --timeline-window 2:3ms");
+    EXPECT_EQ(noUnit.code, 2);
+    EXPECT_TRUE(contains(noUnit.output, "--timeline-window 2:3ms: \"2\" is not a time"))
+        << noUnit.output;
+    CommandResult noColon = etsim(run + " --timeline-window 2ms");
+    EXPECT_EQ(noColon.code, 2);
+    EXPECT_TRUE(contains(noColon.output, "expected START:END with units, e.g. 2ms:3ms"))
+        << noColon.output;
+    CommandResult backwards = etsim(run + " --timeline-window 3ms:2ms");
+    EXPECT_EQ(backwards.code, 2);
+    EXPECT_TRUE(contains(backwards.output, "the end (2 ms) must come after the start (3 ms)"))
+        << backwards.output;
+    CommandResult badRanks = etsim(run + " --timeline-ranks 1,x");
+    EXPECT_EQ(badRanks.code, 2);
+    EXPECT_TRUE(contains(badRanks.output, "\"x\" is not a rank or a range")) << badRanks.output;
+    CommandResult outside = etsim(run + " --timeline-ranks 9");
+    EXPECT_EQ(outside.code, 1);
+    EXPECT_TRUE(
+        contains(outside.output, "timeline rank 9: the platform \"hgx_h100\" has ranks 0 to 7"))
+        << outside.output;
+    CommandResult zeroSample = etsim(run + " --timeline-sample 0us");
+    EXPECT_EQ(zeroSample.code, 2);
+    EXPECT_TRUE(contains(zeroSample.output, "--timeline-sample 0us: must be at least 1 ps"))
+        << zeroSample.output;
+    CommandResult badLinks = etsim(run + " --timeline-links maybe");
+    EXPECT_EQ(badLinks.code, 2);
+    EXPECT_TRUE(contains(badLinks.output, "--timeline-links")) << badLinks.output;
+    CommandResult withoutFile =
+        etsim("run --platform hgx_h100 --trace " + trace + " --timeline-window 1us:2us");
+    EXPECT_EQ(withoutFile.code, 2);
+    EXPECT_TRUE(contains(withoutFile.output, "add --timeline FILE.json")) << withoutFile.output;
 }
 
 TEST(RunCommand, ListsPlatforms)

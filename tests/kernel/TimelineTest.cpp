@@ -183,6 +183,74 @@ TEST(Timeline, CounterTracks)
     EXPECT_EQ(events[1].at("args"), json::parse(R"({"reads":0,"writes":0})"));
 }
 
+// A window [1000, 2000) ps: slices overlapping it are clipped, the rest dropped; instants,
+// counters and flow ends count where they are; names are always written.
+TEST(Timeline, WindowClipsAndDropsEvents)
+{
+    test::TempDir dir;
+    auto path = dir.file("window.json");
+    TimelineOptions options;
+    options.windowStartPs = 1000;
+    options.windowEndPs = 2000;
+    Timeline timeline(path.string(), options);
+    timeline.processName(0, "rank 0", 0);
+    timeline.complete(0, 1, "before", "c", 0, 1000);         // ends at the start: dropped
+    timeline.complete(0, 1, "across start", "c", 500, 1000); // 500..1500 -> 1000..1500
+    timeline.complete(0, 1, "inside", "c", 1200, 300);
+    timeline.complete(0, 1, "across end", "c", 1800, 700); // 1800..2500 -> 1800..2000
+    timeline.complete(0, 1, "around", "c", 0, 5000);       // -> 1000..2000
+    timeline.complete(0, 1, "after", "c", 2000, 10);       // starts at the end: dropped
+    timeline.complete(0, 1, "empty inside", "c", 1999, 0);
+    timeline.instant(0, 1, "early", "c", 999);
+    timeline.instant(0, 1, "mark", "c", 1000);
+    timeline.counter(0, "load", 1999, {{"x", 1}});
+    timeline.counter(0, "load", 2000, {{"x", 2}});
+    timeline.flowStart(0, 1, "dep", "dep", 7, 900);
+    timeline.flowEnd(0, 1, "dep", "dep", 7, 1300);
+    EXPECT_EQ(timeline.eventCount(), 10U);
+    timeline.close();
+
+    // The flow's start (900 ps) is dropped, its end (1300 ps) kept: viewers ignore the lone end.
+    json events = parseTimeline(path).at("traceEvents");
+    ASSERT_EQ(events.size(), 10U);
+    EXPECT_EQ(events[0].at("name"), "process_name");
+    std::vector<std::string> names;
+    for (const json& event : events)
+        names.push_back(event.at("name"));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"process_name",
+                                        "process_sort_index",
+                                        "across start",
+                                        "inside",
+                                        "across end",
+                                        "around",
+                                        "empty inside",
+                                        "mark",
+                                        "load",
+                                        "dep"}));
+    EXPECT_EQ(picoseconds(events[2].at("ts")), 1000U);
+    EXPECT_EQ(picoseconds(events[2].at("dur")), 500U);
+    EXPECT_EQ(picoseconds(events[3].at("ts")), 1200U);
+    EXPECT_EQ(picoseconds(events[3].at("dur")), 300U);
+    EXPECT_EQ(picoseconds(events[4].at("dur")), 200U);
+    EXPECT_EQ(picoseconds(events[5].at("ts")), 1000U);
+    EXPECT_EQ(picoseconds(events[5].at("dur")), 1000U);
+    EXPECT_EQ(events[8].at("args").at("x"), 1);
+}
+
+TEST(Timeline, EmptyWindowIsAnError)
+{
+    test::TempDir dir;
+    auto path = dir.file("empty.json");
+    TimelineOptions options;
+    options.windowStartPs = 5000;
+    options.windowEndPs = 5000;
+    EXPECT_EQ(errorOf([&] { Timeline timeline(path.string(), options); }),
+              "timeline \"" + path.string() +
+                  "\": the window [5000 ps, 5000 ps) is empty; its start must come before its "
+                  "end");
+}
+
 TEST(Timeline, FlowArrowsBindToEnclosingSlices)
 {
     test::TempDir dir;

@@ -90,6 +90,64 @@ TEST(PlatformConfig, OverridesReachPresetsAndTheExpandedFabric)
     EXPECT_EQ(config.resolved["accelerator"]["sram"]["capacity"], "64 MiB");
 }
 
+// The report records every value that ran: the accelerator and HBM presets expanded, the
+// driver's defaults written out, --set overrides in place.
+TEST(PlatformConfig, ResolvedExpandsAcceleratorAndHbmPresets)
+{
+    PlatformConfig config = loadPlatform(
+        "hgx_h100", {{"accelerator.hbm.timing.cl", "25"}, {"accelerator.dma.engines", "8"}});
+    const nlohmann::ordered_json& accelerator = config.resolved["accelerator"];
+    // Only in the h100_sxm preset (the platform file names the preset and nothing else).
+    EXPECT_EQ(accelerator["preset"], "h100_sxm");
+    EXPECT_EQ(accelerator["tensor"]["model"], "gpu_tiles");
+    EXPECT_EQ(accelerator["tensor"]["sm_count"], "132");
+    EXPECT_EQ(accelerator["tensor"]["clock"], "1.83 GHz");
+    EXPECT_EQ(accelerator["tensor"]["tiles"][0], nlohmann::ordered_json({"128", "256"}));
+    EXPECT_EQ(accelerator["tensor"]["pipe_efficiency"], "0.8");
+    EXPECT_EQ(accelerator["sram"]["capacity"], "50 MB");
+    EXPECT_EQ(accelerator["launch_overhead"], "2 us");
+    EXPECT_EQ(accelerator["default_dtype"], "bf16");
+    // Only in the hbm3_h100 preset.
+    const nlohmann::ordered_json& hbm = accelerator["hbm"];
+    EXPECT_EQ(hbm["preset"], "hbm3_h100");
+    EXPECT_EQ(hbm["organisation"]["stacks"], "5");
+    EXPECT_EQ(hbm["organisation"]["data_rate"], "653.75 MB/s"); // 5.23 Gb/s per pin
+    EXPECT_EQ(hbm["analytic"]["efficiency"], "0.886");
+    EXPECT_EQ(hbm["timing"]["rcd_rd"], std::to_string(config.hbm.timing.rcdRd));
+    EXPECT_EQ(hbm["address_map"]["byte"], nlohmann::ordered_json({"0", "1", "2", "3", "4"}));
+    // The overrides.
+    EXPECT_EQ(hbm["timing"]["cl"], "25");
+    EXPECT_EQ(config.hbm.timing.cl, 25U);
+    EXPECT_EQ(accelerator["dma"]["engines"], "8");
+    // Driver defaults the file does not write.
+    EXPECT_EQ(config.resolved["driver"]["window"], "256");
+    EXPECT_EQ(config.resolved["driver"]["limits"]["host"], "1");
+    EXPECT_EQ(config.resolved["driver"]["compute_mode"], "model");
+}
+
+// The resolved tree is itself a platform file that loads to the same values, for every preset
+// (GPU tiles, systolic arrays, every HBM generation they use).
+TEST(PlatformConfig, ResolvedTreeLoadsBackToTheSamePlatform)
+{
+    for (const std::string& name : platformPresetNames()) {
+        SCOPED_TRACE(name);
+        PlatformConfig first = loadPlatform(name, {{"accelerator.sram.efficiency", "0.7"}});
+        PlatformConfig again = loadPlatformString(first.resolved.dump(), "resolved.json");
+        EXPECT_EQ(again.resolved, first.resolved);
+        EXPECT_EQ(again.accelerator.name, first.accelerator.name);
+        EXPECT_DOUBLE_EQ(again.accelerator.sram.efficiency, 0.7);
+        EXPECT_EQ(again.accelerator.tensor.detail.index(), first.accelerator.tensor.detail.index());
+        EXPECT_EQ(again.accelerator.tensor.peak.get(DataType::Bf16).flopsPerSecond(),
+                  first.accelerator.tensor.peak.get(DataType::Bf16).flopsPerSecond());
+        EXPECT_EQ(again.hbm.timing.rfc, first.hbm.timing.rfc);
+        EXPECT_EQ(again.hbm.addressMap.field(hbm::AddressField::Row),
+                  first.hbm.addressMap.field(hbm::AddressField::Row));
+        EXPECT_EQ(again.hbm.analytic.latency.ps(), first.hbm.analytic.latency.ps());
+        EXPECT_EQ(again.hbm.organisation.devicePeak().bytesPerSecond(),
+                  first.hbm.organisation.devicePeak().bytesPerSecond());
+    }
+}
+
 TEST(PlatformConfig, FabricPresetCanBeSwitchedByOverride)
 {
     PlatformConfig config =

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace etsim::platform {
@@ -101,6 +102,7 @@ void expectConsistent(const RunReport& report, std::uint32_t ranks)
     }
     ASSERT_FALSE(report.traceFiles.empty());
     EXPECT_EQ(report.traceFiles.front().crc32.size(), 8U);
+    EXPECT_EQ(report.traceFiles.front().sha256.size(), 64U);
     EXPECT_GT(report.traceFiles.front().bytes, 0U);
 }
 
@@ -303,6 +305,34 @@ TEST_F(ScTest, SharedOneRankTracesRunReplicatedOnHgx)
     RunReport report = runJob(config, job(*traces / "chakra-feeder-test" / "chakra", 8));
     expectConsistent(report, 8);
     EXPECT_EQ(report.nodes, 8U * 3664U);
+    // The trace file is recorded once, with the hashes of traces/README.md.
+    ASSERT_EQ(report.traceFiles.size(), 1U);
+    EXPECT_EQ(report.traceFiles[0].bytes, 2'978'371U);
+    EXPECT_EQ(report.traceFiles[0].sha256,
+              "e4ae8172ef0d18f94cb12371b28c8d78095bac13b0375986cf56c86e2ba2d4ed");
+}
+
+// Rank 0 of a real 8-rank PyTorch job (gzip'd, mid-2024 converter: 12 all-reduces and 2
+// broadcasts, all on the GPU) replicated to the HGX node: every collective is one instance
+// spanning the 8 replicas (not 8 local ones), and every rank spends time in it.
+TEST_F(ScTest, SharedPytorchRankReplicatedCollectivesSpanAllRanks)
+{
+    std::optional<fs::path> traces = sharedTraces();
+    if (!traces)
+        GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
+    PlatformConfig config = loadPlatform("hgx_h100",
+                                         {{"driver.mode", "replay"},
+                                          {"driver.communication_mode", "model"},
+                                          {"driver.dependencies", "data"}});
+    RunReport report = runJob(config, job(*traces / "pytorch-linked-1.1.0-r0" / "chakra", 8));
+    expectConsistent(report, 8);
+    EXPECT_EQ(report.nodes, 8U * 11347U);
+    std::map<std::string, std::uint64_t> counts;
+    for (const CollectiveSummary& collective : report.collectives)
+        counts[collective.type] = collective.count;
+    EXPECT_EQ(counts, (std::map<std::string, std::uint64_t>{{"all_reduce", 12}, {"broadcast", 2}}));
+    for (const RankBreakdown& rank : report.ranks)
+        EXPECT_GT(rank.commPs, 0U) << "rank " << rank.rank;
 }
 
 } // namespace
