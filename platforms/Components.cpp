@@ -5,8 +5,8 @@
 #include "models/accel/Accelerator.h"
 #include "models/hbm/HbmController.h"
 #include "models/net/Fabric.h"
-#include "platforms/astra/AstraNodes.h"
 #include "platforms/ComputeRouter.h"
+#include "platforms/astra/AstraNodes.h"
 
 #include <sstream>
 
