@@ -107,7 +107,7 @@ Proxy::Proxy(const sc_core::sc_module_name& name,
 
     Hello ours;
     ours.capabilities = capability::conservative | capability::looselyTimed |
-                        capability::unsynchronised | capability::data |
+                        capability::unsynchronised | capability::sharedMemory | capability::data |
                         (this->options.token.empty() ? 0 : capability::token);
     ours.mode = this->options.sync;
     ours.lookaheadPs = this->options.lookahead.ps();

@@ -98,6 +98,7 @@ TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
     auto [hostEnd, peerEnd] = makeMemoryPair();
     FixedLatencyReport report;
     std::string peerError = "(no error)";
+    std::uint32_t hostCapabilities = 0;
     std::thread peerThread([&, transport = std::move(peerEnd)]() mutable {
         PeerOptions peerOptions;
         peerOptions.name = "thread-peer";
@@ -106,6 +107,7 @@ TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
         PeerSession session(std::move(transport), peerOptions);
         peerError = errorOf([&] {
             session.accept();
+            hostCapabilities = session.host().capabilities;
             report = runFixedLatencyPeer(session, FixedLatencyOptions{latencyPs, psPerByte, 0, 0});
         });
     });
@@ -127,6 +129,10 @@ TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
     }
     peerThread.join();
     EXPECT_EQ(peerError, "(no error)");
+    // The host announces every sync mode, the shared-memory ring and data; no token was set.
+    EXPECT_EQ(hostCapabilities,
+              capability::conservative | capability::looselyTimed | capability::unsynchronised |
+                  capability::sharedMemory | capability::data);
     EXPECT_EQ(output.outcome, RunOutcome::AllIdle);
     // The peer checked every request's time against its clock; the proxy checks every
     // response against the kernel's (a violation would have ended the run with an error).
