@@ -6,6 +6,7 @@
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
 #include "apps/RunCommand.h"
+#include "apps/SweepCommand.h"
 #include "apps/TraceCommands.h"
 #include "kernel/Error.h"
 #include "kernel/Log.h"
@@ -57,6 +58,7 @@ int main(int argc, char** argv)
     etsim::apps::addMemCommand(app, result);
     const std::vector<std::string> commandLine(argv, argv + argc);
     etsim::apps::addRunCommands(app, logSpec, commandLine, result);
+    etsim::apps::addSweepCommands(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
