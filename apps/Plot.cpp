@@ -1,5 +1,6 @@
 #include "apps/Plot.h"
 
+#include "apps/Svg.h"
 #include "kernel/Error.h"
 
 #include <algorithm>
@@ -11,46 +12,6 @@
 #include <vector>
 
 namespace etsim::apps {
-
-namespace {
-
-std::string escape(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
-
-struct Part {
-    const char* key;
-    const char* label;
-    const char* colour;
-};
-constexpr std::array<Part, 4> parts = {{
-    {"compute_ns", "compute", "#4e79a7"},
-    {"memory_ns", "memory", "#f28e2b"},
-    {"exposed_comm_ns", "exposed communication", "#e15759"},
-    {"idle_ns", "idle", "#bab0ac"},
-}};
-
-} // namespace
 
 void writeReportSvg(std::ostream& out, const nlohmann::json& report)
 {
@@ -82,30 +43,20 @@ void writeReportSvg(std::ostream& out, const nlohmann::json& report)
     const int utilTop = top + breakdownHeight + 80;
     const int height = utilTop + static_cast<int>(figures.size()) * 22 + 30;
 
-    out << std::fixed << std::setprecision(1);
-    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-        << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-    out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    svgBegin(out, width, height);
     std::string title = "etsim run";
     if (report.contains("platform") && report.at("platform").contains("name"))
         title += ": " + report.at("platform").at("name").get<std::string>();
-    out << "<text x=\"" << left << "\" y=\"22\" font-size=\"16\">" << escape(title) << ", "
+    out << "<text x=\"" << left << "\" y=\"22\" font-size=\"16\">" << svgEscape(title) << ", "
         << ranks.size() << " ranks, " << total / 1e6 << " ms simulated</text>\n";
-    // Legend.
-    int legendX = left;
-    for (const Part& part : parts) {
-        out << "<rect x=\"" << legendX << "\" y=\"34\" width=\"12\" height=\"12\" fill=\""
-            << part.colour << "\"/><text x=\"" << legendX + 16 << "\" y=\"45\">" << part.label
-            << "</text>\n";
-        legendX += 40 + static_cast<int>(std::string(part.label).size()) * 7;
-    }
+    svgBreakdownLegend(out, left, 34);
     for (std::size_t i = 0; i < shown; ++i) {
         const auto& rank = ranks.at(i);
         const int y = top + static_cast<int>(i) * (barHeight + 4);
         out << "<text x=\"" << left - 6 << "\" y=\"" << y + barHeight - 2
             << "\" text-anchor=\"end\">rank " << rank.at("rank").get<int>() << "</text>\n";
         double x = left;
-        for (const Part& part : parts) {
+        for (const BreakdownPart& part : breakdownParts) {
             const double ns = rank.at(part.key).get<double>();
             const double w = total > 0 ? plotWidth * ns / total : 0.0;
             if (w > 0)
@@ -131,7 +82,7 @@ void writeReportSvg(std::ostream& out, const nlohmann::json& report)
         const int y = utilTop + static_cast<int>(i) * 22;
         const double value = std::clamp(figures[i].value, 0.0, 1.0);
         const int barWidth = plotWidth - labelWidth - 60;
-        out << "<text x=\"" << left << "\" y=\"" << y + 12 << "\">" << escape(figures[i].label)
+        out << "<text x=\"" << left << "\" y=\"" << y + 12 << "\">" << svgEscape(figures[i].label)
             << "</text>\n";
         out << "<rect x=\"" << left + labelWidth << "\" y=\"" << y << "\" width=\"" << barWidth
             << "\" height=\"14\" fill=\"#eeeeee\"/>\n";
@@ -140,7 +91,7 @@ void writeReportSvg(std::ostream& out, const nlohmann::json& report)
         out << "<text x=\"" << left + labelWidth + barWidth + 6 << "\" y=\"" << y + 12 << "\">"
             << 100.0 * figures[i].value << " %</text>\n";
     }
-    out << "</svg>\n";
+    svgEnd(out);
 }
 
 } // namespace etsim::apps

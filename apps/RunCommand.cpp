@@ -1,6 +1,7 @@
 #include "apps/RunCommand.h"
 
 #include "apps/Plot.h"
+#include "apps/Version.h"
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceSet.h"
 #include "kernel/Error.h"
@@ -284,7 +285,7 @@ ExitCode runCommand(const RunOptions& options,
         std::ofstream out(options.report);
         if (!out)
             return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
-        out << platform::reportToJson(report, commandLine, "0.1.0").dump(2) << "\n";
+        out << platform::reportToJson(report, commandLine, etsimVersion).dump(2) << "\n";
         if (!out)
             return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
     }

@@ -6,7 +6,9 @@
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
 #include "apps/RunCommand.h"
+#include "apps/SweepCommand.h"
 #include "apps/TraceCommands.h"
+#include "apps/Version.h"
 #include "kernel/Error.h"
 #include "kernel/Log.h"
 
@@ -32,7 +34,7 @@ int sc_main(int /*argc*/, char** /*argv*/)
 int main(int argc, char** argv)
 {
     CLI::App app{"etsim: run Chakra execution traces on simulated AI hardware", "etsim"};
-    app.set_version_flag("--version", "etsim 0.1.0");
+    app.set_version_flag("--version", std::string("etsim ") + etsim::apps::etsimVersion);
     app.require_subcommand(1);
     // Each subcommand's callback stores its exit code here.
     ExitCode result = ExitCode::Success;
@@ -57,6 +59,7 @@ int main(int argc, char** argv)
     etsim::apps::addMemCommand(app, result);
     const std::vector<std::string> commandLine(argv, argv + argc);
     etsim::apps::addRunCommands(app, logSpec, commandLine, result);
+    etsim::apps::addSweepCommands(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {

@@ -232,7 +232,7 @@ TEST(RunCommand, ListsPlatforms)
 {
     CommandResult list = etsim("run --list-platforms");
     EXPECT_EQ(list.code, 0);
-    EXPECT_EQ(list.output, "hgx_h100\nhgx_h100_4node\ntpu_v4_torus\nng1\n");
+    EXPECT_EQ(list.output, "hgx_h100\nhgx_h100_4node\ntpu_v4_torus\nng1\ndgx_a100_cluster\n");
 }
 
 TEST(PlotCommand, RejectsWhatIsNotAReport)

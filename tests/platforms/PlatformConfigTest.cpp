@@ -31,7 +31,8 @@ driver:
 TEST(PlatformPresets, EveryPresetLoadsWithItsRanksAndModels)
 {
     EXPECT_EQ(platformPresetNames(),
-              (std::vector<std::string>{"hgx_h100", "hgx_h100_4node", "tpu_v4_torus", "ng1"}));
+              (std::vector<std::string>{
+                  "hgx_h100", "hgx_h100_4node", "tpu_v4_torus", "ng1", "dgx_a100_cluster"}));
     PlatformConfig hgx = loadPlatform("hgx_h100");
     EXPECT_EQ(hgx.ranks, 8U);
     EXPECT_EQ(hgx.accelerator.name, "h100_sxm");
@@ -50,6 +51,18 @@ TEST(PlatformPresets, EveryPresetLoadsWithItsRanksAndModels)
     EXPECT_EQ(tpu.fabric.dims.size(), 3U);
     EXPECT_EQ(tpu.hbm.organisation.stacks, 4U);
 
+    PlatformConfig a100 = loadPlatform("dgx_a100_cluster");
+    EXPECT_EQ(a100.ranks, 1024U);
+    EXPECT_EQ(a100.accelerator.name, "a100_sxm");
+    EXPECT_EQ(a100.hbm.presetName, "hbm2e_a100");
+    EXPECT_EQ(a100.fabric.endpointCount(), 1024U);
+    EXPECT_DOUBLE_EQ(a100.fabric.dims.at(0).bandwidth.bytesPerSecond(), 300e9);
+    EXPECT_DOUBLE_EQ(a100.fabric.dims.at(1).bandwidth.bytesPerSecond(), 25e9); // 200 Gb/s
+    // Cut to the 8 nodes of one GPT-3 pipeline replica (docs/validation.md).
+    PlatformConfig replica =
+        loadPlatform("dgx_a100_cluster", {{"ranks", "64"}, {"fabric.topology.dims[1].size", "8"}});
+    EXPECT_EQ(replica.fabric.endpointCount(), 64U);
+
     PlatformConfig ng1 = loadPlatform("ng1");
     EXPECT_EQ(ng1.ranks, 72U);
     EXPECT_EQ(ng1.accelerator.name, "ng1");
@@ -61,7 +74,7 @@ TEST(PlatformPresets, UnknownNameListsThePresets)
 {
     EXPECT_EQ(errorOf([] { loadPlatform("dgx"); }),
               "unknown platform \"dgx\": not a file and not a bundled preset (hgx_h100, "
-              "hgx_h100_4node, tpu_v4_torus, ng1)");
+              "hgx_h100_4node, tpu_v4_torus, ng1, dgx_a100_cluster)");
 }
 
 TEST(PlatformConfig, ReadsDriverOptions)
