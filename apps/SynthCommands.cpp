@@ -100,7 +100,8 @@ ExitCode runSynth(const SynthOptions& o)
                   << (o.gzip ? ".gz" : "") << "\n"
                   << "kept: node-kind sequence, per-kind sizes/FLOPs/durations, dependency "
                      "distances, collective mix/sizes/groups, peer offsets\n"
-                  << "not kept: names (op_<id>), operators, shapes, ids, timestamps, other "
+                  << "not kept: names (op_<id>), operators, exact shapes (GEMMs as quarter-octave "
+                     "classes), ids, timestamps, other "
                      "attributes\n"
                   << "summary: " << sidecar.string() << "\n";
     } catch (const Error& error) {

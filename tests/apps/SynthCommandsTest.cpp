@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -52,6 +53,22 @@ std::set<std::string> namesOf(const fs::path& prefix)
         while (set.next(rank, node))
             names.insert(node.name);
     return names;
+}
+
+// The (m, n, k, batch) GEMM shapes the nodes of a trace set carry.
+std::set<std::array<int64_t, 4>> shapesOf(const fs::path& prefix)
+{
+    std::set<std::array<int64_t, 4>> shapes;
+    TraceSet set(prefix);
+    TraceNode node;
+    for (uint32_t rank = 0; rank < set.rankCount(); ++rank)
+        while (set.next(rank, node))
+            if (node.gemmM())
+                shapes.insert({*node.gemmM(),
+                               node.gemmN().value_or(0),
+                               node.gemmK().value_or(0),
+                               node.gemmBatch().value_or(1)});
+    return shapes;
 }
 
 // Learn, synthesise the same rank and node count, check the output, and compare the two on
@@ -155,6 +172,32 @@ TEST(SynthCommands, GeneratedWorkloadRoundTripSimulatesWithinTenPercent)
     std::cout << "generated microbench: synthetic vs original simulated time " << difference * 100
               << " %\n";
     EXPECT_LT(std::abs(difference), 0.10);
+}
+
+// A generated tensor- and data-parallel transformer step in model mode: compute is costed
+// from GEMM shapes by the tile model, so the synthetic shape classes must cost the same, and
+// the one large gradient all-reduce per step must keep its size and data-parallel group.
+TEST(SynthCommands, GeneratedTransformerRoundTripSimulatesWithinTenPercent)
+{
+    test::TempDir dir;
+    Result gen = run("gen transformer --layers 8 --hidden 1024 --heads 16 --ffn 4096 "
+                     "--seq-len 512 --tp 2 --dp 4 --out " +
+                     (dir.path() / "tr").string() + " --name tr");
+    ASSERT_EQ(gen.code, 0) << gen.output;
+    fs::path original = dir.path() / "tr" / "tr";
+    double difference = roundTrip(original, 8, "hgx_h100", "--mode model", dir);
+    std::cout << "generated transformer: synthetic vs original simulated time " << difference * 100
+              << " %\n";
+    EXPECT_LT(std::abs(difference), 0.10);
+
+    // Shapes are written (the tile model needs them) but none is an original one.
+    std::set<std::array<int64_t, 4>> before = shapesOf(original);
+    std::set<std::array<int64_t, 4>> after = shapesOf(dir.path() / "syn" / "syn");
+    EXPECT_GE(before.size(), 5U);
+    EXPECT_GE(after.size(), 4U);
+    for (const std::array<int64_t, 4>& shape : after)
+        EXPECT_EQ(before.count(shape), 0U)
+            << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3];
 }
 
 // The 64-rank ResNet-50 data-parallel trace, replayed (its recorded compute durations) with

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -200,12 +201,24 @@ TEST(Synth, NamesAndShapesAreNotKept)
     etsim::test::TempDir dir;
     fs::path prefix = writeSource(Transformer(transformer(2, 1, 2)), dir.path() / "src");
     std::set<std::string> original;
+    std::set<std::array<int64_t, 4>> originalShapes;
+    auto shapeOf = [](const et::TraceNode& node) {
+        return std::array<int64_t, 4>{node.gemmM().value_or(0),
+                                      node.gemmN().value_or(0),
+                                      node.gemmK().value_or(0),
+                                      node.gemmBatch().value_or(1)};
+    };
     {
         et::TraceReader reader(fs::path(prefix.string() + ".0.et"));
         et::TraceNode node;
-        while (reader.next(node))
+        while (reader.next(node)) {
             original.insert(node.name);
+            if (node.gemmM())
+                originalShapes.insert(shapeOf(node));
+        }
     }
+    ASSERT_GE(originalShapes.size(), 5U);
+    std::size_t shaped = 0;
     ASSERT_GT(original.count("fwd.mb0.layer0.qkv"), 0U);
     SynthSpec spec;
     spec.ranks = 4;
@@ -216,11 +229,59 @@ TEST(Synth, NamesAndShapesAreNotKept)
         for (const et::TraceNode& node : nodes) {
             EXPECT_TRUE(std::regex_match(node.name, obfuscated)) << node.name;
             EXPECT_EQ(original.count(node.name) > 0, node.name == "## process_group:init ##");
-            EXPECT_FALSE(node.has(et::Attr::GemmM) || node.has(et::Attr::GemmN) ||
-                         node.has(et::Attr::GemmK) || node.has(et::Attr::GemmBatch));
+            // Shapes are written as quarter-octave classes shrunk by 1/64: never an original.
+            if (node.gemmM()) {
+                ++shaped;
+                std::array<int64_t, 4> shape = shapeOf(node);
+                EXPECT_EQ(originalShapes.count(shape), 0U)
+                    << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3];
+                EXPECT_NE(shape[0] % 64, 0) << shape[0];
+            }
             EXPECT_EQ(node.otherAttributeCount(), 0U);
         }
     }
+    EXPECT_GT(shaped, 100U);
+}
+
+TEST(Synth, GemmClassesRoundToQuarterOctavesAndShrink)
+{
+    EXPECT_EQ(gemmClassOf(512, 1536, 1024, 1), "36,42,40,0");
+    EXPECT_EQ(gemmClassOf(0, 1, 2, 8), "0,0,4,12");
+    std::array<int64_t, 4> shape = gemmOfClass("36,42,40,0");
+    // 512 and 1024 shrink by 1/64; 1536 falls in the 2^10.5 = 1448 class.
+    EXPECT_EQ(shape, (std::array<int64_t, 4>{504, 1425, 1008, 1}));
+    EXPECT_EQ(gemmOfClass("0,0,0,12"), (std::array<int64_t, 4>{1, 1, 1, 8}));
+    EXPECT_EQ(gemmClassWeight("36,42,40,0"), 118);
+    EXPECT_THROW(
+        {
+            try {
+                gemmOfClass("1,2,3");
+            } catch (const Error& error) {
+                EXPECT_NE(
+                    std::string(error.what()).find("GEMM class \"1,2,3\": expected four exponents"),
+                    std::string::npos)
+                    << error.what();
+                throw;
+            }
+        },
+        Error);
+}
+
+TEST(Synth, BinMeansKeepARareLargeValue)
+{
+    // 31 small values and one large one: the top bin holds mostly the large one, so draws
+    // there must be large, and the mean must survive.
+    std::vector<double> samples(31, 1.0e6);
+    samples.push_back(1.6e8);
+    Quantiles sketch = Quantiles::fromSamples(samples);
+    ASSERT_EQ(sketch.means().size(), static_cast<std::size_t>(Quantiles::bins));
+    double mean = (31 * 1.0e6 + 1.6e8) / 32;
+    EXPECT_NEAR(sketch.mean(), mean, 0.05 * mean);
+    EXPECT_GT(sketch.sample(0.99), 1.0e8);
+    EXPECT_DOUBLE_EQ(sketch.sample(0.5), 1.0e6);
+    // Without bin means (older models) the top bin is log-interpolated and the mean is lost.
+    Quantiles old = Quantiles::fromValues(sketch.count(), sketch.values());
+    EXPECT_LT(old.mean(), 0.5 * mean);
 }
 
 TEST(Synth, ModelRoundTripsThroughJson)
@@ -285,6 +346,33 @@ TEST(Synth, BadModelErrorsNameTheField)
          "m.json: kinds.comp.gemm.dtype.fp12: unknown element type"},
         {[](json& m) { m["kinds"]["comp.gemm"]["deps"]["count"]["x"] = 1; },
          "m.json: kinds.comp.gemm.deps.count.x: must be a dependency count 0..16"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["num_ops"]["means"] = {1, 2};
+         },
+         "m.json: kinds.comp.gemm.num_ops.means: has 2 values, expected 32"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["num_ops"]["means"][0] = -1; },
+         "m.json: kinds.comp.gemm.num_ops.means[0]: is -1, must lie between quantiles[0] and "
+         "quantiles[1]"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["gemm_class"]["1,2"] = 1; },
+         "m.json: kinds.comp.gemm.gemm_class.1,2: must be four exponents"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["gemm_class"] = {{"1,2,3,0", 1000000}};
+         },
+         "m.json: kinds.comp.gemm.gemm_class: counts more nodes than the kind's count"},
+        {[](json& m) {
+             m["kinds"]["coll.all_reduce"]["gemm_class"] = {{"1,2,3,0", 1}};
+         },
+         "m.json: kinds.coll.all_reduce.gemm_class: is only for comp.gemm"},
+        {[](json& m) {
+             m["kinds"]["coll.all_reduce"]["group_mean_size"] = {{"9x9", 1}};
+         },
+         "m.json: kinds.coll.all_reduce.group_mean_size.9x9: is not a shape in group"},
+        {[](json& m) {
+             json& sizes = m["kinds"]["coll.all_reduce"]["group_mean_size"];
+             sizes[sizes.begin().key()] = -3;
+         },
+         "m.json: kinds.coll.all_reduce.group_mean_size.all: is -3, must be a finite number of "
+         "bytes >= 0"},
         {[](json& m) { m["kinds"]["coll.all_reduce"]["group"]["ring"] = 1; },
          "m.json: kinds.coll.all_reduce.group.ring: must be \"all\" or \"<size>x<stride>\""},
         {[](json& m) { m["ngrams"][""]["coll.barrier"] = 1; },

@@ -28,13 +28,28 @@ Quantiles Quantiles::fromSamples(std::vector<double> samples)
     result.n = samples.size();
     result.q.resize(points);
     // Linear interpolation between order statistics (Hyndman-Fan type 7).
-    for (int i = 0; i < points; ++i) {
-        double position = static_cast<double>(i) / (points - 1) * (samples.size() - 1);
+    auto at = [&](double u) {
+        double position = u * static_cast<double>(samples.size() - 1);
         auto low = static_cast<std::size_t>(std::floor(position));
         std::size_t high = std::min(low + 1, samples.size() - 1);
-        double t = position - low;
-        result.q[i] = samples[low] + t * (samples[high] - samples[low]);
+        double t = position - static_cast<double>(low);
+        return samples[low] + t * (samples[high] - samples[low]);
+    };
+    for (int i = 0; i < points; ++i)
+        result.q[i] = at(static_cast<double>(i) / bins);
+    // Bin means of the samples, each weighing 1/n (so the sketch keeps the sample mean up to
+    // the clamping into the bin's quantile range).
+    result.binMeans.assign(bins, 0.0);
+    double n = static_cast<double>(samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        double from = static_cast<double>(i) / n * bins;
+        double to = static_cast<double>(i + 1) / n * bins;
+        for (auto b = static_cast<int>(from); b < bins && b < to; ++b)
+            result.binMeans[b] +=
+                samples[i] * (std::min<double>(to, b + 1) - std::max<double>(from, b));
     }
+    for (int b = 0; b < bins; ++b)
+        result.binMeans[b] = std::clamp(result.binMeans[b], result.q[b], result.q[b + 1]);
     return result;
 }
 
@@ -53,7 +68,14 @@ double Quantiles::sample(double u) const
     double position = std::clamp(u, 0.0, 1.0) * (points - 1);
     int low = std::min(static_cast<int>(position), points - 2);
     double t = position - low;
-    return fromLog(toLog(q[low]) + t * (toLog(q[low + 1]) - toLog(q[low])));
+    double lo = q[low];
+    double hi = q[low + 1];
+    if (binMeans.size() != static_cast<std::size_t>(bins) || hi <= lo)
+        return fromLog(toLog(lo) + t * (toLog(hi) - toLog(lo)));
+    // The mean of lo + (hi - lo) v^a over v in [0, 1) is lo + (hi - lo) / (a + 1).
+    double share = std::clamp((binMeans[low] - lo) / (hi - lo), 1e-4, 1.0 - 1e-4);
+    double a = 1.0 / share - 1.0;
+    return lo + (hi - lo) * std::pow(t, a);
 }
 
 double Quantiles::cdf(double x) const

@@ -10,23 +10,30 @@
 
 namespace etsim::workloads::synth {
 
-/// Non-negative values as the quantiles at 0, 1/32, ..., 1 (32 equal-mass bins). Between two
-/// quantiles values are interpolated on a log scale (of 1 + value), so bins are narrow where
-/// the data is dense and a heavy tail keeps its shape.
+/// Non-negative values as the quantiles at 0, 1/32, ..., 1 (32 equal-mass bins), and the mean
+/// of each bin. Within a bin, values follow lo + (hi - lo) * v^a with a chosen so the bin keeps
+/// its mean: a bin that jumps from 1 MiB to 160 MiB because a few large values sit in it gives
+/// mostly large values, as the data did. Without bin means (older models), values are
+/// interpolated on a log scale (of 1 + value).
 class Quantiles {
 public:
     static constexpr int points = 33;
+    static constexpr int bins = points - 1;
 
     /// The sketch of `samples` (taken by value: they are sorted). Empty samples give count 0.
     static Quantiles fromSamples(std::vector<double> samples);
     /// A sketch with the given count and quantiles (checked by the model loader, not here).
     static Quantiles fromValues(uint64_t count, std::vector<double> values);
+    /// Adds bin means (`bins` values, bin b within [values[b], values[b + 1]]; not checked).
+    void setMeans(std::vector<double> values) { binMeans = std::move(values); }
 
     uint64_t count() const { return n; }
     bool empty() const { return n == 0; }
     const std::vector<double>& values() const { return q; }
+    /// Mean of each bin; empty when the sketch has none.
+    const std::vector<double>& means() const { return binMeans; }
 
-    /// The value at probability u in [0, 1) (inverse CDF, log-interpolated); 0 when empty.
+    /// The value at probability u in [0, 1) (inverse CDF as above); 0 when empty.
     double sample(double u) const;
     /// Fraction of the distribution at or below x.
     double cdf(double x) const;
@@ -36,6 +43,7 @@ public:
 private:
     uint64_t n = 0;
     std::vector<double> q;
+    std::vector<double> binMeans;
 };
 
 /// Kolmogorov-Smirnov distance: the largest gap between the two CDFs, 0..1. 1 when exactly

@@ -37,6 +37,27 @@ uint64_t toCount(double value)
     return static_cast<uint64_t>(std::llround(std::max(0.0, value)));
 }
 
+// The category at probability u with categories ordered by `weight` (ties in key order), so a
+// draw shared with a node's sizes gives large nodes the categories large nodes had.
+template <typename Weight>
+std::string pickOrdered(const Categorical& counts, double u, Weight weight)
+{
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& entry : counts)
+        if (entry.second > 0)
+            order.emplace_back(weight(entry.first), entry.first);
+    std::stable_sort(
+        order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    double target = u * static_cast<double>(total(counts));
+    double seen = 0;
+    for (const auto& [w, name] : order) {
+        seen += static_cast<double>(counts.at(name));
+        if (target < seen)
+            return name;
+    }
+    return order.empty() ? std::string() : order.back().second;
+}
+
 } // namespace
 
 Synthesizer::Synthesizer(const TraceModel& model, const SynthSpec& spec) : spec(spec)
@@ -147,13 +168,39 @@ void Synthesizer::plan(const TraceModel& model)
                 deps.insert(seen[seen.size() - distance]);
         }
         entry.deps.assign(deps.begin(), deps.end());
+        uint64_t shaped = total(stats.gemmClasses);
+        if (shaped > 0 && random.uniform() * stats.count < shaped) {
+            std::string gemmClass = pickOrdered(stats.gemmClasses, u, [](const std::string& c) {
+                return static_cast<double>(gemmClassWeight(c));
+            });
+            auto found = std::find(gemmClassNames.begin(), gemmClassNames.end(), gemmClass);
+            entry.gemmClass = static_cast<int32_t>(found - gemmClassNames.begin());
+            if (found == gemmClassNames.end())
+                gemmClassNames.push_back(gemmClass);
+        }
     };
 
     // The walk may meet symbols that produce no node (absorbed receives, impossible peers);
     // the guard stops a model made only of those.
     uint64_t guard = 64 * target + 1024;
+    // Each kind's share of the target, rounded up: a walk of a few hundred nodes drifts from
+    // the model's mix by several per cent (one gradient all-reduce more or less, a dozen GEMMs),
+    // so a kind that has reached its quota is drawn again (a few times, then accepted).
+    uint64_t modelled = 0;
+    for (const KindStats& stats : kindStats)
+        modelled += stats.count;
+    std::vector<uint64_t> quota(kindNames.size());
+    for (std::size_t k = 0; k < kindNames.size(); ++k)
+        quota[k] = static_cast<uint64_t>(
+            std::ceil(static_cast<double>(kindStats[k].count) * static_cast<double>(target) /
+                      static_cast<double>(modelled)));
+    constexpr int quotaRetries = 16;
     while (skeleton.size() < target && guard-- > 0) {
         std::string symbol = nextSymbol();
+        for (int retry = 0; retry < quotaRetries && !symbol.empty() &&
+                            occurrences[indexOf.at(symbol)] >= quota[indexOf.at(symbol)];
+             ++retry)
+            symbol = nextSymbol();
         if (symbol.empty())
             break;
         remember(symbol);
@@ -189,8 +236,17 @@ void Synthesizer::plan(const TraceModel& model)
         ++occurrences[kind];
         Entry entry;
         fillEntry(entry, kind, u);
-        if (symbol.rfind("coll.", 0) == 0)
-            entry.layout = layoutFor(pick(kindStats[kind].groups, random.uniform()));
+        if (symbol.rfind("coll.", 0) == 0) {
+            const KindStats& stats = kindStats[kind];
+            std::string shape =
+                stats.groupMeanSize.empty()
+                    ? pick(stats.groups, random.uniform())
+                    : pickOrdered(stats.groups, u, [&](const std::string& name) {
+                          auto found = stats.groupMeanSize.find(name);
+                          return found == stats.groupMeanSize.end() ? 0.0 : found->second;
+                      });
+            entry.layout = layoutFor(shape);
+        }
         kindPositions[kind].push_back(skeleton.size());
         skeleton.push_back(std::move(entry));
     }
@@ -291,6 +347,13 @@ void Synthesizer::emitRank(uint32_t rank, RankEmitter& out) const
                     node.setNumOps(static_cast<int64_t>(*ops));
                 if (std::optional<uint64_t> bytes = value(Quantity::TensorSize))
                     node.setTensorSize(*bytes);
+                if (entry.gemmClass >= 0) {
+                    std::array<int64_t, 4> shape = gemmOfClass(gemmClassNames[entry.gemmClass]);
+                    node.setGemmM(shape[0]);
+                    node.setGemmN(shape[1]);
+                    node.setGemmK(shape[2]);
+                    node.setGemmBatch(shape[3]);
+                }
                 break;
             case NodeType::MemLoad:
             case NodeType::MemStore:
@@ -355,10 +418,12 @@ nlohmann::ordered_json Synthesizer::summary() const
                    "per-kind quantiles of num_ops, tensor_size, comm_size and duration_us",
                    "element types",
                    "dependency counts and distances",
-                   "collective types, sizes and communicator-group shapes",
+                   "collective types, sizes and communicator-group shapes (with the mean size "
+                   "per shape)",
+                   "GEMM shapes as quarter-octave classes (written shrunk by 1/64)",
                    "point-to-point peer offsets (as rank offsets)"};
     out["not_kept"] = {"node names (written as op_<id>)",
-                       "operator names, schemas and GEMM/tensor shapes",
+                       "operator names, schemas, tensor shapes and exact GEMM shapes",
                        "node ids, timestamps, inputs, outputs and other attributes",
                        "process-group names and descriptions",
                        "differences between ranks (every rank follows one shared skeleton)"};

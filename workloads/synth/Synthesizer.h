@@ -64,6 +64,8 @@ private:
         int32_t tag = 0;
         // Index into layouts of a collective; -1 = all ranks.
         int32_t layout = -1;
+        // Index into gemmClassNames of a GEMM-like node; -1 = no shape written.
+        int32_t gemmClass = -1;
         std::vector<uint64_t> deps;
     };
     struct Layout {
@@ -81,6 +83,7 @@ private:
     std::vector<std::string> kindNames;
     std::vector<KindStats> kindStats;
     std::vector<std::string> dtypeNames;
+    std::vector<std::string> gemmClassNames;
     std::vector<Entry> skeleton;
     std::vector<Layout> layouts;
     uint64_t droppedP2p = 0;

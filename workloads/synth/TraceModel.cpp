@@ -100,8 +100,41 @@ struct KindSamples {
     Categorical depTargets;
     std::vector<double> depDistance;
     Categorical groups;
+    std::map<std::string, std::pair<double, uint64_t>> groupSizes;
     Categorical peerOffsets;
+    Categorical gemmClasses;
 };
+
+bool isGemmLike(const std::string& kind)
+{
+    return kind == "comp.gemm" || kind == "comp.bmm" || kind == "comp.conv2d" ||
+           kind == "comp.attention";
+}
+
+// The four exponents of a class; empty when malformed.
+std::vector<int64_t> classExponents(const std::string& gemmClass)
+{
+    constexpr int64_t maxExponent = 4 * 48;
+    std::vector<int64_t> exponents;
+    std::size_t start = 0;
+    while (start <= gemmClass.size()) {
+        std::size_t comma = gemmClass.find(',', start);
+        std::string part =
+            gemmClass.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (part.empty() || part.size() > 3 ||
+            part.find_first_not_of("0123456789") != std::string::npos)
+            return {};
+        exponents.push_back(std::stoll(part));
+        if (exponents.back() > maxExponent)
+            return {};
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    if (exponents.size() != 4)
+        return {};
+    return exponents;
+}
 
 class Learner {
 public:
@@ -240,8 +273,21 @@ void Learner::learnRank(const fs::path& file,
         if (std::optional<std::string_view> dtype = current.dtype())
             ++samples.dtypes[std::string(*dtype)];
 
-        if (current.type == NodeType::CommColl)
-            ++samples.groups[groupShape(current, groups, jobRanks)];
+        if (current.type == NodeType::CommColl) {
+            std::string shape = groupShape(current, groups, jobRanks);
+            ++samples.groups[shape];
+            if (std::optional<int64_t> bytes = current.commSize(); bytes && *bytes >= 0) {
+                samples.groupSizes[shape].first += static_cast<double>(*bytes);
+                ++samples.groupSizes[shape].second;
+            }
+        }
+        if (isGemmLike(kind)) {
+            et::OperatorInfo info = et::operatorInfo(current);
+            if (!info.gemms.empty()) {
+                const et::GemmShape& g = info.gemms.front();
+                ++samples.gemmClasses[gemmClassOf(g.m, g.n, g.k, g.batch)];
+            }
+        }
         if (current.type == NodeType::CommSend || current.type == NodeType::CommRecv) {
             std::optional<int32_t> src = current.commSrc();
             std::optional<int32_t> dst = current.commDst();
@@ -314,6 +360,9 @@ TraceModel Learner::finish()
         stats.depTargets = std::move(samples.depTargets);
         stats.depDistance = Quantiles::fromSamples(std::move(samples.depDistance));
         stats.groups = std::move(samples.groups);
+        for (const auto& [shape, sum] : samples.groupSizes)
+            stats.groupMeanSize[shape] = sum.first / static_cast<double>(sum.second);
+        stats.gemmClasses = std::move(samples.gemmClasses);
         stats.peerOffsets = std::move(samples.peerOffsets);
     }
     return model;
@@ -326,6 +375,8 @@ ordered_json quantilesToJson(const Quantiles& quantiles)
     ordered_json out;
     out["count"] = quantiles.count();
     out["quantiles"] = quantiles.values();
+    if (!quantiles.means().empty())
+        out["means"] = quantiles.means();
     return out;
 }
 
@@ -401,7 +452,28 @@ public:
                 fail(at, "is below the quantile before it; quantiles must not decrease");
             values.push_back(v);
         }
-        return Quantiles::fromValues(n, std::move(values));
+        Quantiles result = Quantiles::fromValues(n, values);
+        if (value.contains("means")) {
+            const json& means = value["means"];
+            check(means, path + ".means", json::value_t::array);
+            if (means.size() != static_cast<std::size_t>(Quantiles::bins))
+                fail(path + ".means",
+                     "has " + std::to_string(means.size()) + " values, expected " +
+                         std::to_string(Quantiles::bins) + " (the mean of each bin)");
+            std::vector<double> binMeans;
+            for (std::size_t b = 0; b < means.size(); ++b) {
+                std::string at = path + ".means[" + std::to_string(b) + "]";
+                check(means[b], at, json::value_t::number_float);
+                double m = means[b].get<double>();
+                if (!std::isfinite(m) || m < values[b] || m > values[b + 1])
+                    fail(at,
+                         "is " + means[b].dump() + ", must lie between quantiles[" +
+                             std::to_string(b) + "] and quantiles[" + std::to_string(b + 1) + "]");
+                binMeans.push_back(m);
+            }
+            result.setMeans(std::move(binMeans));
+        }
+        return result;
     }
 
     Categorical categorical(const json& value,
@@ -479,6 +551,40 @@ const char* quantityName(Quantity quantity)
         return "duration_us";
     }
     return "?";
+}
+
+std::string gemmClassOf(int64_t m, int64_t n, int64_t k, int64_t batch)
+{
+    std::string key;
+    for (int64_t dim : {m, n, k, batch}) {
+        auto exponent =
+            std::llround(4.0 * std::log2(static_cast<double>(std::max<int64_t>(dim, 1))));
+        key += (key.empty() ? "" : ",") + std::to_string(exponent);
+    }
+    return key;
+}
+
+std::array<int64_t, 4> gemmOfClass(const std::string& gemmClass)
+{
+    std::vector<int64_t> exponents = classExponents(gemmClass);
+    if (exponents.empty())
+        throw Error("GEMM class \"" + gemmClass +
+                    "\": expected four exponents \"em,en,ek,eb\" in 0..192 (docs/synth.md)");
+    std::array<int64_t, 4> shape{};
+    for (std::size_t i = 0; i < 4; ++i) {
+        double size = std::exp2(static_cast<double>(exponents[i]) / 4.0);
+        shape[i] = i < 3 ? std::max<int64_t>(1, static_cast<int64_t>(size * 63.0 / 64.0))
+                         : std::max<int64_t>(1, std::llround(size));
+    }
+    return shape;
+}
+
+int64_t gemmClassWeight(const std::string& gemmClass)
+{
+    int64_t weight = 0;
+    for (int64_t exponent : classExponents(gemmClass))
+        weight += exponent;
+    return weight;
 }
 
 bool isKnownKind(const std::string& kind)
@@ -563,6 +669,13 @@ ordered_json modelToJson(const TraceModel& model)
             kind["deps"]["distance"] = quantilesToJson(stats.depDistance);
         if (!stats.groups.empty())
             kind["group"] = categoricalToJson(stats.groups);
+        if (!stats.groupMeanSize.empty()) {
+            ordered_json& sizes = kind["group_mean_size"];
+            for (const auto& [shape, bytes] : stats.groupMeanSize)
+                sizes[shape] = bytes;
+        }
+        if (!stats.gemmClasses.empty())
+            kind["gemm_class"] = categoricalToJson(stats.gemmClasses);
         if (!stats.peerOffsets.empty())
             kind["peer_offset"] = categoricalToJson(stats.peerOffsets);
     }
@@ -676,6 +789,35 @@ TraceModel modelFromJson(const json& root, const std::string& where)
                     in.fail(path + ".group." + key,
                             "must be \"all\" or \"<size>x<stride>\" such as \"4x1\"");
             });
+        if (entry.contains("group_mean_size")) {
+            std::string at = path + ".group_mean_size";
+            in.check(entry["group_mean_size"], at, json::value_t::object);
+            for (const auto& [shape, bytes] : entry["group_mean_size"].items()) {
+                if (stats.groups.count(shape) == 0)
+                    in.fail(at + "." + shape, "is not a shape in group");
+                in.check(bytes, at + "." + shape, json::value_t::number_float);
+                double value = bytes.get<double>();
+                if (!std::isfinite(value) || value < 0)
+                    in.fail(at + "." + shape,
+                            "is " + bytes.dump() + ", must be a finite number of bytes >= 0");
+                stats.groupMeanSize[shape] = value;
+            }
+        }
+        if (entry.contains("gemm_class")) {
+            if (!isGemmLike(name))
+                in.fail(path + ".gemm_class",
+                        "is only for comp.gemm, comp.bmm, comp.conv2d and comp.attention");
+            stats.gemmClasses =
+                in.categorical(entry["gemm_class"], path + ".gemm_class", [&](const auto& key) {
+                    if (classExponents(key).empty())
+                        in.fail(path + ".gemm_class." + key,
+                                "must be four exponents \"em,en,ek,eb\" in 0..192 (4 log2 of "
+                                "each dimension)");
+                });
+            if (total(stats.gemmClasses) > stats.count)
+                in.fail(path + ".gemm_class",
+                        "counts more nodes than the kind's count " + std::to_string(stats.count));
+        }
         if (entry.contains("peer_offset"))
             stats.peerOffsets =
                 in.categorical(entry["peer_offset"], path + ".peer_offset", [&](const auto& key) {

@@ -8,9 +8,11 @@
 //  - per kind, quantile sketches of num_ops (FLOPs), tensor_size and comm_size (bytes) and
 //    duration_micros, the element types, the number of dependencies, their targets' kinds and
 //    distances (in nodes of the target's kind, file order), the communicator-group shapes of
-//    collectives and the peer offsets of sends and receives.
+//    collectives (with their mean size) and the peer offsets of sends and receives;
+//  - per GEMM-like kind, the quarter-octave classes of the GEMM shapes.
 //
-// Nothing else of the input is kept: no names, shapes, ids, timestamps or other attributes.
+// Nothing else of the input is kept: no names, exact shapes, ids, timestamps or other
+// attributes.
 // Ranks are pooled: the model describes a typical rank. Learning reads one rank at a time.
 
 #include "workloads/synth/Distribution.h"
@@ -55,8 +57,14 @@ struct KindStats {
     Quantiles depDistance;
     /// Collectives: communicator-group shape, "all" or "<size>x<stride>" (members r, r+stride..).
     Categorical groups;
+    /// Collectives: mean comm_size (bytes) per group shape, so the synthesiser can give large
+    /// collectives the groups large ones had (e.g. the data-parallel gradient all-reduce).
+    std::map<std::string, double> groupMeanSize;
     /// Sends and receives: peer minus own rank ("+1", "-1", ...).
     Categorical peerOffsets;
+    /// GEMM-like compute kinds (gemm, bmm, conv2d, attention): the quarter-octave class of
+    /// each node's GEMM shape (gemmClassOf), for nodes that carry one. No shape is kept.
+    Categorical gemmClasses;
 
     const Quantiles& quantity(Quantity q) const { return quantities[static_cast<int>(q)]; }
     Quantiles& quantity(Quantity q) { return quantities[static_cast<int>(q)]; }
@@ -115,6 +123,17 @@ TraceModel modelFromJson(const nlohmann::json& json, const std::string& where);
 /// with their byte offset.
 void saveModel(const TraceModel& model, const std::filesystem::path& file);
 TraceModel loadModel(const std::filesystem::path& file);
+
+/// The quarter-octave class of a GEMM shape, "em,en,ek,eb" with e = round(4 log2(dim)) for
+/// m, n, k and batch (dims below 1 count as 1): the shape to within a factor 2^(1/8).
+std::string gemmClassOf(int64_t m, int64_t n, int64_t k, int64_t batch);
+/// A synthetic shape of a class: m, n, k are 2^(e/4) shrunk by 1/64 and rounded down (at least
+/// 1), batch is 2^(e/4) rounded. Shrinking keeps the tile count of tiles up to 1/64 of the
+/// dimension while never writing the power-of-two sizes real models use. Throws etsim::Error
+/// for a malformed class.
+std::array<int64_t, 4> gemmOfClass(const std::string& gemmClass);
+/// log2 of the class's FLOPs, times 4 (the sum of its exponents), for ordering classes.
+int64_t gemmClassWeight(const std::string& gemmClass);
 
 /// Whether `kind` is one the synthesiser can write ("comp.<op kind>", "host", "mem_load",
 /// "mem_store", "send", "recv", "coll.<collective>").
