@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -403,6 +405,17 @@ double ConfigTraits<double>::fromScalar(const std::string& text)
     if (error == std::errc::result_out_of_range || !std::isfinite(value))
         throw Error("expected a finite number, got " + inQuotes(text));
     return value;
+}
+
+std::string exactNumberText(double value)
+{
+    char text[40];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value)
+            break;
+    }
+    return text;
 }
 
 namespace detail {

@@ -254,6 +254,10 @@ ConfigNode loadConfigString(const std::string& text, const std::string& fileName
 /// code have none, so errors at them carry no line (line 0).
 ConfigNode loadConfigYaml(const YAML::Node& root, const std::string& fileName);
 
+/// The shortest decimal text ("%g" style) that reads back as exactly `value`, for the numbers
+/// of a YAML tree written from a configuration, so that it loads back to the same doubles.
+std::string exactNumberText(double value);
+
 // ---------------------------------------------------------------------------------------------
 // Conversions for the basic types.
 

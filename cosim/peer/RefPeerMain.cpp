@@ -8,81 +8,37 @@
 // with --listen it waits for etsim to connect. Exit code 0 after TERMINATE, 1 on errors.
 
 #include "cosim/peer/FixedLatencyPeer.h"
-#include "cosim/transport/AsioTransport.h"
-#include "cosim/transport/SharedMemoryTransport.h"
+#include "cosim/peer/PeerMain.h"
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
-
-namespace {
-
-std::uint64_t number(const std::string& option, const char* text)
-{
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(text, &end, 10);
-    if (end == text || *end != '\0')
-        throw etsim::cosim::CosimError(option + ": \"" + text + "\" is not a whole number");
-    return value;
-}
-
-} // namespace
 
 int main(int argc, char** argv)
 {
     using namespace etsim::cosim;
     try {
-        std::string endpointText;
-        bool listen = false;
         FixedLatencyOptions options;
         PeerOptions peer;
         peer.name = "ref-peer";
-        for (int index = 1; index < argc; ++index) {
-            const std::string option = argv[index];
-            auto value = [&]() -> const char* {
-                if (index + 1 >= argc)
-                    throw CosimError(option + " needs a value");
-                return argv[++index];
-            };
-            if (option == "--endpoint")
-                endpointText = value();
-            else if (option == "--listen")
-                listen = true;
-            else if (option == "--latency-ps")
-                options.latencyPs = number(option, value());
+        PeerCommandLine line(argc, argv);
+        while (line.next()) {
+            const std::string& option = line.option();
+            if (option == "--latency-ps")
+                options.latencyPs = line.wholeNumber();
             else if (option == "--ps-per-byte")
-                options.psPerByte = number(option, value());
+                options.psPerByte = line.wholeNumber();
             else if (option == "--stall-after")
-                options.stallAfter = number(option, value());
+                options.stallAfter = line.wholeNumber();
             else if (option == "--bad-frame-after")
-                options.badFrameAfter = number(option, value());
+                options.badFrameAfter = line.wholeNumber();
             else if (option == "--major")
-                peer.major = static_cast<std::uint8_t>(number(option, value()));
+                peer.major = static_cast<std::uint8_t>(line.wholeNumber());
             else if (option == "--name")
-                peer.name = value();
+                peer.name = line.value();
             else
                 throw CosimError("unknown option " + option);
         }
-        if (endpointText.empty())
-            throw CosimError(
-                "--endpoint is required (unix:/path, tcp:127.0.0.1:PORT or shm:/path)");
-        Endpoint endpoint = Endpoint::parse(endpointText);
-        // "shm:/path": the host hands the shared-memory rings over on the Unix socket /path.
-        const bool shared = endpoint.kind == Endpoint::Kind::SharedMemory;
-        if (shared) {
-            if (endpoint.path.empty())
-                throw CosimError("--endpoint shm needs the socket path: shm:/path");
-            endpoint.kind = Endpoint::Kind::Unix;
-        }
-        std::unique_ptr<Transport> transport;
-        if (listen) {
-            Listener listener(endpoint);
-            transport = listener.accept(peer.timeout);
-        } else {
-            transport = connectTo(endpoint, std::chrono::milliseconds(10000));
-        }
-        if (shared)
-            transport = acceptSharedMemory(std::move(transport), peer.timeout);
+        std::unique_ptr<Transport> transport = line.open(peer.timeout);
         peer.minLatencyPs = options.latencyPs;
         PeerSession session(std::move(transport), peer);
         session.accept();

@@ -2,8 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -251,23 +249,11 @@ void readTensor(ConfigMap& map, TensorConfig& tensor)
     }
 }
 
-// The shortest decimal text that reads back as exactly `value`.
-std::string exactText(double value)
-{
-    char text[40];
-    for (int digits = 1; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, value);
-        if (std::strtod(text, nullptr) == value)
-            break;
-    }
-    return text;
-}
-
 template <typename T>
 std::string scalarText(const T& value)
 {
     if constexpr (std::is_same_v<T, double>)
-        return exactText(value);
+        return exactNumberText(value);
     else if constexpr (std::is_integral_v<T>)
         return std::to_string(value);
     else
@@ -300,7 +286,7 @@ YAML::Node tensorYaml(const TensorConfig& tensor)
     if (const auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
         node["model"] = "gpu_tiles";
         node["peak"] = perDataTypeYaml(tensor.peak);
-        node["efficiency"] = exactText(tensor.efficiency);
+        node["efficiency"] = exactNumberText(tensor.efficiency);
         node["sm_count"] = std::to_string(gpu->smCount);
         node["clock"] = etsim::toString(gpu->clock);
         node["flop_per_clock_per_sm"] = perDataTypeYaml(gpu->flopPerClockPerSm);
@@ -309,11 +295,11 @@ YAML::Node tensorYaml(const TensorConfig& tensor)
             tiles.push_back(tileYaml(tile.m, tile.n));
         node["tiles"] = tiles;
         node["ctas_per_sm"] = std::to_string(gpu->ctasPerSm);
-        node["pipe_efficiency"] = exactText(gpu->pipeEfficiency);
+        node["pipe_efficiency"] = exactNumberText(gpu->pipeEfficiency);
     } else if (const auto* array = std::get_if<SystolicTensor>(&tensor.detail)) {
         node["model"] = "systolic";
         node["peak"] = perDataTypeYaml(tensor.peak);
-        node["efficiency"] = exactText(tensor.efficiency);
+        node["efficiency"] = exactNumberText(tensor.efficiency);
         node["rows"] = std::to_string(array->rows);
         node["cols"] = std::to_string(array->cols);
         node["arrays"] = std::to_string(array->arrays);
@@ -323,7 +309,7 @@ YAML::Node tensorYaml(const TensorConfig& tensor)
     } else {
         node["model"] = "roofline";
         node["peak"] = perDataTypeYaml(tensor.peak);
-        node["efficiency"] = exactText(tensor.efficiency);
+        node["efficiency"] = exactNumberText(tensor.efficiency);
     }
     return node;
 }
@@ -469,12 +455,12 @@ YAML::Node toYaml(const AccelConfig& config)
     node["tensor"] = tensorYaml(config.tensor);
     YAML::Node vector(YAML::NodeType::Map);
     vector["peak"] = perDataTypeYaml(config.vector.peak);
-    vector["efficiency"] = exactText(config.vector.efficiency);
+    vector["efficiency"] = exactNumberText(config.vector.efficiency);
     node["vector"] = vector;
     YAML::Node sram(YAML::NodeType::Map);
     sram["capacity"] = etsim::toString(config.sram.capacity);
     sram["bandwidth"] = etsim::toString(config.sram.bandwidth);
-    sram["efficiency"] = exactText(config.sram.efficiency);
+    sram["efficiency"] = exactNumberText(config.sram.efficiency);
     node["sram"] = sram;
     YAML::Node dma(YAML::NodeType::Map);
     dma["engines"] = std::to_string(config.dma.engines);

@@ -3,8 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <utility>
@@ -617,22 +615,6 @@ HbmConfig parseHbmConfig(ConfigMap& map)
     return config;
 }
 
-namespace {
-
-// The shortest decimal text that reads back as exactly `value`.
-std::string exactText(double value)
-{
-    char text[40];
-    for (int digits = 1; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, value);
-        if (std::strtod(text, nullptr) == value)
-            break;
-    }
-    return text;
-}
-
-} // namespace
-
 YAML::Node toYaml(const HbmConfig& config)
 {
     YAML::Node node(YAML::NodeType::Map);
@@ -675,12 +657,12 @@ YAML::Node toYaml(const HbmConfig& config)
     controller["refresh"] = std::string(enumName(refreshNames, c.refresh));
     controller["read_queue"] = std::to_string(c.readQueue);
     controller["write_queue"] = std::to_string(c.writeQueue);
-    controller["write_high_watermark"] = exactText(c.writeHighWatermark);
-    controller["write_low_watermark"] = exactText(c.writeLowWatermark);
+    controller["write_high_watermark"] = exactNumberText(c.writeHighWatermark);
+    controller["write_low_watermark"] = exactNumberText(c.writeLowWatermark);
     controller["latency"] = toString(c.latency);
     node["controller"] = controller;
     YAML::Node analytic(YAML::NodeType::Map);
-    analytic["efficiency"] = exactText(config.analytic.efficiency);
+    analytic["efficiency"] = exactNumberText(config.analytic.efficiency);
     analytic["latency"] = toString(config.analytic.latency);
     node["analytic"] = analytic;
     return node;

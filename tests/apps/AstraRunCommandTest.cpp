@@ -15,17 +15,9 @@ namespace etsim::apps {
 namespace {
 
 using etsim::test::CommandResult;
+using etsim::test::contains;
+using etsim::test::runEtsim;
 using etsim::test::TempDir;
-
-CommandResult etsim(const std::string& arguments)
-{
-    return etsim::test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
 
 struct AstraFiles {
     std::string network;
@@ -96,8 +88,8 @@ TEST(AstraRunCommand, RunsTheWorkedExampleAndWarnsAboutIgnoredKeys)
     TempDir dir;
     AstraFiles files = writeSetup(dir);
     const std::string report = dir.file("report.json").string();
-    CommandResult run = etsim("run --astra-network " + files.network + " --astra-system " +
-                              files.system + " --trace " + files.trace + " --report " + report);
+    CommandResult run = runEtsim("run --astra-network " + files.network + " --astra-system " +
+                                 files.system + " --trace " + files.trace + " --report " + report);
     ASSERT_EQ(run.code, 0) << run.output;
     EXPECT_TRUE(contains(run.output,
                          "etsim run: warning: " + files.system +
@@ -119,11 +111,11 @@ TEST(AstraRunCommand, RunsTheWorkedExampleAndWarnsAboutIgnoredKeys)
 
     // The congestion-unaware backend gives the same on a ring; the comm-group file "empty"
     // means none, as in ASTRA-sim.
-    CommandResult unaware =
-        etsim("run --quiet --astra-network " + files.network + " --astra-system " + files.system +
-              " --astra-congestion "
-              "unaware --astra-comm-groups empty --trace " +
-              files.trace + " --report " + report);
+    CommandResult unaware = runEtsim("run --quiet --astra-network " + files.network +
+                                     " --astra-system " + files.system +
+                                     " --astra-congestion "
+                                     "unaware --astra-comm-groups empty --trace " +
+                                     files.trace + " --report " + report);
     ASSERT_EQ(unaware.code, 0) << unaware.output;
     std::ifstream again(report);
     EXPECT_DOUBLE_EQ(nlohmann::json::parse(again)["simulated_time_ns"].get<double>(), 43000.0);
@@ -135,15 +127,15 @@ TEST(AstraRunCommand, MemoryNodesNeedTheMemoryFile)
     AstraFiles files = writeSetup(dir);
     const std::string base =
         "run --quiet --astra-network " + files.network + " --astra-system " + files.system;
-    CommandResult without = etsim(base + " --trace " + files.memoryTrace);
+    CommandResult without = runEtsim(base + " --trace " + files.memoryTrace);
     EXPECT_EQ(without.code, 1) << without.output;
     EXPECT_TRUE(contains(without.output, "a MEM_LOAD_NODE needs ASTRA-sim's remote memory"))
         << without.output;
     EXPECT_TRUE(contains(without.output, "give --astra-memory FILE")) << without.output;
 
     const std::string report = dir.file("memory.json.report").string();
-    CommandResult with = etsim(base + " --astra-memory " + files.memory + " --trace " +
-                               files.memoryTrace + " --report " + report);
+    CommandResult with = runEtsim(base + " --astra-memory " + files.memory + " --trace " +
+                                  files.memoryTrace + " --report " + report);
     ASSERT_EQ(with.code, 0) << with.output;
     std::ifstream in(report);
     // 100 ns + floor(1,000,003 / 50) ns.
@@ -156,7 +148,7 @@ TEST(AstraRunCommand, FlagErrors)
     AstraFiles files = writeSetup(dir);
     const std::string trace = " --trace " + files.trace;
     auto expectError = [&](const std::string& arguments, int code, const std::string& message) {
-        CommandResult result = etsim("run " + arguments);
+        CommandResult result = runEtsim("run " + arguments);
         EXPECT_EQ(result.code, code) << arguments << "\n" << result.output;
         EXPECT_TRUE(contains(result.output, message)) << arguments << "\n" << result.output;
     };

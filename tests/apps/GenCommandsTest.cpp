@@ -9,23 +9,15 @@
 namespace etsim::et {
 namespace {
 
+using test::contains;
+using test::runEtsim;
 namespace fs = std::filesystem;
 
 using Result = test::CommandResult;
 
-Result run(const std::string& arguments)
-{
-    return test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
 TEST(GenCommands, HelpShowsEveryDefault)
 {
-    Result help = run("gen transformer --help");
+    Result help = runEtsim("gen transformer --help");
     EXPECT_EQ(help.code, 0);
     for (const char* line : {"--layers UINT=2",
                              "--hidden UINT=1024",
@@ -39,7 +31,7 @@ TEST(GenCommands, HelpShowsEveryDefault)
                              "--name TEXT=transformer",
                              "--gzip"})
         EXPECT_TRUE(contains(help.output, line)) << line << "\n" << help.output;
-    Result micro = run("gen microbench --help");
+    Result micro = runEtsim("gen microbench --help");
     EXPECT_EQ(micro.code, 0);
     EXPECT_TRUE(contains(micro.output, "--size TEXT=1 MiB")) << micro.output;
     EXPECT_TRUE(contains(micro.output, "--ranks UINT=8")) << micro.output;
@@ -48,7 +40,7 @@ TEST(GenCommands, HelpShowsEveryDefault)
 TEST(GenCommands, ListShowsThePresets)
 {
     for (const char* command : {"gen --list", "gen transformer --list"}) {
-        Result list = run(command);
+        Result list = runEtsim(command);
         EXPECT_EQ(list.code, 0) << command;
         EXPECT_TRUE(contains(list.output, "gpt3-175b")) << list.output;
         EXPECT_TRUE(contains(list.output, "llama3-70b")) << list.output;
@@ -59,23 +51,24 @@ TEST(GenCommands, ListShowsThePresets)
 TEST(GenCommands, WritesTracesThatValidate)
 {
     etsim::test::TempDir dir;
-    Result micro = run("gen microbench --ranks 8 --group-size 4 --collective reduce_scatter "
-                       "--size '64 KiB' --iterations 2 --out '" +
-                       dir.path().string() + "/mb'");
+    Result micro = runEtsim("gen microbench --ranks 8 --group-size 4 --collective reduce_scatter "
+                            "--size '64 KiB' --iterations 2 --out '" +
+                            dir.path().string() + "/mb'");
     EXPECT_EQ(micro.code, 0) << micro.output;
     EXPECT_TRUE(contains(micro.output, "wrote 8 rank files")) << micro.output;
     EXPECT_TRUE(fs::exists(dir.path() / "mb" / "microbench.7.et"));
     EXPECT_TRUE(fs::exists(dir.path() / "mb" / "microbench.comm_groups.json"));
     EXPECT_TRUE(TraceValidator().validate(dir.path() / "mb" / "microbench").ok());
 
-    Result tf = run("gen transformer --preset llama3-8b --layers 2 --seq-len 128 --tp 2 --pp 2 "
-                    "--dp 2 --global-batch 4 --recompute full --gzip --name llama --out '" +
-                    dir.path().string() + "/tf'");
+    Result tf =
+        runEtsim("gen transformer --preset llama3-8b --layers 2 --seq-len 128 --tp 2 --pp 2 "
+                 "--dp 2 --global-batch 4 --recompute full --gzip --name llama --out '" +
+                 dir.path().string() + "/tf'");
     EXPECT_EQ(tf.code, 0) << tf.output;
     EXPECT_TRUE(contains(tf.output, "with full recomputation")) << tf.output;
     EXPECT_TRUE(contains(tf.output, "closed form: ")) << tf.output;
     EXPECT_TRUE(fs::exists(dir.path() / "tf" / "llama.7.et.gz"));
-    Result validate = run("trace validate '" + dir.path().string() + "/tf/llama'");
+    Result validate = runEtsim("trace validate '" + dir.path().string() + "/tf/llama'");
     EXPECT_EQ(validate.code, 0) << validate.output;
 }
 
@@ -108,7 +101,7 @@ TEST(GenCommands, CannotStartExitsTwo)
              Case{"gen microbench --out /proc/etsim-gen", "cannot create the output folder"},
              Case{"gen microbench --bogus" + out, "bogus"},
          }) {
-        Result r = run(c.arguments);
+        Result r = runEtsim(c.arguments);
         EXPECT_EQ(r.code, 2) << c.arguments << "\n" << r.output;
         EXPECT_TRUE(contains(r.output, c.message)) << c.arguments << "\n" << r.output;
     }

@@ -13,15 +13,11 @@ namespace etsim {
 namespace {
 
 using test::CommandResult;
+using test::contains;
 
 CommandResult mem(const std::string& arguments)
 {
-    return test::runCommand(std::string(ETSIM_BINARY) + " mem " + arguments);
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
+    return test::runEtsim("mem " + arguments);
 }
 
 // stdout and stderr are merged; the JSON object is the text from the first '{'.

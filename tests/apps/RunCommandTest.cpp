@@ -15,24 +15,16 @@ namespace etsim::apps {
 namespace {
 
 using etsim::test::CommandResult;
+using etsim::test::contains;
+using etsim::test::runEtsim;
 using etsim::test::TempDir;
-
-CommandResult etsim(const std::string& arguments)
-{
-    return etsim::test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
 
 // An 8-rank (dp 2 x tp 4) transformer step in dir/step.*.et.
 std::string generate(const TempDir& dir)
 {
-    CommandResult gen = etsim("gen transformer --layers 1 --hidden 512 --heads 8 --ffn 2048 "
-                              "--seq-len 512 --dp 2 --tp 4 --offload activations --out " +
-                              dir.path().string() + " --name step");
+    CommandResult gen = runEtsim("gen transformer --layers 1 --hidden 512 --heads 8 --ffn 2048 "
+                                 "--seq-len 512 --dp 2 --tp 4 --offload activations --out " +
+                                 dir.path().string() + " --name step");
     EXPECT_EQ(gen.code, 0) << gen.output;
     return (dir.path() / "step").string();
 }
@@ -43,8 +35,8 @@ TEST(RunCommand, RunsAPresetAndWritesReportTimelineAndPicture)
     std::string trace = generate(dir);
     std::string report = dir.file("report.json").string();
     std::string timeline = dir.file("timeline.json").string();
-    CommandResult run = etsim("run --platform hgx_h100 --trace " + trace + " --report " + report +
-                              " --timeline " + timeline);
+    CommandResult run = runEtsim("run --platform hgx_h100 --trace " + trace + " --report " +
+                                 report + " --timeline " + timeline);
     ASSERT_EQ(run.code, 0) << run.output;
     EXPECT_TRUE(contains(run.output, "etsim run: hgx_h100, 8 ranks")) << run.output;
     EXPECT_TRUE(contains(run.output, "simulated time: ")) << run.output;
@@ -75,7 +67,7 @@ TEST(RunCommand, RunsAPresetAndWritesReportTimelineAndPicture)
     EXPECT_GT(etsim::test::readFile(timeline).size(), 1000U);
 
     std::string svg = dir.file("report.svg").string();
-    CommandResult plot = etsim("plot " + report + " -o " + svg);
+    CommandResult plot = runEtsim("plot " + report + " -o " + svg);
     ASSERT_EQ(plot.code, 0) << plot.output;
     std::string picture = etsim::test::readFile(svg);
     EXPECT_EQ(picture.rfind("<svg", 0), 0U);
@@ -88,26 +80,26 @@ TEST(RunCommand, ExitCodes)
     TempDir dir;
     std::string trace = generate(dir);
     // Cannot start (2): missing platform, missing trace, bad --set syntax, unknown option.
-    CommandResult missingPlatform = etsim("run --platform nope.yaml --trace " + trace);
+    CommandResult missingPlatform = runEtsim("run --platform nope.yaml --trace " + trace);
     EXPECT_EQ(missingPlatform.code, 2);
     EXPECT_TRUE(contains(missingPlatform.output, "--platform nope.yaml: no such file"))
         << missingPlatform.output;
     CommandResult missingTrace =
-        etsim("run --platform hgx_h100 --trace " + dir.file("none").string());
+        runEtsim("run --platform hgx_h100 --trace " + dir.file("none").string());
     EXPECT_EQ(missingTrace.code, 2) << missingTrace.output;
-    CommandResult badSet = etsim("run --platform hgx_h100 --trace " + trace + " --set ranks");
+    CommandResult badSet = runEtsim("run --platform hgx_h100 --trace " + trace + " --set ranks");
     EXPECT_EQ(badSet.code, 2);
     EXPECT_TRUE(contains(badSet.output, "expected key.path=value")) << badSet.output;
-    EXPECT_EQ(etsim("run --platform hgx_h100 --trace " + trace + " --frobnicate").code, 2);
+    EXPECT_EQ(runEtsim("run --platform hgx_h100 --trace " + trace + " --frobnicate").code, 2);
 
     // Input problems (1): unknown --set key, rank mismatch, a bad platform file.
-    CommandResult unknownKey =
-        etsim("run --platform hgx_h100 --trace " + trace + " --set accelerator.sramm.capacity=1");
+    CommandResult unknownKey = runEtsim("run --platform hgx_h100 --trace " + trace +
+                                        " --set accelerator.sramm.capacity=1");
     EXPECT_EQ(unknownKey.code, 1);
     EXPECT_TRUE(contains(unknownKey.output,
                          "--set accelerator.sramm.capacity=1: accelerator.sramm: unknown key"))
         << unknownKey.output;
-    CommandResult mismatch = etsim("run --platform tpu_v4_torus --trace " + trace);
+    CommandResult mismatch = runEtsim("run --platform tpu_v4_torus --trace " + trace);
     EXPECT_EQ(mismatch.code, 1);
     EXPECT_TRUE(contains(mismatch.output, "has 8 rank(s) but the platform \"tpu_v4_torus\" has 64"))
         << mismatch.output;
@@ -115,14 +107,14 @@ TEST(RunCommand, ExitCodes)
         dir.write("bad.yaml",
                   "ranks: 8\naccelerator: {preset: h100_sxm}\nfabric: {preset: tpu_torus}\n")
             .string();
-    CommandResult badPlatform = etsim("run --platform " + bad + " --trace " + trace);
+    CommandResult badPlatform = runEtsim("run --platform " + bad + " --trace " + trace);
     EXPECT_EQ(badPlatform.code, 1);
     EXPECT_TRUE(
         contains(badPlatform.output, "the topology has 64 endpoints but the platform has 8 ranks"))
         << badPlatform.output;
 
     CommandResult quiet =
-        etsim("run --platform hgx_h100 --trace " + trace + " --quiet --mode replay");
+        runEtsim("run --platform hgx_h100 --trace " + trace + " --quiet --mode replay");
     EXPECT_EQ(quiet.code, 0) << quiet.output;
     EXPECT_FALSE(contains(quiet.output, "simulated time")) << quiet.output;
 }
@@ -135,8 +127,8 @@ TEST(RunCommand, TimelineFiltersAndAggregatedTracks)
     std::string trace = generate(dir);
     std::string full = dir.file("full.json").string();
     CommandResult whole =
-        etsim("run --quiet --platform hgx_h100 --trace " + trace + " --timeline " + full +
-              " --report " + dir.file("report.json").string());
+        runEtsim("run --quiet --platform hgx_h100 --trace " + trace + " --timeline " + full +
+                 " --report " + dir.file("report.json").string());
     ASSERT_EQ(whole.code, 0) << whole.output;
     nlohmann::json report = nlohmann::json::parse(etsim::test::readFile(dir.file("report.json")));
     const double endUs = report["simulated_time_ns"].get<double>() / 1000.0;
@@ -151,8 +143,8 @@ TEST(RunCommand, TimelineFiltersAndAggregatedTracks)
     std::string part = dir.file("part.json").string();
     const std::string window = std::to_string(endUs / 4) + "us:" + std::to_string(endUs / 2) + "us";
     CommandResult filtered =
-        etsim("run --quiet --platform hgx_h100 --trace " + trace + " --timeline " + part +
-              " --timeline-ranks 1,6-7 --timeline-links on --timeline-window " + window);
+        runEtsim("run --quiet --platform hgx_h100 --trace " + trace + " --timeline " + part +
+                 " --timeline-ranks 1,6-7 --timeline-links on --timeline-window " + window);
     ASSERT_EQ(filtered.code, 0) << filtered.output;
     nlohmann::json events = nlohmann::json::parse(etsim::test::readFile(part))["traceEvents"];
     std::set<int> slicesOf;
@@ -195,42 +187,42 @@ TEST(RunCommand, TimelineOptionErrors)
     std::string trace = generate(dir);
     const std::string run = "run --quiet --platform hgx_h100 --trace " + trace + " --timeline " +
                             dir.file("t.json").string();
-    CommandResult noUnit = etsim(run + " --timeline-window 2:3ms");
+    CommandResult noUnit = runEtsim(run + " --timeline-window 2:3ms");
     EXPECT_EQ(noUnit.code, 2);
     EXPECT_TRUE(contains(noUnit.output, "--timeline-window 2:3ms: \"2\" is not a time"))
         << noUnit.output;
-    CommandResult noColon = etsim(run + " --timeline-window 2ms");
+    CommandResult noColon = runEtsim(run + " --timeline-window 2ms");
     EXPECT_EQ(noColon.code, 2);
     EXPECT_TRUE(contains(noColon.output, "expected START:END with units, e.g. 2ms:3ms"))
         << noColon.output;
-    CommandResult backwards = etsim(run + " --timeline-window 3ms:2ms");
+    CommandResult backwards = runEtsim(run + " --timeline-window 3ms:2ms");
     EXPECT_EQ(backwards.code, 2);
     EXPECT_TRUE(contains(backwards.output, "the end (2 ms) must come after the start (3 ms)"))
         << backwards.output;
-    CommandResult badRanks = etsim(run + " --timeline-ranks 1,x");
+    CommandResult badRanks = runEtsim(run + " --timeline-ranks 1,x");
     EXPECT_EQ(badRanks.code, 2);
     EXPECT_TRUE(contains(badRanks.output, "\"x\" is not a rank or a range")) << badRanks.output;
-    CommandResult outside = etsim(run + " --timeline-ranks 9");
+    CommandResult outside = runEtsim(run + " --timeline-ranks 9");
     EXPECT_EQ(outside.code, 1);
     EXPECT_TRUE(
         contains(outside.output, "timeline rank 9: the platform \"hgx_h100\" has ranks 0 to 7"))
         << outside.output;
-    CommandResult zeroSample = etsim(run + " --timeline-sample 0us");
+    CommandResult zeroSample = runEtsim(run + " --timeline-sample 0us");
     EXPECT_EQ(zeroSample.code, 2);
     EXPECT_TRUE(contains(zeroSample.output, "--timeline-sample 0us: must be at least 1 ps"))
         << zeroSample.output;
-    CommandResult badLinks = etsim(run + " --timeline-links maybe");
+    CommandResult badLinks = runEtsim(run + " --timeline-links maybe");
     EXPECT_EQ(badLinks.code, 2);
     EXPECT_TRUE(contains(badLinks.output, "--timeline-links")) << badLinks.output;
     CommandResult withoutFile =
-        etsim("run --platform hgx_h100 --trace " + trace + " --timeline-window 1us:2us");
+        runEtsim("run --platform hgx_h100 --trace " + trace + " --timeline-window 1us:2us");
     EXPECT_EQ(withoutFile.code, 2);
     EXPECT_TRUE(contains(withoutFile.output, "add --timeline FILE.json")) << withoutFile.output;
 }
 
 TEST(RunCommand, ListsPlatforms)
 {
-    CommandResult list = etsim("run --list-platforms");
+    CommandResult list = runEtsim("run --list-platforms");
     EXPECT_EQ(list.code, 0);
     EXPECT_EQ(list.output, "hgx_h100\nhgx_h100_4node\ntpu_v4_torus\nng1\ndgx_a100_cluster\n");
 }
@@ -239,10 +231,10 @@ TEST(PlotCommand, RejectsWhatIsNotAReport)
 {
     TempDir dir;
     std::string notReport = dir.write("x.json", "{\"a\": 1}").string();
-    CommandResult plot = etsim("plot " + notReport + " -o " + dir.file("x.svg").string());
+    CommandResult plot = runEtsim("plot " + notReport + " -o " + dir.file("x.svg").string());
     EXPECT_EQ(plot.code, 1);
     EXPECT_TRUE(contains(plot.output, "not an etsim run report")) << plot.output;
-    EXPECT_EQ(etsim("plot " + dir.file("none.json").string() + " -o x.svg").code, 2);
+    EXPECT_EQ(runEtsim("plot " + dir.file("none.json").string() + " -o x.svg").code, 2);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "et_driver/TraceSet.h"
 #include "et_driver/TraceValidator.h"
 #include "tests/support/RunCommand.h"
+#include "tests/support/SharedTraces.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -20,29 +21,11 @@
 namespace etsim::et {
 namespace {
 
+using test::contains;
+using test::runEtsim;
 namespace fs = std::filesystem;
 
 using Result = test::CommandResult;
-
-Result run(const std::string& arguments)
-{
-    return test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
-std::optional<fs::path> sharedTraces()
-{
-    if (const char* env = std::getenv("ETSIM_TRACES"))
-        return fs::path(env);
-    fs::path path = fs::path(ETSIM_SOURCE_DIR) / ".." / "shared" / "traces";
-    if (fs::exists(path))
-        return path;
-    return std::nullopt;
-}
 
 std::set<std::string> namesOf(const fs::path& prefix)
 {
@@ -80,11 +63,11 @@ double roundTrip(const fs::path& original,
                  const test::TempDir& dir)
 {
     fs::path model = dir.file("model.json");
-    Result learn = run("gen learn " + original.string() + " -o " + model.string());
+    Result learn = runEtsim("gen learn " + original.string() + " -o " + model.string());
     EXPECT_EQ(learn.code, 0) << learn.output;
     fs::path prefix = dir.path() / "syn" / "syn";
-    Result synth = run("gen synth " + model.string() + " --ranks " + std::to_string(ranks) +
-                       " --seed 1 -o " + prefix.string());
+    Result synth = runEtsim("gen synth " + model.string() + " --ranks " + std::to_string(ranks) +
+                            " --seed 1 -o " + prefix.string());
     EXPECT_EQ(synth.code, 0) << synth.output;
     EXPECT_TRUE(contains(synth.output, "not kept: names (op_<id>)")) << synth.output;
 
@@ -106,8 +89,9 @@ double roundTrip(const fs::path& original,
     }
 
     fs::path json = dir.file("compare.json");
-    Result compare = run("gen compare " + original.string() + " " + prefix.string() +
-                         " --platform " + platform + " " + runOptions + " --json " + json.string());
+    Result compare =
+        runEtsim("gen compare " + original.string() + " " + prefix.string() + " --platform " +
+                 platform + " " + runOptions + " --json " + json.string());
     EXPECT_EQ(compare.code, 0) << compare.output;
     EXPECT_TRUE(contains(compare.output, "simulated time")) << compare.output;
     std::ifstream in(json);
@@ -119,7 +103,7 @@ double roundTrip(const fs::path& original,
 
 TEST(SynthCommands, HelpDocumentsTheSubcommands)
 {
-    Result help = run("gen --help");
+    Result help = runEtsim("gen --help");
     EXPECT_EQ(help.code, 0);
     for (const char* line : {"learn",
                              "synth",
@@ -127,13 +111,13 @@ TEST(SynthCommands, HelpDocumentsTheSubcommands)
                              "Fit a statistical model of traces",
                              "Sample valid synthetic traces from a model"})
         EXPECT_TRUE(contains(help.output, line)) << line << "\n" << help.output;
-    Result synth = run("gen synth --help");
+    Result synth = runEtsim("gen synth --help");
     EXPECT_EQ(synth.code, 0);
     for (const char* line : {"--ranks UINT=8", "--nodes UINT=0", "--seed UINT=1", "MODEL"})
         EXPECT_TRUE(contains(synth.output, line)) << line << "\n" << synth.output;
-    Result learn = run("gen learn --help");
+    Result learn = runEtsim("gen learn --help");
     EXPECT_TRUE(contains(learn.output, "--order INT=2")) << learn.output;
-    Result compare = run("gen compare --help");
+    Result compare = runEtsim("gen compare --help");
     EXPECT_TRUE(contains(compare.output, "--platform")) << compare.output;
 }
 
@@ -141,17 +125,17 @@ TEST(SynthCommands, ErrorsExitTwoAndSayWhy)
 {
     test::TempDir dir;
     fs::path bad = dir.write("bad.json", "{\"format\": 1}");
-    Result synth = run("gen synth " + bad.string() + " -o " + dir.file("x").string());
+    Result synth = runEtsim("gen synth " + bad.string() + " -o " + dir.file("x").string());
     EXPECT_EQ(synth.code, 2);
     EXPECT_TRUE(
         contains(synth.output,
                  "etsim gen synth: " + bad.string() + ": format: is number, expected a string"))
         << synth.output;
     Result learn =
-        run("gen learn " + dir.file("none").string() + " -o " + dir.file("m.json").string());
+        runEtsim("gen learn " + dir.file("none").string() + " -o " + dir.file("m.json").string());
     EXPECT_EQ(learn.code, 2) << learn.output;
     EXPECT_TRUE(contains(learn.output, "etsim gen learn: ")) << learn.output;
-    Result compare = run("gen compare " + bad.string() + " " + bad.string());
+    Result compare = runEtsim("gen compare " + bad.string() + " " + bad.string());
     EXPECT_EQ(compare.code, 2);
 }
 
@@ -160,9 +144,10 @@ TEST(SynthCommands, ErrorsExitTwoAndSayWhy)
 TEST(SynthCommands, GeneratedWorkloadRoundTripSimulatesWithinTenPercent)
 {
     test::TempDir dir;
-    Result gen = run("gen microbench --ranks 8 --group-size 4 --size \"16 MiB\" --iterations 60 "
-                     "--compute-us 150 --out " +
-                     (dir.path() / "mb").string() + " --name mb");
+    Result gen =
+        runEtsim("gen microbench --ranks 8 --group-size 4 --size \"16 MiB\" --iterations 60 "
+                 "--compute-us 150 --out " +
+                 (dir.path() / "mb").string() + " --name mb");
     ASSERT_EQ(gen.code, 0) << gen.output;
     double difference = roundTrip(dir.path() / "mb" / "mb",
                                   8,
@@ -204,7 +189,7 @@ TEST(SynthCommands, GeneratedTransformerRoundTripSimulatesWithinTenPercent)
 // modelled communication on the 64-chip torus.
 TEST(SynthCommands, RealTraceRoundTripSimulatesWithinTenPercent)
 {
-    std::optional<fs::path> traces = sharedTraces();
+    std::optional<fs::path> traces = test::sharedTraces();
     if (!traces)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
     test::TempDir dir;

@@ -5,6 +5,7 @@
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceWriter.h"
 #include "tests/support/RunCommand.h"
+#include "tests/support/SharedTraces.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TraceNodes.h"
 
@@ -13,20 +14,16 @@
 
 #include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <sys/wait.h>
 
 namespace etsim::et {
 namespace {
 
+using test::contains;
+using test::runEtsim;
 namespace fs = std::filesystem;
 
 using Result = test::CommandResult;
-
-Result run(const std::string& arguments)
-{
-    return test::runCommand(std::string(ETSIM_BINARY) + " " + arguments);
-}
 
 std::string quoted(const fs::path& path)
 {
@@ -59,11 +56,6 @@ fs::path write(const fs::path& file, const std::vector<TraceNode>& nodes)
     return file;
 }
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
 class TraceCommands : public ::testing::Test {
 protected:
     void SetUp() override
@@ -82,10 +74,10 @@ protected:
 
 TEST_F(TraceCommands, BadUsageExitsTwo)
 {
-    EXPECT_EQ(run("trace").code, 2);
-    EXPECT_EQ(run("trace validate").code, 2);
-    EXPECT_EQ(run("trace info --no-such-option x").code, 2);
-    Result help = run("trace validate --help");
+    EXPECT_EQ(runEtsim("trace").code, 2);
+    EXPECT_EQ(runEtsim("trace validate").code, 2);
+    EXPECT_EQ(runEtsim("trace info --no-such-option x").code, 2);
+    Result help = runEtsim("trace validate --help");
     EXPECT_EQ(help.code, 0);
     EXPECT_TRUE(contains(help.output, "--strict")) << help.output;
 }
@@ -94,7 +86,7 @@ TEST_F(TraceCommands, BadUsageExitsTwo)
 
 TEST_F(TraceCommands, InfoPrintsTheSummary)
 {
-    Result r = run("trace info " + quoted(dir.file("job")));
+    Result r = runEtsim("trace info " + quoted(dir.file("job")));
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "ranks: 2\n")) << r.output;
     EXPECT_TRUE(contains(r.output, "nodes: 6\n")) << r.output;
@@ -112,7 +104,7 @@ TEST_F(TraceCommands, InfoJson)
     for (const char* rank : {"0", "1"})
         fs::copy_file(dir.file(std::string("job.") + rank + ".et"),
                       dir.file(std::string("folder/job.") + rank + ".et"));
-    Result r = run("trace info --json " + quoted(dir.file("folder")));
+    Result r = runEtsim("trace info --json " + quoted(dir.file("folder")));
     ASSERT_EQ(r.code, 0) << r.output;
     nlohmann::json out = nlohmann::json::parse(r.output);
     EXPECT_EQ(out["ranks"], 2);
@@ -127,13 +119,13 @@ TEST_F(TraceCommands, InfoJson)
 
 TEST_F(TraceCommands, InfoMissingFileExitsTwoCorruptFileExitsOne)
 {
-    Result missing = run("trace info " + quoted(dir.file("none.0.et")));
+    Result missing = runEtsim("trace info " + quoted(dir.file("none.0.et")));
     EXPECT_EQ(missing.code, 2);
     EXPECT_EQ(missing.output,
               "etsim trace info: no such file: " + dir.file("none.0.et").string() + "\n");
-    Result noPrefix = run("trace info " + quoted(dir.file("nothing")));
+    Result noPrefix = runEtsim("trace info " + quoted(dir.file("nothing")));
     EXPECT_EQ(noPrefix.code, 2);
-    Result bad = run("trace info " + quoted(corrupt));
+    Result bad = runEtsim("trace info " + quoted(corrupt));
     EXPECT_EQ(bad.code, 1);
     EXPECT_TRUE(contains(bad.output, "etsim trace info: " + corrupt.string())) << bad.output;
 }
@@ -142,7 +134,7 @@ TEST_F(TraceCommands, InfoMissingFileExitsTwoCorruptFileExitsOne)
 
 TEST_F(TraceCommands, ValidateCleanTraceExitsZero)
 {
-    Result r = run("trace validate " + quoted(dir.file("job")));
+    Result r = runEtsim("trace validate " + quoted(dir.file("job")));
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, ": 0 errors, 0 warnings in 2 ranks (6 nodes)\nresult: OK\n"))
         << r.output;
@@ -151,7 +143,7 @@ TEST_F(TraceCommands, ValidateCleanTraceExitsZero)
 TEST_F(TraceCommands, ValidateErrorsExitOneAndLenientTurnsDanglingDataIntoWarnings)
 {
     fs::path file = write(dir.file("dangling.0.et"), {comp(1), comp(2, {1, 99})});
-    Result r = run("trace validate " + quoted(file));
+    Result r = runEtsim("trace validate " + quoted(file));
     EXPECT_EQ(r.code, 1);
     EXPECT_TRUE(contains(r.output,
                          "error: " + file.string() +
@@ -160,7 +152,7 @@ TEST_F(TraceCommands, ValidateErrorsExitOneAndLenientTurnsDanglingDataIntoWarnin
         << r.output;
     EXPECT_TRUE(contains(r.output, "result: FAILED\n")) << r.output;
 
-    Result lenient = run("trace validate --lenient " + quoted(file));
+    Result lenient = runEtsim("trace validate --lenient " + quoted(file));
     EXPECT_EQ(lenient.code, 0) << lenient.output;
     EXPECT_TRUE(contains(lenient.output, "warning: " + file.string())) << lenient.output;
 }
@@ -171,21 +163,21 @@ TEST_F(TraceCommands, ValidateWarningsExitOneOnlyWithStrict)
     for (uint64_t id = 1; id <= 25; ++id)
         nodes.push_back(comp(id, {}, {1000 + id}));
     fs::path file = write(dir.file("ctrl.0.et"), nodes);
-    Result r = run("trace validate " + quoted(file));
+    Result r = runEtsim("trace validate " + quoted(file));
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "... and 5 more dangling-ctrl-dep findings (25 in all)\n"))
         << r.output;
-    Result strict = run("trace validate --strict " + quoted(file));
+    Result strict = runEtsim("trace validate --strict " + quoted(file));
     EXPECT_EQ(strict.code, 1);
     EXPECT_TRUE(contains(strict.output, "result: FAILED (--strict: warnings)\n")) << strict.output;
-    Result dataOnly = run("trace validate --strict --data-only " + quoted(file));
+    Result dataOnly = runEtsim("trace validate --strict --data-only " + quoted(file));
     EXPECT_EQ(dataOnly.code, 0) << dataOnly.output;
 }
 
 TEST_F(TraceCommands, ValidateJson)
 {
     fs::path file = write(dir.file("cycle.0.et"), {comp(1, {2}), comp(2, {1})});
-    Result r = run("trace validate --json " + quoted(file));
+    Result r = runEtsim("trace validate --json " + quoted(file));
     EXPECT_EQ(r.code, 1);
     nlohmann::json out = nlohmann::json::parse(r.output);
     EXPECT_EQ(out["ok"], false);
@@ -206,22 +198,22 @@ TEST_F(TraceCommands, ValidateCommGroupsFile)
     TraceNode grouped = allReduce(1, 8, {});
     grouped.setPgName("4");
     fs::path file = write(dir.file("pg.0.et"), {grouped});
-    EXPECT_EQ(run("trace validate " + quoted(file)).code, 1);
+    EXPECT_EQ(runEtsim("trace validate " + quoted(file)).code, 1);
     fs::path groups = dir.write("groups.json", "{\"4\": [0, 1]}");
-    Result r = run("trace validate --comm-groups " + quoted(groups) + " " + quoted(file));
+    Result r = runEtsim("trace validate --comm-groups " + quoted(groups) + " " + quoted(file));
     EXPECT_EQ(r.code, 0) << r.output;
     fs::path badGroups = dir.write("bad.json", "{\"0\": [0]}");
-    Result bad = run("trace validate --comm-groups " + quoted(badGroups) + " " + quoted(file));
+    Result bad = runEtsim("trace validate --comm-groups " + quoted(badGroups) + " " + quoted(file));
     EXPECT_EQ(bad.code, 2);
     EXPECT_TRUE(contains(bad.output, "key \"0\" is not a group id >= 1")) << bad.output;
 }
 
 TEST_F(TraceCommands, ValidateMissingExitsTwoCorruptExitsOne)
 {
-    Result missing = run("trace validate " + quoted(dir.file("none.et")));
+    Result missing = runEtsim("trace validate " + quoted(dir.file("none.et")));
     EXPECT_EQ(missing.code, 2);
     EXPECT_TRUE(contains(missing.output, "etsim trace validate: no such file: ")) << missing.output;
-    Result bad = run("trace validate " + quoted(corrupt));
+    Result bad = runEtsim("trace validate " + quoted(corrupt));
     EXPECT_EQ(bad.code, 1);
     EXPECT_TRUE(contains(bad.output, "error: " + corrupt.string() + ": rank 0: ")) << bad.output;
 }
@@ -231,7 +223,7 @@ TEST_F(TraceCommands, ValidateMissingExitsTwoCorruptExitsOne)
 TEST_F(TraceCommands, ConvertEtToGzipAndBack)
 {
     fs::path gz = dir.file("copy.0.et.gz");
-    Result r = run("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(gz));
+    Result r = runEtsim("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(gz));
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "wrote 3 nodes to " + gz.string())) << r.output;
     std::string bytes = test::readFile(gz);
@@ -240,22 +232,22 @@ TEST_F(TraceCommands, ConvertEtToGzipAndBack)
     EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8B);
 
     fs::path back = dir.file("back.0.et");
-    EXPECT_EQ(run("trace convert " + quoted(gz) + " " + quoted(back)).code, 0);
+    EXPECT_EQ(runEtsim("trace convert " + quoted(gz) + " " + quoted(back)).code, 0);
     EXPECT_EQ(test::readFile(back), test::readFile(dir.file("job.0.et")));
 }
 
 TEST_F(TraceCommands, ConvertEtToJsonAndBackIsLossless)
 {
     fs::path json = dir.file("copy.0.json");
-    Result r = run("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(json));
+    Result r = runEtsim("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(json));
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "wrote 3 nodes to " + json.string())) << r.output;
     EXPECT_TRUE(contains(test::readFile(json), "\"nodes\"")) << test::readFile(json);
 
     fs::path gz = dir.file("copy.0.json.gz");
-    EXPECT_EQ(run("trace convert " + quoted(json) + " " + quoted(gz)).code, 0);
+    EXPECT_EQ(runEtsim("trace convert " + quoted(json) + " " + quoted(gz)).code, 0);
     fs::path back = dir.file("back.0.et");
-    EXPECT_EQ(run("trace convert " + quoted(gz) + " " + quoted(back)).code, 0);
+    EXPECT_EQ(runEtsim("trace convert " + quoted(gz) + " " + quoted(back)).code, 0);
     EXPECT_EQ(test::readFile(back), test::readFile(dir.file("job.0.et")));
 }
 
@@ -263,7 +255,7 @@ TEST_F(TraceCommands, ConvertToDot)
 {
     fs::path file = write(dir.file("g.0.et"), {comp(1), comp(2, {1}, {3}), comp(3)});
     fs::path dot = dir.file("g.dot");
-    Result r = run("trace convert " + quoted(file) + " " + quoted(dot));
+    Result r = runEtsim("trace convert " + quoted(file) + " " + quoted(dot));
     EXPECT_EQ(r.code, 0) << r.output;
     std::string text = test::readFile(dot);
     EXPECT_TRUE(contains(text, "digraph trace {\n")) << text;
@@ -286,38 +278,39 @@ TEST_F(TraceCommands, ConvertToDotRefusesHugeTracesWithoutForce)
         writer.close();
     }
     fs::path dot = dir.file("huge.dot");
-    Result r = run("trace convert " + quoted(file) + " " + quoted(dot));
+    Result r = runEtsim("trace convert " + quoted(file) + " " + quoted(dot));
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.output,
                          "has more than 100000 nodes: Graphviz layouts of more than 100000 nodes "
                          "take hours; pass --force to write it anyway"))
         << r.output;
     EXPECT_FALSE(fs::exists(dot));
-    Result forced = run("trace convert --force " + quoted(file) + " " + quoted(dot));
+    Result forced = runEtsim("trace convert --force " + quoted(file) + " " + quoted(dot));
     EXPECT_EQ(forced.code, 0) << forced.output;
     EXPECT_TRUE(contains(forced.output, "wrote 100001 nodes")) << forced.output;
 }
 
 TEST_F(TraceCommands, ConvertUnknownExtensionMissingAndCorruptInputs)
 {
-    Result ext =
-        run("trace convert " + quoted(dir.file("job.0.et")) + " " + quoted(dir.file("out.txt")));
+    Result ext = runEtsim("trace convert " + quoted(dir.file("job.0.et")) + " " +
+                          quoted(dir.file("out.txt")));
     EXPECT_EQ(ext.code, 2);
     EXPECT_TRUE(
         contains(ext.output,
                  "cannot write " + dir.file("out.txt").string() +
                      ": unknown output extension (known: .et, .et.gz, .dot, .json, .json.gz)"))
         << ext.output;
-    Result in = run("trace convert " + quoted(dir.file("x.dot")) + " " + quoted(dir.file("y.et")));
+    Result in =
+        runEtsim("trace convert " + quoted(dir.file("x.dot")) + " " + quoted(dir.file("y.et")));
     EXPECT_EQ(in.code, 2);
     EXPECT_TRUE(
         contains(in.output, "unknown input extension (known: .et, .et.gz, .json, .json.gz)"))
         << in.output;
 
     Result missing =
-        run("trace convert " + quoted(dir.file("none.0.et")) + " " + quoted(dir.file("o.et")));
+        runEtsim("trace convert " + quoted(dir.file("none.0.et")) + " " + quoted(dir.file("o.et")));
     EXPECT_EQ(missing.code, 2);
-    Result bad = run("trace convert " + quoted(corrupt) + " " + quoted(dir.file("o.et")));
+    Result bad = runEtsim("trace convert " + quoted(corrupt) + " " + quoted(dir.file("o.et")));
     EXPECT_EQ(bad.code, 1);
     EXPECT_FALSE(fs::exists(dir.file("o.et")));
 }
@@ -333,34 +326,31 @@ TEST_F(TraceCommands, ConvertAddsTheMetadataRecordToALegacyTrace)
     fs::path legacy =
         dir.write("legacy.0.et", std::string(1, static_cast<char>(body.size())) + body);
     fs::path fixed = dir.file("fixed.0.et");
-    ASSERT_EQ(run("trace convert " + quoted(legacy) + " " + quoted(fixed)).code, 0);
+    ASSERT_EQ(runEtsim("trace convert " + quoted(legacy) + " " + quoted(fixed)).code, 0);
     TraceReader reader(fixed);
     EXPECT_TRUE(reader.metadata().present);
     EXPECT_EQ(reader.metadata().version(), "0.0.4");
     TraceNode node;
     ASSERT_TRUE(reader.next(node));
     EXPECT_EQ(node.id, 7U);
-    EXPECT_EQ(run("trace validate --strict " + quoted(fixed)).code, 0);
+    EXPECT_EQ(runEtsim("trace validate --strict " + quoted(fixed)).code, 0);
 }
 
 TEST(TraceCommandsOnRealTraces, ValidateAndInfo)
 {
-    const char* source = std::getenv("ETSIM_SOURCE_DIR");
-    const char* traces = std::getenv("ETSIM_TRACES");
-    fs::path dir =
-        traces != nullptr && *traces != '\0'
-            ? fs::path(traces)
-            : fs::path(source != nullptr ? source : "/nonexistent") / ".." / "shared" / "traces";
-    if (!fs::is_directory(dir))
+    const std::optional<fs::path> traces = test::sharedTraces();
+    if (!traces)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
-    Result feeder = run("trace validate " + quoted(dir / "chakra-feeder-test" / "chakra.0.et"));
+    const fs::path& dir = *traces;
+    Result feeder =
+        runEtsim("trace validate " + quoted(dir / "chakra-feeder-test" / "chakra.0.et"));
     EXPECT_EQ(feeder.code, 1);
     EXPECT_TRUE(
         contains(feeder.output, "... and 1257 more dangling-ctrl-dep findings (1277 in all)"))
         << feeder.output.substr(0, 2000);
     EXPECT_TRUE(contains(feeder.output, "... and 363 more ctrl-self-loop findings (383 in all)"));
-    Result resnet =
-        run("trace info " + quoted(dir / "text-resnet50-dp-64r-legacy" / "resnet50_DataParallel"));
+    Result resnet = runEtsim("trace info " +
+                             quoted(dir / "text-resnet50-dp-64r-legacy" / "resnet50_DataParallel"));
     EXPECT_EQ(resnet.code, 0);
     EXPECT_TRUE(contains(resnet.output, "  ALL_REDUCE: 3456 collectives, 6528745472 B in total\n"))
         << resnet.output;

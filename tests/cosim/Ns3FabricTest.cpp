@@ -5,17 +5,16 @@
 #include "cosim/CosimConfig.h"
 #include "cosim/Proxy.h"
 #include "kernel/Extensions.h"
-#include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "models/net/Fabric.h"
 #include "platforms/PlatformConfig.h"
+#include "tests/support/Ranks.h"
 #include "tests/support/ScKernel.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <csignal>
 #include <memory>
@@ -27,59 +26,27 @@ namespace {
 
 constexpr std::uint64_t mib = 1024 * 1024;
 
-// One initiator socket per rank; posts nodes at time zero and records when each completes.
-// Optionally kills the peer at a simulated time (killAtPs) while traffic is in flight.
-class Ranks : public sc_core::sc_module {
-public:
-    Ranks(const sc_core::sc_module_name& name, std::uint32_t count) : sc_module(name)
-    {
-        for (std::uint32_t rank = 0; rank < count; ++rank) {
-            sockets.push_back(std::make_unique<tlm_utils::simple_initiator_socket_tagged<Ranks>>(
-                ("port" + std::to_string(rank)).c_str()));
-            sockets.back()->register_nb_transport_bw(
-                this, &Ranks::backward, static_cast<int>(rank));
-        }
-        SC_HAS_PROCESS(Ranks);
-        SC_THREAD(script);
-    }
+using test::Ranks;
 
-    std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Ranks>>> sockets;
-    std::vector<EtNodeInfo> posts;
-    std::vector<std::uint64_t> donePs;
-    std::uint64_t killAtPs = 0;
-    pid_t victim = -1;
+// Kills the peer at a simulated time while traffic is in flight.
+class Killer : public sc_core::sc_module {
+public:
+    Killer(const sc_core::sc_module_name& name, pid_t victim, std::uint64_t atPs)
+        : sc_module(name), victim(victim), atPs(atPs)
+    {
+        SC_HAS_PROCESS(Killer);
+        SC_THREAD(kill);
+    }
 
 private:
-    void script()
+    void kill()
     {
-        donePs.assign(posts.size(), 0);
-        for (const EtNodeInfo& info : posts) {
-            tlm::tlm_generic_payload& payload = pool.acquire();
-            payload.set_command(tlm::TLM_WRITE_COMMAND);
-            payload.set_extension(new EtNodeExtension(info));
-            payloads.push_back(&payload);
-            tlm::tlm_phase phase = tlm::BEGIN_REQ;
-            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-            (*sockets[toUnderlying(info.rank)])->nb_transport_fw(payload, phase, delay);
-        }
-        if (killAtPs != 0) {
-            sc_core::wait(Time::fromPs(killAtPs).toScTime());
-            ::kill(victim, SIGKILL);
-        }
+        sc_core::wait(Time::fromPs(atPs).toScTime());
+        ::kill(victim, SIGKILL);
     }
 
-    tlm::tlm_sync_enum
-    backward(int, tlm::tlm_generic_payload& payload, tlm::tlm_phase&, sc_core::sc_time& delay)
-    {
-        for (std::size_t index = 0; index < payloads.size(); ++index)
-            if (payloads[index] == &payload)
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
-        payload.release();
-        return tlm::TLM_COMPLETED;
-    }
-
-    PayloadPool pool{"ranks.pool"};
-    std::vector<tlm::tlm_generic_payload*> payloads;
+    pid_t victim;
+    std::uint64_t atPs;
 };
 
 EtNodeInfo send(std::uint32_t rank, std::uint32_t peer, std::uint64_t bytes, std::uint64_t tag)
@@ -157,18 +124,20 @@ Outcome run(const std::string& yaml,
     Ranks ranks("ranks", config.endpointCount());
     net::Fabric fabric("fabric", config, config.endpointCount(), stats);
     std::unique_ptr<Proxy> proxy;
+    std::unique_ptr<Killer> killer;
     if (throughNs3) {
         ProxyOptions options = ns3Options(dir);
         options.description = fabric.describeNetwork();
         fabric.useRemoteNetwork();
         proxy = std::make_unique<Proxy>("fabric_cosim", options);
         fabric.network.bind(proxy->socket);
-        ranks.victim = proxy->peerProcess();
-        ranks.killAtPs = killAtPs;
+        if (killAtPs != 0)
+            killer = std::make_unique<Killer>("killer", proxy->peerProcess(), killAtPs);
     }
     for (auto& socket : ranks.sockets)
         socket->bind(fabric.socket);
-    ranks.posts = posts;
+    for (const EtNodeInfo& info : posts)
+        ranks.posts.push_back({0, info});
     Outcome outcome;
     try {
         sc_core::sc_start();

@@ -13,21 +13,6 @@ namespace etsim::et::test {
 
 namespace pb = ChakraProtoMsg;
 
-std::optional<std::filesystem::path> sharedTraces()
-{
-    std::filesystem::path dir;
-    if (const char* env = std::getenv("ETSIM_TRACES"); env != nullptr && *env != '\0')
-        dir = env;
-    else if (const char* source = std::getenv("ETSIM_SOURCE_DIR"); source != nullptr)
-        dir = std::filesystem::path(source) / ".." / "shared" / "traces";
-    else
-        return std::nullopt;
-    std::error_code error;
-    if (!std::filesystem::is_directory(dir, error))
-        return std::nullopt;
-    return dir;
-}
-
 std::string varint(uint64_t value)
 {
     std::string out;

@@ -3,6 +3,7 @@
 // gzip, so tests can build good and bad trace files byte by byte.
 
 #include "et_driver/TraceNode.h"
+#include "tests/support/SharedTraces.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -12,8 +13,7 @@
 
 namespace etsim::et::test {
 
-// ETSIM_TRACES, else ${ETSIM_SOURCE_DIR}/../shared/traces; nullopt when that folder is absent.
-std::optional<std::filesystem::path> sharedTraces();
+using etsim::test::sharedTraces;
 
 // The base-128 varint encoding of `value`.
 std::string varint(uint64_t value);

@@ -15,6 +15,7 @@
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestTargets.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 
@@ -25,29 +26,11 @@
 namespace etsim {
 namespace {
 
+using test::memoryNode;
 using test::ScTest;
+using test::traceNode;
 
 constexpr std::uint64_t us = 1'000'000; // ps
-
-et::TraceNode traceNode(std::uint64_t id, et::NodeType type, std::vector<std::uint64_t> deps = {})
-{
-    et::TraceNode node;
-    node.id = id;
-    node.name = "n" + std::to_string(id);
-    node.type = type;
-    node.dataDeps = std::move(deps);
-    return node;
-}
-
-et::TraceNode memory(std::uint64_t id,
-                     et::NodeType type,
-                     std::uint64_t bytes,
-                     std::vector<std::uint64_t> deps = {})
-{
-    et::TraceNode node = traceNode(id, type, std::move(deps));
-    node.setTensorSize(bytes);
-    return node;
-}
 
 et::TraceNode compute(std::uint64_t id,
                       std::int64_t flops,
@@ -164,10 +147,10 @@ TEST_F(ScTest, DriverRunsASmallTraceOnTheAcceleratorWithAFixedMemory)
     //   4 MEM_STORE 100 kB after 2: one chunk                            13.5 -> 14.5 us
     et::TraceNode elementwise = compute(5, 1000, 500'000, {3});
     elementwise.setOpKind("elementwise");
-    std::vector<et::TraceNode> nodes{memory(1, et::NodeType::MemLoad, 250'000),
+    std::vector<et::TraceNode> nodes{memoryNode(1, et::NodeType::MemLoad, 250'000),
                                      compute(2, 10'000'000, 1'500'000, {1}),
                                      compute(3, 2'000'000, 0),
-                                     memory(4, et::NodeType::MemStore, 100'000, {2}),
+                                     memoryNode(4, et::NodeType::MemStore, 100'000, {2}),
                                      elementwise};
     accel::AccelConfig config = roundConfig();
     Rank rank(dir, nodes, config);
@@ -219,9 +202,9 @@ TEST_F(ScTest, DriverRunsAGemmOnTheH100PresetWithAnalyticHbm3)
     gemm.setGemmN(1024);
     gemm.setGemmK(1024);
     gemm.setDtype("bf16");
-    std::vector<et::TraceNode> nodes{memory(1, et::NodeType::MemLoad, 4 * 1024 * 1024),
+    std::vector<et::TraceNode> nodes{memoryNode(1, et::NodeType::MemLoad, 4 * 1024 * 1024),
                                      gemm,
-                                     memory(3, et::NodeType::MemStore, 2 * 1024 * 1024, {2})};
+                                     memoryNode(3, et::NodeType::MemStore, 2 * 1024 * 1024, {2})};
     accel::AccelConfig config = accel::accelPreset(accel::AccelPreset::H100Sxm);
     Rank rank(dir, nodes, config);
     hbm::HbmConfig hbmConfig = hbm::hbmPreset(hbm::HbmPreset::Hbm3H100);

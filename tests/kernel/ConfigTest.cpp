@@ -680,5 +680,16 @@ TEST(Config, StringsUseTheirPseudoFileName)
               "platform.yaml:2:4: invalid YAML: illegal map value");
 }
 
+TEST(Config, ExactNumberTextIsTheShortestTextThatReadsBack)
+{
+    EXPECT_EQ(exactNumberText(0.7), "0.7");
+    EXPECT_EQ(exactNumberText(2.0), "2");
+    EXPECT_EQ(exactNumberText(0.1 + 0.2), "0.30000000000000004");
+    EXPECT_EQ(exactNumberText(1e20), "1e+20");
+    EXPECT_EQ(exactNumberText(-2.5e-7), "-2.5e-07");
+    for (double value : {0.85, 1.0 / 3.0, 123456.789, 5e-324})
+        EXPECT_EQ(loadConfigString(exactNumberText(value)).as<double>(), value);
+}
+
 } // namespace
 } // namespace etsim

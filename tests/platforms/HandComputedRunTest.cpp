@@ -9,6 +9,7 @@
 #include "platforms/PlatformConfig.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 
@@ -19,36 +20,18 @@
 namespace etsim::platform {
 namespace {
 
+using etsim::test::memoryNode;
 using etsim::test::ScTest;
 using etsim::test::TempDir;
+using etsim::test::traceNode;
 namespace fs = std::filesystem;
 
 constexpr std::uint32_t hgxRanks = 8;
 
-et::TraceNode node(std::uint64_t id, et::NodeType type, std::vector<std::uint64_t> deps = {})
-{
-    et::TraceNode result;
-    result.id = id;
-    result.name = "n" + std::to_string(id);
-    result.type = type;
-    result.dataDeps = std::move(deps);
-    return result;
-}
-
-et::TraceNode memory(std::uint64_t id,
-                     et::NodeType type,
-                     std::uint64_t bytes,
-                     std::vector<std::uint64_t> deps = {})
-{
-    et::TraceNode result = node(id, type, std::move(deps));
-    result.setTensorSize(bytes);
-    return result;
-}
-
 // A 1024 x 1024 x 1024 BF16 GEMM over 6 MiB (inputs and output).
 et::TraceNode gemm1024(std::uint64_t id, std::vector<std::uint64_t> deps = {})
 {
-    et::TraceNode result = node(id, et::NodeType::Comp, std::move(deps));
+    et::TraceNode result = traceNode(id, et::NodeType::Comp, std::move(deps));
     result.setNumOps(2LL * 1024 * 1024 * 1024);
     result.setTensorSize(6'291'456);
     result.setOpKind("gemm");
@@ -119,7 +102,7 @@ TEST_F(ScTest, HandComputedMemoryLoadOnOneRank)
 {
     TempDir dir;
     RunReport report =
-        runOnHgx(writeRanks(dir, {{memory(1, et::NodeType::MemLoad, 4 * 1024 * 1024)}}));
+        runOnHgx(writeRanks(dir, {{memoryNode(1, et::NodeType::MemLoad, 4 * 1024 * 1024)}}));
     const RankBreakdown& rank = report.ranks.at(0);
     EXPECT_EQ(rank.finishPs, 1'448'727U);
     EXPECT_EQ(rank.memoryPs, 1'448'727U);
@@ -137,9 +120,9 @@ TEST_F(ScTest, HandComputedLoadGemmStoreChain)
     TempDir dir;
     RunReport report =
         runOnHgx(writeRanks(dir,
-                            {{memory(1, et::NodeType::MemLoad, 4 * 1024 * 1024),
+                            {{memoryNode(1, et::NodeType::MemLoad, 4 * 1024 * 1024),
                               gemm1024(2, {1}),
-                              memory(3, et::NodeType::MemStore, 2 * 1024 * 1024, {2})}}));
+                              memoryNode(3, et::NodeType::MemStore, 2 * 1024 * 1024, {2})}}));
     const RankBreakdown& rank = report.ranks.at(0);
     EXPECT_EQ(rank.finishPs, 6'988'113U);
     EXPECT_EQ(rank.computePs, 4'797'814U);
@@ -156,11 +139,11 @@ TEST_F(ScTest, HandComputedLoadGemmStoreChain)
 TEST_F(ScTest, HandComputedSendRecvBetweenTwoRanks)
 {
     TempDir dir;
-    et::TraceNode send = node(1, et::NodeType::CommSend);
+    et::TraceNode send = traceNode(1, et::NodeType::CommSend);
     send.setCommDst(1);
     send.setCommSize(3'690'000);
     send.setCommTag(7);
-    et::TraceNode recv = node(1, et::NodeType::CommRecv);
+    et::TraceNode recv = traceNode(1, et::NodeType::CommRecv);
     recv.setCommSrc(0);
     recv.setCommSize(3'690'000);
     recv.setCommTag(7);
@@ -189,7 +172,7 @@ TEST_F(ScTest, HandComputedAllReduceOnEightGpus)
     TempDir dir;
     std::vector<std::vector<et::TraceNode>> nodes(hgxRanks);
     for (auto& rank : nodes) {
-        et::TraceNode allReduce = node(1, et::NodeType::CommColl);
+        et::TraceNode allReduce = traceNode(1, et::NodeType::CommColl);
         allReduce.setCommType(et::CollectiveType::AllReduce);
         allReduce.setCommSize(5'904'000);
         rank.push_back(allReduce);

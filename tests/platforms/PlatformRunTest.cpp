@@ -6,13 +6,13 @@
 #include "platforms/PlatformConfig.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/ScTest.h"
+#include "tests/support/SharedTraces.h"
 #include "tests/support/TempDir.h"
 #include "workloads/Transformer.h"
 #include "workloads/Workload.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -264,22 +264,10 @@ TEST_F(ScTest, RegistryReplacesAComponentKind)
               "platform: a job is already attached");
 }
 
-std::optional<fs::path> sharedTraces()
-{
-    if (const char* env = std::getenv("ETSIM_TRACES"))
-        return fs::path(env);
-    if (const char* source = std::getenv("ETSIM_SOURCE_DIR")) {
-        fs::path path = fs::path(source) / ".." / "shared" / "traces";
-        if (fs::exists(path))
-            return path;
-    }
-    return std::nullopt;
-}
-
 // The 64-rank ResNet-50 data-parallel trace fits the 64-chip torus.
 TEST_F(ScTest, SharedResnet64RanksRunOnTheTorus)
 {
-    std::optional<fs::path> traces = sharedTraces();
+    std::optional<fs::path> traces = test::sharedTraces();
     if (!traces)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
     PlatformConfig config = loadPlatform("tpu_v4_torus",
@@ -297,7 +285,7 @@ TEST_F(ScTest, SharedResnet64RanksRunOnTheTorus)
 // One-rank PyTorch traces run as the 8 ranks of the HGX node.
 TEST_F(ScTest, SharedOneRankTracesRunReplicatedOnHgx)
 {
-    std::optional<fs::path> traces = sharedTraces();
+    std::optional<fs::path> traces = test::sharedTraces();
     if (!traces)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
     PlatformConfig config =
@@ -317,7 +305,7 @@ TEST_F(ScTest, SharedOneRankTracesRunReplicatedOnHgx)
 // spanning the 8 replicas (not 8 local ones), and every rank spends time in it.
 TEST_F(ScTest, SharedPytorchRankReplicatedCollectivesSpanAllRanks)
 {
-    std::optional<fs::path> traces = sharedTraces();
+    std::optional<fs::path> traces = test::sharedTraces();
     if (!traces)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
     PlatformConfig config = loadPlatform("hgx_h100",

@@ -3,6 +3,8 @@
 // real traces are one rank of a larger job) replicated to the 8-GPU preset. New trace sets
 // dropped into the folder are picked up without editing this test.
 
+#include "tests/support/SharedTraces.h"
+
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceSet.h"
 #include "platforms/PlatformConfig.h"
@@ -24,21 +26,9 @@ namespace {
 namespace fs = std::filesystem;
 using etsim::test::TempDir;
 
-std::optional<fs::path> sharedTraces()
-{
-    if (const char* env = std::getenv("ETSIM_TRACES"))
-        return fs::path(env);
-    if (const char* source = std::getenv("ETSIM_SOURCE_DIR")) {
-        fs::path path = fs::path(source) / ".." / "shared" / "traces";
-        if (fs::exists(path))
-            return path;
-    }
-    return std::nullopt;
-}
-
 TEST(SharedTraces, EveryTraceThatFitsAPresetRuns)
 {
-    std::optional<fs::path> traces = sharedTraces();
+    std::optional<fs::path> traces = test::sharedTraces();
     if (!traces)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
     std::map<std::uint32_t, std::string> presetOfRanks;
@@ -72,10 +62,9 @@ TEST(SharedTraces, EveryTraceThatFitsAPresetRuns)
             continue;
         }
         const fs::path report = dir.file(entry.path().filename().string() + ".json");
-        test::CommandResult run =
-            test::runCommand(std::string(ETSIM_BINARY) + " run --quiet --mode replay --set " +
-                             "driver.communication_mode=model " + arguments + " --trace " +
-                             entry.path().string() + " --report " + report.string());
+        test::CommandResult run = test::runEtsim(
+            "run --quiet --mode replay --set driver.communication_mode=model " + arguments +
+            " --trace " + entry.path().string() + " --report " + report.string());
         ASSERT_EQ(run.code, 0) << run.output;
         nlohmann::json json = nlohmann::json::parse(test::readFile(report));
         EXPECT_EQ(json["outcome"], "finished");

@@ -1,7 +1,7 @@
 #pragma once
-// Small trace nodes for tests that write traces with our writer: a GPU compute node and the
-// communication nodes built on it. Header-only so any test binary that links et_driver can
-// use it.
+// Small trace nodes for tests that write traces with our writer: plain nodes of a type, memory
+// nodes, a GPU compute node and the communication nodes built on it. Header-only so any test binary
+// that links et_driver can use it.
 
 #include "et_driver/TraceNode.h"
 
@@ -11,6 +11,29 @@
 #include <vector>
 
 namespace etsim::test {
+
+/// A node of `type` named "n<id>" with data dependencies `deps` and nothing else set.
+inline et::TraceNode
+traceNode(std::uint64_t id, et::NodeType type, std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node;
+    node.id = id;
+    node.name = "n" + std::to_string(id);
+    node.type = type;
+    node.dataDeps = std::move(deps);
+    return node;
+}
+
+/// A memory node (MemLoad or MemStore) moving `bytes` (its tensor size).
+inline et::TraceNode memoryNode(std::uint64_t id,
+                                et::NodeType type,
+                                std::uint64_t bytes,
+                                std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node = traceNode(id, type, std::move(deps));
+    node.setTensorSize(bytes);
+    return node;
+}
 
 /// A GPU compute node named "n<id>" that takes `durationMicros` when replayed.
 inline et::TraceNode compNode(std::uint64_t id,

@@ -10,12 +10,10 @@
 
 #include "cosim/adapters/ns3/FabricDescription.h"
 #include "cosim/adapters/ns3/Ns3Network.h"
+#include "cosim/peer/PeerMain.h"
 #include "cosim/peer/PeerSession.h"
-#include "cosim/transport/AsioTransport.h"
-#include "cosim/transport/SharedMemoryTransport.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -25,15 +23,6 @@ namespace {
 
 using namespace etsim::cosim;
 using namespace etsim::cosim::ns3adapter;
-
-std::uint64_t number(const std::string& option, const char* text)
-{
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(text, &end, 10);
-    if (end == text || *end != '\0')
-        throw CosimError(option + ": \"" + text + "\" is not a whole number");
-    return value;
-}
 
 struct Adapter {
     Ns3Options options;
@@ -86,54 +75,26 @@ struct Adapter {
 int main(int argc, char** argv)
 {
     try {
-        std::string endpointText;
-        bool listen = false;
         Ns3Options options;
         PeerOptions peer;
         peer.name = "ns-3 fabric";
         // Packets cannot be rewound: only conservative sync keeps ns-3 exact.
         peer.capabilities = capability::conservative;
-        for (int index = 1; index < argc; ++index) {
-            const std::string option = argv[index];
-            auto value = [&]() -> const char* {
-                if (index + 1 >= argc)
-                    throw CosimError(option + " needs a value");
-                return argv[++index];
-            };
-            if (option == "--endpoint")
-                endpointText = value();
-            else if (option == "--listen")
-                listen = true;
-            else if (option == "--mtu")
-                options.mtu = static_cast<std::uint32_t>(number(option, value()));
+        PeerCommandLine line(argc, argv);
+        while (line.next()) {
+            const std::string& option = line.option();
+            if (option == "--mtu")
+                options.mtu = static_cast<std::uint32_t>(line.wholeNumber());
             else if (option == "--queue-packets")
-                options.queuePackets = static_cast<std::uint32_t>(number(option, value()));
+                options.queuePackets = static_cast<std::uint32_t>(line.wholeNumber());
             else if (option == "--timeout-ms")
-                peer.timeout = std::chrono::milliseconds(number(option, value()));
+                peer.timeout = std::chrono::milliseconds(line.wholeNumber());
             else
                 throw CosimError("unknown option " + option +
                                  " (known: --endpoint, --listen, --mtu, --queue-packets, "
                                  "--timeout-ms)");
         }
-        if (endpointText.empty())
-            throw CosimError(
-                "--endpoint is required (unix:/path, tcp:127.0.0.1:PORT or shm:/path)");
-        Endpoint endpoint = Endpoint::parse(endpointText);
-        const bool shared = endpoint.kind == Endpoint::Kind::SharedMemory;
-        if (shared) {
-            if (endpoint.path.empty())
-                throw CosimError("--endpoint shm needs the socket path: shm:/path");
-            endpoint.kind = Endpoint::Kind::Unix;
-        }
-        std::unique_ptr<Transport> transport;
-        if (listen) {
-            Listener listener(endpoint);
-            transport = listener.accept(peer.timeout);
-        } else {
-            transport = connectTo(endpoint, std::chrono::milliseconds(10000));
-        }
-        if (shared)
-            transport = acceptSharedMemory(std::move(transport), peer.timeout);
+        std::unique_ptr<Transport> transport = line.open(peer.timeout);
 
         const auto started = std::chrono::steady_clock::now();
         Adapter adapter;

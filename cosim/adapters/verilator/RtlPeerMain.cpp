@@ -11,8 +11,7 @@
 // TERMINATE, 1 on errors.
 
 #include "cosim/adapters/verilator/RtlPeer.h"
-#include "cosim/transport/AsioTransport.h"
-#include "cosim/transport/SharedMemoryTransport.h"
+#include "cosim/peer/PeerMain.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -37,59 +36,31 @@ int main(int argc, char** argv)
     using namespace etsim::cosim;
     using namespace etsim::rtl;
     try {
-        std::string endpointText;
-        bool listen = false;
         RtlPeerOptions overrides;
         std::optional<std::uint32_t> rows;
         std::optional<std::uint32_t> cols;
         std::optional<double> clockHz;
         PeerOptions peer;
         peer.name = "etsim-rtl gemm_tile";
-        for (int index = 1; index < argc; ++index) {
-            const std::string option = argv[index];
-            auto value = [&]() -> const char* {
-                if (index + 1 >= argc)
-                    throw CosimError(option + " needs a value");
-                return argv[++index];
-            };
-            if (option == "--endpoint")
-                endpointText = value();
-            else if (option == "--listen")
-                listen = true;
-            else if (option == "--rows")
-                rows = static_cast<std::uint32_t>(number(option, value()));
+        PeerCommandLine line(argc, argv);
+        while (line.next()) {
+            const std::string& option = line.option();
+            if (option == "--rows")
+                rows = static_cast<std::uint32_t>(number(option, line.value()));
             else if (option == "--cols")
-                cols = static_cast<std::uint32_t>(number(option, value()));
+                cols = static_cast<std::uint32_t>(number(option, line.value()));
             else if (option == "--clock-hz")
-                clockHz = number(option, value());
+                clockHz = number(option, line.value());
             else if (option == "--mem-latency")
-                overrides.memoryLatency = static_cast<std::uint32_t>(number(option, value()));
+                overrides.memoryLatency = static_cast<std::uint32_t>(number(option, line.value()));
             else if (option == "--full-folds")
                 overrides.folds = FoldMode::Full;
             else if (option == "--name")
-                peer.name = value();
+                peer.name = line.value();
             else
                 throw CosimError("unknown option " + option);
         }
-        if (endpointText.empty())
-            throw CosimError(
-                "--endpoint is required (unix:/path, tcp:127.0.0.1:PORT or shm:/path)");
-        Endpoint endpoint = Endpoint::parse(endpointText);
-        const bool shared = endpoint.kind == Endpoint::Kind::SharedMemory;
-        if (shared) {
-            if (endpoint.path.empty())
-                throw CosimError("--endpoint shm needs the socket path: shm:/path");
-            endpoint.kind = Endpoint::Kind::Unix;
-        }
-        std::unique_ptr<Transport> transport;
-        if (listen) {
-            Listener listener(endpoint);
-            transport = listener.accept(peer.timeout);
-        } else {
-            transport = connectTo(endpoint, std::chrono::milliseconds(10000));
-        }
-        if (shared)
-            transport = acceptSharedMemory(std::move(transport), peer.timeout);
+        std::unique_ptr<Transport> transport = line.open(peer.timeout);
         // The lookahead check happens in HELLO, before CONFIG names the array: promise the
         // smallest GEMM at the memory latency and the fastest clock we may be given.
         RtlPeerOptions promise = overrides;

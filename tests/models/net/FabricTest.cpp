@@ -1,9 +1,9 @@
 #include "models/net/Fabric.h"
 
 #include "kernel/Extensions.h"
-#include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
+#include "tests/support/Ranks.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 
@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cmath>
 #include <map>
@@ -22,79 +21,7 @@
 namespace etsim::net {
 namespace {
 
-// One initiator socket per rank; posts scripted nodes at given times and records when each
-// completes. Checks the protocol: END_REQ at once, BEGIN_RESP on the backward path.
-class Ranks : public sc_core::sc_module {
-public:
-    struct Post {
-        std::uint64_t atPs;
-        EtNodeInfo info;
-    };
-
-    Ranks(const sc_core::sc_module_name& name, std::uint32_t count) : sc_module(name)
-    {
-        for (std::uint32_t rank = 0; rank < count; ++rank) {
-            sockets.push_back(std::make_unique<tlm_utils::simple_initiator_socket_tagged<Ranks>>(
-                ("port" + std::to_string(rank)).c_str()));
-            sockets.back()->register_nb_transport_bw(
-                this, &Ranks::backward, static_cast<int>(rank));
-        }
-        SC_HAS_PROCESS(Ranks);
-        SC_THREAD(script);
-    }
-
-    std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Ranks>>> sockets;
-    std::vector<Post> posts;
-    std::vector<std::uint64_t> donePs;
-    std::vector<tlm::tlm_response_status> status;
-    std::vector<tlm::tlm_sync_enum> accepted;
-    bool blocking = false;
-
-private:
-    void script()
-    {
-        donePs.assign(posts.size(), 0);
-        status.assign(posts.size(), tlm::TLM_INCOMPLETE_RESPONSE);
-        for (std::size_t index = 0; index < posts.size(); ++index) {
-            sc_core::sc_time at = Time::fromPs(posts[index].atPs).toScTime();
-            if (at > sc_core::sc_time_stamp())
-                sc_core::wait(at - sc_core::sc_time_stamp());
-            tlm::tlm_generic_payload& payload = pool.acquire();
-            payload.set_command(tlm::TLM_WRITE_COMMAND);
-            payload.set_extension(new EtNodeExtension(posts[index].info));
-            payloads.push_back(&payload);
-            std::uint32_t rank = toUnderlying(posts[index].info.rank);
-            if (blocking) {
-                sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-                (*sockets[rank])->b_transport(payload, delay);
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp()).ps();
-                status[index] = payload.get_response_status();
-                continue;
-            }
-            tlm::tlm_phase phase = tlm::BEGIN_REQ;
-            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-            accepted.push_back((*sockets[rank])->nb_transport_fw(payload, phase, delay));
-            EXPECT_EQ(phase, tlm::END_REQ);
-        }
-    }
-
-    tlm::tlm_sync_enum backward(int /*rank*/,
-                                tlm::tlm_generic_payload& payload,
-                                tlm::tlm_phase& phase,
-                                sc_core::sc_time& delay)
-    {
-        EXPECT_EQ(phase, tlm::BEGIN_RESP);
-        for (std::size_t index = 0; index < payloads.size(); ++index)
-            if (payloads[index] == &payload) {
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
-                status[index] = payload.get_response_status();
-            }
-        return tlm::TLM_COMPLETED;
-    }
-
-    PayloadPool pool{"ranks.pool"};
-    std::vector<tlm::tlm_generic_payload*> payloads;
-};
+using test::Ranks;
 
 EtNodeInfo collective(std::uint32_t rank, std::uint64_t bytes, std::uint64_t sequence)
 {
