@@ -23,7 +23,9 @@ namespace etsim::net {
 namespace {
 
 // One initiator socket per rank; posts scripted nodes at given times and records when each
-// completes. Checks the protocol: END_REQ at once, BEGIN_RESP on the backward path.
+// completes. Checks the protocol: END_REQ at once, BEGIN_RESP on the backward path. Releases
+// its reference on each payload when the transaction completes, or at destruction for those a
+// test left unfinished.
 class Ranks : public sc_core::sc_module {
 public:
     struct Post {
@@ -42,6 +44,17 @@ public:
         SC_HAS_PROCESS(Ranks);
         SC_THREAD(script);
     }
+    ~Ranks() override
+    {
+        for (tlm::tlm_generic_payload* payload : payloads)
+            if (payload != nullptr)
+                payload->release();
+    }
+    Ranks(const Ranks&) = delete;
+    Ranks& operator=(const Ranks&) = delete;
+
+    /// Payloads the ranks still hold (transactions not completed).
+    std::size_t holding() const { return pool.inUse(); }
 
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Ranks>>> sockets;
     std::vector<Post> posts;
@@ -67,8 +80,7 @@ private:
             if (blocking) {
                 sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
                 (*sockets[rank])->b_transport(payload, delay);
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp()).ps();
-                status[index] = payload.get_response_status();
+                finish(index, sc_core::SC_ZERO_TIME);
                 continue;
             }
             tlm::tlm_phase phase = tlm::BEGIN_REQ;
@@ -76,6 +88,17 @@ private:
             accepted.push_back((*sockets[rank])->nb_transport_fw(payload, phase, delay));
             EXPECT_EQ(phase, tlm::END_REQ);
         }
+    }
+
+    // Records post `index` as completed `delay` from now and gives its payload back.
+    void finish(std::size_t index, const sc_core::sc_time& delay)
+    {
+        tlm::tlm_generic_payload* payload = payloads[index];
+        donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+        status[index] = payload->get_response_status();
+        // Cleared first: the pool may hand the same object to a later post.
+        payloads[index] = nullptr;
+        payload->release();
     }
 
     tlm::tlm_sync_enum backward(int /*rank*/,
@@ -86,8 +109,8 @@ private:
         EXPECT_EQ(phase, tlm::BEGIN_RESP);
         for (std::size_t index = 0; index < payloads.size(); ++index)
             if (payloads[index] == &payload) {
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
-                status[index] = payload.get_response_status();
+                finish(index, delay);
+                break;
             }
         return tlm::TLM_COMPLETED;
     }
@@ -151,6 +174,7 @@ TEST_F(FabricTest, CollectivesCompleteOnTheBackwardPathAtTheirTime)
     EXPECT_EQ(ranks.donePs[5], late + 6 * delta); // rank 1: j = 2 or 6
     EXPECT_EQ(ranks.donePs[6], late + 3 * delta); // rank 2: j = 3
     EXPECT_TRUE(fabric.idle());
+    EXPECT_EQ(ranks.holding(), 0U);
     ASSERT_EQ(fabric.collectives().size(), 2U);
     EXPECT_EQ(fabric.collectives()[0].endPs, 6 * delta);
     EXPECT_EQ(sc_core::sc_time_stamp(), Time::fromPs(late + 6 * delta).toScTime());
@@ -306,6 +330,7 @@ TEST_F(FabricTest, BlockingTransportReturnsAtCompletion)
     sc_core::sc_start();
     EXPECT_EQ(ranks.donePs[0], 1000000U + 10500000U);
     EXPECT_EQ(ranks.status[0], tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(ranks.holding(), 0U);
 }
 
 TEST_F(FabricTest, BadNodeGetsErrorResponseAndReport)
@@ -323,6 +348,7 @@ TEST_F(FabricTest, BadNodeGetsErrorResponseAndReport)
     sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_LOG);
     sc_core::sc_start();
     EXPECT_EQ(ranks.status[0], tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(ranks.holding(), 0U) << "the error response ends the transaction too";
     EXPECT_EQ(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR), 1);
     const sc_core::sc_report* report = sc_core::sc_report_handler::get_cached_report();
     (void)report;
