@@ -228,8 +228,7 @@ void Proxy::sendRequest(int index,
     } catch (const CosimError& error) {
         fail(error.what());
     }
-    if (payload.has_mm())
-        payload.acquire();
+    held.hold(payload);
     outstanding[&payload] = Outstanding{id, index, timePs, blockingDone};
     byId[id] = &payload;
     ++sentCount;
@@ -378,8 +377,7 @@ void Proxy::respond()
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
             socket[entry.index]->nb_transport_bw(*payload, phase, delay);
         }
-        if (payload->has_mm())
-            payload->release();
+        held.release(*payload);
     }
     if (outstanding.empty())
         activity.idle();

@@ -15,6 +15,7 @@
 #include "cosim/transport/ChildProcess.h"
 #include "cosim/transport/FrameLink.h"
 #include "cosim/wire/Messages.h"
+#include "kernel/PayloadPool.h"
 #include "kernel/Simulation.h"
 #include "kernel/Units.h"
 
@@ -119,6 +120,9 @@ private:
     SyncState sync;
     ActivityToken activity;
     std::unordered_map<tlm::tlm_generic_payload*, Outstanding> outstanding;
+    // The references on the outstanding payloads; the destructor gives back those of requests
+    // still outstanding when a run was abandoned.
+    HeldPayloads held;
     std::unordered_map<std::uint64_t, tlm::tlm_generic_payload*> byId;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> completions;
     sc_core::sc_event syncEvent;

@@ -126,6 +126,9 @@ public:
                RankDriverOptions options = {},
                StatGroup* stats = nullptr,
                Timeline* timeline = nullptr);
+    /// Releases the driver's reference on every transaction still in flight (a run that ended in
+    /// a deadlock or an error). Destroy the targets first (they give back their own references,
+    /// see PayloadPool.h), so that every payload returns to the driver's pool.
     ~RankDriver() override;
     RankDriver(const RankDriver&) = delete;
     RankDriver& operator=(const RankDriver&) = delete;

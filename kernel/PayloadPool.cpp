@@ -150,4 +150,45 @@ std::uint64_t PayloadPool::check()
     return counters.inUse;
 }
 
+HeldPayloads::~HeldPayloads()
+{
+    // A destructor must not throw: a pool's free() reports (and may throw) only on misuse, which
+    // hold()/release() rule out, and an embedding program may have made reports throw.
+    try {
+        releaseAll();
+    } catch (...) {
+    }
+}
+
+void HeldPayloads::hold(tlm::tlm_generic_payload& payload)
+{
+    if (!payload.has_mm())
+        return;
+    payload.acquire();
+    ++references[&payload];
+    ++count;
+}
+
+void HeldPayloads::release(tlm::tlm_generic_payload& payload)
+{
+    auto found = references.find(&payload);
+    if (found == references.end())
+        return;
+    if (--found->second == 0)
+        references.erase(found);
+    --count;
+    payload.release();
+}
+
+void HeldPayloads::releaseAll()
+{
+    // Taken out first, so that a release() that throws leaves nothing to be released twice.
+    std::unordered_map<tlm::tlm_generic_payload*, std::uint32_t> held;
+    held.swap(references);
+    count = 0;
+    for (auto& [payload, times] : held)
+        for (std::uint32_t i = 0; i < times; ++i)
+            payload->release();
+}
+
 } // namespace etsim

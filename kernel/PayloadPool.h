@@ -9,6 +9,14 @@
 // when done. The last release() returns the payload here (tlm_mm_interface::free), where its
 // extensions are freed and its fields reset, so a reused payload carries nothing stale.
 //
+// Teardown: every holder gives its references back, also when a run is abandoned with
+// transactions in flight (a deadlock, an error report that stopped the kernel). An initiator
+// releases the references it still holds in its destructor; a target keeps the references it
+// took in a HeldPayloads, which releases them in its destructor. Destroy the targets before the
+// initiator that owns the pool, so that every payload returns here while the pool exists and
+// its destructor has nothing to report. In the other order nothing leaks either: the pool
+// warns, detaches the payloads still in use, and the last holder's release() deletes them.
+//
 // One pool per initiator (owned by it, named after it); not thread-safe, like SystemC.
 
 #include <tlm>
@@ -90,6 +98,36 @@ private:
     std::vector<std::unique_ptr<Payload>> payloads;
     // The in-use count check() last reported, so the destructor does not repeat it.
     std::uint64_t reportedInUse = 0;
+};
+
+/// The references a target holds on payloads it accepted (one per hold()), given back by
+/// release() when the transaction ends, and at the latest by the destructor, so that a run
+/// abandoned mid-transaction leaks nothing. Payloads without a memory manager are not
+/// reference counted (the initiator owns them) and are not tracked.
+class HeldPayloads {
+public:
+    HeldPayloads() = default;
+    /// Releases every reference still held.
+    ~HeldPayloads();
+    HeldPayloads(const HeldPayloads&) = delete;
+    HeldPayloads& operator=(const HeldPayloads&) = delete;
+    HeldPayloads(HeldPayloads&&) = delete;
+    HeldPayloads& operator=(HeldPayloads&&) = delete;
+
+    /// Takes a reference on `payload` (payload.acquire()) if it has a memory manager.
+    void hold(tlm::tlm_generic_payload& payload);
+    /// Gives back one reference hold() took; a payload not held here is left alone (it has no
+    /// memory manager, so hold() took nothing).
+    void release(tlm::tlm_generic_payload& payload);
+    /// Gives back every reference still held.
+    void releaseAll();
+    /// References held.
+    std::size_t size() const { return count; }
+
+private:
+    // Payload -> references held on it (more than one only if it arrived more than once).
+    std::unordered_map<tlm::tlm_generic_payload*, std::uint32_t> references;
+    std::size_t count = 0;
 };
 
 } // namespace etsim

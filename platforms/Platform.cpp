@@ -29,7 +29,18 @@ Platform::Platform(const sc_core::sc_module_name& name,
     }
 }
 
-Platform::~Platform() = default;
+Platform::~Platform()
+{
+    // The models before the drivers: after a run abandoned mid-transaction (a deadlock) they
+    // give back their references on the drivers' payloads first, so every payload returns to
+    // its driver's pool while the pool exists (kernel/PayloadPool.h, Teardown).
+    for (Rank& rank : ranks) {
+        rank.fanIn.reset();
+        rank.accelerator.reset();
+        rank.memory.reset();
+    }
+    net.reset();
+}
 
 et::RankDriverOptions driverOptions(const DriverConfig& driver)
 {

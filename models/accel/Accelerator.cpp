@@ -69,7 +69,15 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     dont_initialize();
 }
 
-Accelerator::~Accelerator() = default;
+Accelerator::~Accelerator()
+{
+    // Empty unless a run was abandoned mid-transaction. The engine goes first, giving back its
+    // references on sub-transactions while `pool` still exists.
+    ownEngine.reset();
+    for (auto& entry : subTasks)
+        entry.first->release();
+    subTasks.clear();
+}
 
 void Accelerator::report(const std::string& problem)
 {
@@ -91,8 +99,7 @@ tlm::tlm_sync_enum Accelerator::targetFw(int socketId,
         report("unexpected phase on the forward path");
         return tlm::TLM_COMPLETED;
     }
-    if (payload.has_mm())
-        payload.acquire();
+    requests.hold(payload);
     arrivalSocket[&payload] = socketId;
     arrivals.notify(payload, delay);
     phase = tlm::END_REQ;
@@ -276,8 +283,7 @@ void Accelerator::finish(std::uint64_t id)
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     target[socketId]->nb_transport_bw(request, phase, delay);
-    if (request.has_mm())
-        request.release();
+    requests.release(request);
 }
 
 void Accelerator::pump()

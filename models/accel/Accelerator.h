@@ -68,6 +68,9 @@ public:
                 StatGroup& stats,
                 EngineBinding binding = EngineBinding::Internal);
     SC_HAS_PROCESS(Accelerator);
+    /// Gives back every reference still held after an abandoned run: the requests it was
+    /// working on, and its own sub-transactions (its compute engine is destroyed first, so
+    /// they all return to the pool before the pool goes).
     ~Accelerator() override;
     Accelerator(const Accelerator&) = delete;
     Accelerator& operator=(const Accelerator&) = delete;
@@ -136,6 +139,9 @@ private:
     std::unique_ptr<ComputeEngine> ownEngine;
     HbmAllocator hbm;
     PayloadPool pool;
+    // References on the initiators' requests this accelerator is working on (non-blocking
+    // path); given back when each is answered, or at destruction after an abandoned run.
+    HeldPayloads requests;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> arrivals;
     // The target binding each payload waiting in `arrivals` came through.
     std::unordered_map<const tlm::tlm_generic_payload*, int> arrivalSocket;
@@ -145,7 +151,8 @@ private:
     std::unordered_map<const tlm::tlm_generic_payload*, std::uint64_t> replayedJobs;
     sc_core::sc_event pumpEvent;
     std::unordered_map<std::uint64_t, Job> jobs;
-    std::unordered_map<const tlm::tlm_generic_payload*, SubTask> subTasks;
+    // This accelerator's own payloads in flight (one reference each, from `pool`).
+    std::unordered_map<tlm::tlm_generic_payload*, SubTask> subTasks;
     std::uint64_t nextJob = 0;
     Outbox dmaOutbox;
     Outbox engineOutbox;

@@ -166,18 +166,20 @@ tlm::tlm_sync_enum ComputeEngine::nbTransportFw(tlm::tlm_generic_payload& payloa
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     // Accepted either way; a node the engine cannot run is answered at once with an error
-    // status on the backward path, like any other completion.
-    if (payload.has_mm())
-        payload.acquire();
-    ++pending;
+    // status on the backward path, like any other completion. The error is reported before the
+    // reference is taken: if the report throws (the default for SC_ERROR), the run stops with
+    // nothing held here and the initiator keeps its payload.
+    sc_core::sc_time after = sc_core::SC_ZERO_TIME;
     try {
         Time end = reserve(payload, Time::fromScTime(now + delay));
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        done.notify(payload, end.toScTime() - now);
+        after = end.toScTime() - now;
     } catch (const Error& error) {
-        done.notify(payload, sc_core::SC_ZERO_TIME);
         fail(payload, error.what());
     }
+    held.hold(payload);
+    ++pending;
+    done.notify(payload, after);
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
     return tlm::TLM_UPDATED;
@@ -203,8 +205,7 @@ void ComputeEngine::respond()
         tlm::tlm_phase phase = tlm::BEGIN_RESP;
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         target->nb_transport_bw(*payload, phase, delay);
-        if (payload->has_mm())
-            payload->release();
+        held.release(*payload);
     }
 }
 

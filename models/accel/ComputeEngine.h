@@ -12,6 +12,7 @@
 // FLOPs, busy time of the tensor and vector units (total and per unit), achieved FLOP/s and
 // utilisation.
 
+#include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "models/accel/AccelConfig.h"
@@ -72,6 +73,9 @@ private:
     UnitTimings unitTimings;
     std::vector<Unit> units;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> done;
+    // The references taken on transactions in `done`; given back on completion, or when the
+    // engine is destroyed with a run abandoned mid-transaction.
+    HeldPayloads held;
     std::uint64_t pending = 0;
     Timeline* timeline = nullptr;
     std::uint32_t timelineProcess = 0;

@@ -165,9 +165,9 @@ TEST(SynthCommands, GeneratedWorkloadRoundTripSimulatesWithinTenPercent)
 TEST(SynthCommands, GeneratedTransformerRoundTripSimulatesWithinTenPercent)
 {
     test::TempDir dir;
-    Result gen = run("gen transformer --layers 8 --hidden 1024 --heads 16 --ffn 4096 "
-                     "--seq-len 512 --tp 2 --dp 4 --out " +
-                     (dir.path() / "tr").string() + " --name tr");
+    Result gen = runEtsim("gen transformer --layers 8 --hidden 1024 --heads 16 --ffn 4096 "
+                          "--seq-len 512 --tp 2 --dp 4 --out " +
+                          (dir.path() / "tr").string() + " --name tr");
     ASSERT_EQ(gen.code, 0) << gen.output;
     fs::path original = dir.path() / "tr" / "tr";
     double difference = roundTrip(original, 8, "hgx_h100", "--mode model", dir);

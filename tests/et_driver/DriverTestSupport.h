@@ -44,10 +44,10 @@ public:
         const std::vector<ProcessGroup>& groups = {})
         : logs(logText)
         , context(traces.size(), &logs.get("et_driver"))
+        , stats("job")
         , compute("compute", timings.compute)
         , memory("memory", timings.memory)
         , comm("comm", timings.comm)
-        , stats("job")
     {
         context.addGroups(groups);
         for (std::size_t rank = 0; rank < traces.size(); ++rank) {
@@ -107,11 +107,13 @@ public:
     Simulation simulation;
     LogRegistry logs;
     LoweringContext context;
+    StatGroup stats;
+    // Declared before the targets so that they are destroyed after them: a run abandoned in a
+    // deadlock leaves payloads with the targets, which give them back to the drivers' pools.
+    std::vector<std::unique_ptr<RankDriver>> drivers;
     etsim::test::FixedTarget compute;
     etsim::test::FixedTarget memory;
     etsim::test::CommTarget comm;
-    StatGroup stats;
-    std::vector<std::unique_ptr<RankDriver>> drivers;
     std::map<std::pair<std::uint32_t, std::uint64_t>, Record> records;
 };
 

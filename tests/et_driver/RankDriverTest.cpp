@@ -5,6 +5,7 @@
 #include "et_driver/RankDriver.h"
 
 #include "kernel/Error.h"
+#include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "tests/et_driver/DriverTestSupport.h"
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace etsim::et::test {
@@ -175,6 +177,55 @@ TEST_F(ScTest, CollectiveAMemberNeverJoinsIsReported)
     EXPECT_THROW(checkFinished(job.driverList()), DeadlockError);
 }
 
+// Two receives nobody sends to: the run ends in a deadlock with both in flight, each payload
+// referenced by the driver and by the communication target. Teardown gives every reference
+// back: under LeakSanitizer (make test-asan) a payload left behind fails this test.
+Traces twoOrphanRecvs()
+{
+    return {{comp(1, 10)}, {recv(1, 0, 9, 64), recv(2, 0, 8, 32)}};
+}
+
+int poolReports()
+{
+    return sc_core::sc_report_handler::get_count(PayloadPool::reportType);
+}
+
+TEST_F(ScTest, DeadlockedRunReturnsEveryPayloadToItsPool)
+{
+    auto job = std::make_unique<Job>(twoOrphanRecvs());
+    EXPECT_EQ(job->run().outcome, RunOutcome::Deadlock);
+    EXPECT_EQ(job->drivers[0]->pool().inUse(), 0U);
+    EXPECT_EQ(job->drivers[1]->pool().inUse(), 2U);
+    EXPECT_EQ(job->drivers[1]->pool().stats().acquired, 2U);
+    EXPECT_EQ(job->comm.holding(), 2U);
+    // Job destroys the targets before the drivers: the target's references come back first,
+    // then the drivers' own, so each pool sees all its payloads return and has nothing to
+    // report.
+    int before = poolReports();
+    job.reset();
+    EXPECT_EQ(poolReports(), before);
+}
+
+TEST_F(ScTest, DeadlockedRunLeaksNothingWhenDriversGoFirst)
+{
+    auto job = std::make_unique<Job>(twoOrphanRecvs());
+    EXPECT_EQ(job->run().outcome, RunOutcome::Deadlock);
+    sc_core::sc_report_handler::set_actions(PayloadPool::reportType, sc_core::SC_CACHE_REPORT);
+    int before = poolReports();
+    // The wrong order: the pool goes while the target still holds the payloads. It says so
+    // and detaches them; the target's release at its destruction then deletes them.
+    job->drivers.clear();
+    EXPECT_EQ(poolReports(), before + 1);
+    const sc_core::sc_report* report = sc_core::sc_report_handler::get_cached_report();
+    ASSERT_NE(report, nullptr);
+    EXPECT_EQ(std::string(report->get_msg()),
+              "payload pool 'rank1.pool' destroyed with 2 payload(s) still in use; every "
+              "acquire() needs a matching release() (call check() at end_of_simulation to find "
+              "leaks earlier)");
+    EXPECT_EQ(job->comm.holding(), 2U);
+    job.reset();
+}
+
 TEST_F(ScTest, DependencyCycleIsReported)
 {
     Job job({{comp(1, 10, {2}), comp(2, 10, {1}), comp(3, 10)}});
@@ -191,6 +242,10 @@ TEST_F(ScTest, SendRecvSizeMismatchIsAnError)
 {
     Job job({{send(1, 1, 1, 100)}, {recv(1, 0, 1, 200)}});
     std::string message = runExpectingReport(job);
+    // The report stopped the run inside the target: both payloads are still out, and the
+    // target holds a reference on each (released when the job is destroyed).
+    EXPECT_EQ(job.drivers[0]->pool().inUse() + job.drivers[1]->pool().inUse(), 2U);
+    EXPECT_EQ(job.comm.holding(), 2U);
     EXPECT_NE(message.find("send node 1 of rank 0 (100 B) matches recv node 1 of rank 1 (200 B) "
                            "with tag 1: message sizes differ"),
               std::string::npos)

@@ -487,5 +487,72 @@ TEST_F(PayloadPoolRun, EndOfSimulationCheckFindsForgottenRelease)
     EXPECT_EQ(initiator.pool.inUse(), 0U);
 }
 
+TEST(HeldPayloads, ReleaseGivesBackWhatHoldTookAndNothingElse)
+{
+    PayloadPool pool("held");
+    tlm::tlm_generic_payload& payload = pool.acquire();
+    HeldPayloads held;
+    held.hold(payload);
+    EXPECT_EQ(held.size(), 1U);
+    EXPECT_EQ(payload.get_ref_count(), 2);
+    payload.release(); // the initiator is done; the target still works on it
+    EXPECT_EQ(pool.inUse(), 1U);
+    held.release(payload);
+    EXPECT_EQ(held.size(), 0U);
+    EXPECT_EQ(pool.inUse(), 0U);
+
+    // A payload not held here keeps its references.
+    tlm::tlm_generic_payload& other = pool.acquire();
+    held.release(other);
+    EXPECT_EQ(other.get_ref_count(), 1);
+    other.release();
+    EXPECT_EQ(pool.inUse(), 0U);
+}
+
+TEST(HeldPayloads, DestructorGivesBackEveryReferenceStillHeld)
+{
+    PayloadPool pool("held");
+    tlm::tlm_generic_payload& once = pool.acquire();
+    tlm::tlm_generic_payload& twice = pool.acquire(8);
+    {
+        HeldPayloads held;
+        held.hold(once);
+        held.hold(twice);
+        held.hold(twice); // it came back in a second transaction
+        EXPECT_EQ(held.size(), 3U);
+        EXPECT_EQ(twice.get_ref_count(), 3);
+        once.release();
+        twice.release();
+        EXPECT_EQ(pool.inUse(), 2U) << "the holder still has both";
+    }
+    EXPECT_EQ(pool.inUse(), 0U);
+    EXPECT_EQ(pool.stats().acquired, 2U);
+}
+
+TEST(HeldPayloads, PayloadsWithoutMemoryManagerAreNotCounted)
+{
+    tlm::tlm_generic_payload plain;
+    HeldPayloads held;
+    held.hold(plain);
+    EXPECT_EQ(held.size(), 0U);
+    EXPECT_EQ(plain.get_ref_count(), 0);
+    held.release(plain);
+    EXPECT_EQ(plain.get_ref_count(), 0);
+}
+
+TEST(HeldPayloads, ReleaseAllEmptiesTheHolderOnce)
+{
+    PayloadPool pool("held");
+    tlm::tlm_generic_payload& payload = pool.acquire();
+    HeldPayloads held;
+    held.hold(payload);
+    payload.release();
+    held.releaseAll();
+    EXPECT_EQ(held.size(), 0U);
+    EXPECT_EQ(pool.inUse(), 0U);
+    held.releaseAll(); // nothing left: must not release again
+    EXPECT_EQ(pool.inUse(), 0U);
+}
+
 } // namespace
 } // namespace etsim

@@ -21,7 +21,9 @@
 namespace etsim::test {
 
 // One initiator socket per rank; posts scripted nodes at given times and records when each
-// completes. Checks the protocol: END_REQ at once, BEGIN_RESP on the backward path.
+// completes. Checks the protocol: END_REQ at once, BEGIN_RESP on the backward path. Releases
+// its reference on each payload when the transaction completes, or at destruction for those a
+// test left unfinished.
 class Ranks : public sc_core::sc_module {
 public:
     struct Post {
@@ -51,6 +53,9 @@ public:
     Ranks(const Ranks&) = delete;
     Ranks& operator=(const Ranks&) = delete;
 
+    /// Payloads the ranks still hold (transactions not completed).
+    std::size_t holding() const { return pool.inUse(); }
+
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Ranks>>> sockets;
     std::vector<Post> posts;
     std::vector<std::uint64_t> donePs;
@@ -75,8 +80,7 @@ private:
             if (blocking) {
                 sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
                 (*sockets[rank])->b_transport(payload, delay);
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp()).ps();
-                status[index] = payload.get_response_status();
+                finish(index, sc_core::SC_ZERO_TIME);
                 continue;
             }
             tlm::tlm_phase phase = tlm::BEGIN_REQ;
@@ -84,6 +88,17 @@ private:
             accepted.push_back((*sockets[rank])->nb_transport_fw(payload, phase, delay));
             EXPECT_EQ(phase, tlm::END_REQ);
         }
+    }
+
+    // Records post `index` as completed `delay` from now and gives its payload back.
+    void finish(std::size_t index, const sc_core::sc_time& delay)
+    {
+        tlm::tlm_generic_payload* payload = payloads[index];
+        donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+        status[index] = payload->get_response_status();
+        // Cleared first: the pool may hand the same object to a later post.
+        payloads[index] = nullptr;
+        payload->release();
     }
 
     tlm::tlm_sync_enum backward(int /*rank*/,
@@ -94,8 +109,8 @@ private:
         EXPECT_EQ(phase, tlm::BEGIN_RESP);
         for (std::size_t index = 0; index < payloads.size(); ++index)
             if (payloads[index] == &payload) {
-                donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
-                status[index] = payload.get_response_status();
+                finish(index, delay);
+                break;
             }
         return tlm::TLM_COMPLETED;
     }

@@ -40,8 +40,9 @@ tlm::tlm_sync_enum ProtocolTarget::forward(int index,
         return tlm::TLM_COMPLETED;
     if (phase != tlm::BEGIN_REQ)
         return tlm::TLM_ACCEPTED;
-    if (payload.has_mm())
-        payload.acquire();
+    // Held before arrive(), which may stop the run with an error report: the destructor then
+    // still gives the reference back.
+    held.hold(payload);
     ++acceptedCount;
     arrive(index, payload, nowPs() + delay.value() * psPerStep());
     phase = tlm::END_REQ;
@@ -65,8 +66,7 @@ void ProtocolTarget::fire()
         tlm::tlm_phase phase = tlm::BEGIN_RESP;
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         socket[next.index]->nb_transport_bw(*next.payload, phase, delay);
-        if (next.payload->has_mm())
-            next.payload->release();
+        held.release(*next.payload);
     }
     if (!calendar.empty())
         due.notify(sc_core::sc_time::from_value((calendar.top().timePs - now) / psPerStep()));

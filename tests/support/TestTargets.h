@@ -22,6 +22,7 @@
 //                all-to-all data dependencies no member can finish before the last one joins.
 
 #include "kernel/Extensions.h"
+#include "kernel/PayloadPool.h"
 #include "kernel/Units.h"
 
 #include <systemc>
@@ -46,6 +47,9 @@ public:
 
     /// Transactions accepted so far.
     std::uint64_t accepted() const { return acceptedCount; }
+    /// References held on accepted transactions not answered yet; the destructor gives them
+    /// back, so a run abandoned mid-transaction (a deadlock, an error report) leaks nothing.
+    std::size_t holding() const { return held.size(); }
 
 protected:
     /// A transaction arrived (BEGIN_REQ) on binding `index` at arrivalPs (now plus the
@@ -75,6 +79,7 @@ private:
     void fire();
 
     std::priority_queue<Due, std::vector<Due>, std::greater<Due>> calendar;
+    HeldPayloads held;
     std::uint64_t order = 0;
     std::uint64_t acceptedCount = 0;
     sc_core::sc_event due;

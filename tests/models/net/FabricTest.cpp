@@ -78,6 +78,7 @@ TEST_F(FabricTest, CollectivesCompleteOnTheBackwardPathAtTheirTime)
     EXPECT_EQ(ranks.donePs[5], late + 6 * delta); // rank 1: j = 2 or 6
     EXPECT_EQ(ranks.donePs[6], late + 3 * delta); // rank 2: j = 3
     EXPECT_TRUE(fabric.idle());
+    EXPECT_EQ(ranks.holding(), 0U);
     ASSERT_EQ(fabric.collectives().size(), 2U);
     EXPECT_EQ(fabric.collectives()[0].endPs, 6 * delta);
     EXPECT_EQ(sc_core::sc_time_stamp(), Time::fromPs(late + 6 * delta).toScTime());
@@ -233,6 +234,7 @@ TEST_F(FabricTest, BlockingTransportReturnsAtCompletion)
     sc_core::sc_start();
     EXPECT_EQ(ranks.donePs[0], 1000000U + 10500000U);
     EXPECT_EQ(ranks.status[0], tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(ranks.holding(), 0U);
 }
 
 TEST_F(FabricTest, BadNodeGetsErrorResponseAndReport)
@@ -250,6 +252,7 @@ TEST_F(FabricTest, BadNodeGetsErrorResponseAndReport)
     sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_LOG);
     sc_core::sc_start();
     EXPECT_EQ(ranks.status[0], tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(ranks.holding(), 0U) << "the error response ends the transaction too";
     EXPECT_EQ(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR), 1);
     const sc_core::sc_report* report = sc_core::sc_report_handler::get_cached_report();
     (void)report;
