@@ -32,6 +32,9 @@ struct MemOptions {
     std::string stride = "4 KiB";
     std::uint64_t count = 10000;
     double writeFraction = 0.0;
+    bool writeFractionGiven = false;
+    std::uint64_t burst = 64;
+    bool burstGiven = false;
     std::string base = "0";
     std::string range = "0 B";
     std::string rate = "0 B/s";
@@ -276,6 +279,13 @@ ExitCode runMem(const MemOptions& o)
         spec.requestSize = size;
         spec.count = o.count;
         spec.writeFraction = o.writeFraction;
+        spec.burst = o.burst;
+        const bool copy = spec.pattern == hbm::AddressPattern::Copy;
+        if (copy && o.writeFractionGiven)
+            cannotStart("--write-fraction: the copy pattern writes every block it reads (one "
+                        "write per read); leave the option out");
+        if (!copy && o.burstGiven)
+            cannotStart("--burst: only the copy pattern issues bursts; add --pattern copy");
         spec.stride = parseSize("--stride", o.stride);
         spec.base = parseAddress(o.base);
         spec.range = parseSize("--range", o.range);
@@ -288,18 +298,24 @@ ExitCode runMem(const MemOptions& o)
             cannotStart(error.what());
         }
         source = [&generator](hbm::MemRequest& request) { return generator->next(request); };
+        // The copy pattern's mix is one write per read, in bursts.
+        const double writeFraction = copy ? 0.5 : o.writeFraction;
         trafficLine =
             "traffic: " + o.pattern + ", " + toString(size) + " requests, " +
-            fixed(o.writeFraction * 100.0, 1) + " % writes, " + limit + " outstanding" +
+            fixed(writeFraction * 100.0, 1) + " % writes" +
+            (copy ? " in bursts of " + std::to_string(o.burst) : std::string()) + ", " + limit +
+            " outstanding" +
             (spec.rate.bytesPerSecond() > 0.0 ? ", offered " + toString(spec.rate) : std::string());
         traffic = {{"source", "generator"},
                    {"pattern", o.pattern},
                    {"requestBytes", size.bytes()},
                    {"count", o.count},
-                   {"writeFraction", o.writeFraction},
+                   {"writeFraction", writeFraction},
                    {"strideBytes", spec.stride.bytes()},
                    {"rateBytesPerSecond", spec.rate.bytesPerSecond()},
                    {"outstanding", o.outstanding}};
+        if (copy)
+            traffic["burst"] = o.burst;
     }
 
     hbm::MemoryRunReport report;
@@ -332,7 +348,10 @@ void addMemCommand(CLI::App& app, ExitCode& result)
                     "replaces --preset");
     CLI::Option* fidelity =
         mem->add_option("--fidelity", o->fidelity, "detailed or analytic")->capture_default_str();
-    mem->add_option("--pattern", o->pattern, "Generated addresses: sequential, strided or random")
+    mem->add_option("--pattern",
+                    o->pattern,
+                    "Generated addresses: sequential, strided, random, or copy (bursts of reads "
+                    "from the range's first half, then bursts of writes to its second half)")
         ->capture_default_str();
     mem->add_option(
            "--size",
@@ -342,8 +361,12 @@ void addMemCommand(CLI::App& app, ExitCode& result)
     mem->add_option("--stride", o->stride, "Strided: distance between requests")
         ->capture_default_str();
     mem->add_option("--count", o->count, "Generated requests")->capture_default_str();
-    mem->add_option("--write-fraction", o->writeFraction, "Share of writes, 0 to 1")
-        ->capture_default_str();
+    CLI::Option* writeFraction =
+        mem->add_option("--write-fraction", o->writeFraction, "Share of writes, 0 to 1")
+            ->capture_default_str();
+    CLI::Option* burst =
+        mem->add_option("--burst", o->burst, "Copy: requests per read burst and per write burst")
+            ->capture_default_str();
     mem->add_option("--base", o->base, "First address of the generated region")
         ->capture_default_str();
     mem->add_option("--range", o->range, "Bytes the generated addresses cover (0: the capacity)")
@@ -364,8 +387,10 @@ void addMemCommand(CLI::App& app, ExitCode& result)
                     "extension (.rstl: rstl)");
     mem->add_option("--clock", o->clock, "Clock of the trace's cycles (default: the memory's CK)");
     mem->add_flag("--json", o->json, "Print one JSON object instead of text");
-    mem->callback([o, fidelity, &result]() {
+    mem->callback([o, fidelity, writeFraction, burst, &result]() {
         o->fidelityGiven = fidelity->count() > 0;
+        o->writeFractionGiven = writeFraction->count() > 0;
+        o->burstGiven = burst->count() > 0;
         try {
             result = runMem(*o);
         } catch (const Stop& stop) {

@@ -136,6 +136,45 @@ def nccl_16(etsim):
     return rows
 
 
+def nvls_8(etsim):
+    """NCCL's default all-reduce on H100 is NVLS (hardware-models.md 4.1: about 480 GB/s
+    busbw, algbw about 275 GB/s). etsim's in_switch algorithm on the node's NVSwitch, 8 GiB."""
+    size = 8 * GiB
+    name = f"ar8_{size}"
+    trace = etsim.gen(name, "microbench", "--ranks", 8, "--collective", "all_reduce",
+                      "--size", f"{size} B", "--iterations", 1)
+    report = etsim.run("ar8_nvls", "hgx_h100", trace,
+                       ["fabric.collectives.algorithms.all_reduce=[in_switch]"])
+    t = allreduce_time_ns(report)
+    return {"size": human_size(size), "us": t / 1e3, "algbw": size / t, "busbw": busbw(size, t, 8)}
+
+
+# The ways etsim's in_switch algorithm can enter the 2-node all-reduce (it runs whole
+# all-reduces only, so under local_bw_aware it may sit only on the last dimension).
+IN_SWITCH_16 = [
+    ("in_switch in the node, then ring across; baseline (whole all-reduce per dimension)",
+     ["fabric.collectives.algorithms.all_reduce=[in_switch, ring]",
+      "fabric.collectives.optimization=baseline"]),
+    ("ring in the node, in_switch across (SHARP on the rail switches); local_bw_aware",
+     ["fabric.collectives.algorithms.all_reduce=[ring, in_switch]"]),
+]
+
+
+def in_switch_16(etsim, r16):
+    rows = []
+    size = 1 * GiB
+    name = f"ar16_{size}"
+    trace = etsim.gen(name, "microbench", "--ranks", 16, "--collective", "all_reduce",
+                      "--size", f"{size} B", "--iterations", 1)
+    ring = next(r for r in r16 if r[0] == human_size(size))
+    rows.append(("ring in the node, ring across (the preset); local_bw_aware", ring[4]))
+    for i, (label, extra) in enumerate(IN_SWITCH_16):
+        report = etsim.run(f"ar16_in_switch{i}_{size}", "hgx_h100_4node", trace,
+                           ["ranks=16", "fabric.topology.dims[1].size=2"] + extra)
+        rows.append((label, busbw(size, allreduce_time_ns(report), 16)))
+    return rows
+
+
 # ------------------------------------------------------------------------------------------
 # 4.5: training iterations
 
@@ -203,11 +242,12 @@ def memory(etsim):
         return json.loads(out)
 
     rows = []
-    # Large requests stand for the coalesced sector streams of a copy kernel.
-    copy = mem("--preset", "hbm3_h100", "--count", 100000, "--size", "2048 B",
-               "--write-fraction", 0.5, "--outstanding", 256)
-    rows.append(("H100 SXM device-to-device copy (hbm3_h100, 2 KiB requests, 50 % writes)",
-                 100 * copy["peakFraction"], 86.7, False))
+    # Large requests stand for the coalesced sector streams of a copy kernel; its stores
+    # reach HBM as write-back drains of COPY_BURST requests (see the notes).
+    copy = mem("--preset", "hbm3_h100", "--count", 100 * COPY_BURST, "--size", "2048 B",
+               "--pattern", "copy", "--burst", COPY_BURST, "--outstanding", 256)
+    rows.append((f"H100 SXM device-to-device copy (hbm3_h100, 2 KiB requests, copy pattern, "
+                 f"bursts of {COPY_BURST})", 100 * copy["peakFraction"], 86.7, False))
     stream = mem("--preset", "hbm2", "--count", 100000, "--size", "2048 B", "--outstanding", 256)
     rows.append(("HBM2 streaming reads, Shuhai (hbm2, 2 KiB requests)",
                  100 * stream["peakFraction"], 92.0, False))
@@ -220,6 +260,56 @@ def memory(etsim):
     rows.append(("HBM3-6400 random 32 B row misses: activation-bound limit",
                  100 * random["peakFraction"], 33.0, True))
     return rows
+
+
+# Requests per read burst and per write burst of the copy row: 2 MiB drains (chosen, not
+# published; copy_bursts shows the figure for other lengths).
+COPY_BURST = 1024
+
+
+def copy_bursts(etsim):
+    """The H100 copy figure against the burst length (and the old interleaved stream)."""
+    rows = []
+    for burst in (1, 64, 256, 1024, 4096):
+        out, _ = etsim("mem", "--preset", "hbm3_h100", "--count", 32768, "--size", "2048 B",
+                       "--pattern", "copy", "--burst", burst, "--outstanding", 256, "--json")
+        data = json.loads(out)
+        rows.append((f"copy, bursts of {burst} ({human_size(burst * 2048)})",
+                     100 * data["peakFraction"], data["rowBuffer"]["readWriteSwitches"]))
+    out, _ = etsim("mem", "--preset", "hbm3_h100", "--count", 32768, "--size", "2048 B",
+                   "--write-fraction", 0.5, "--outstanding", 256, "--json")
+    data = json.loads(out)
+    rows.append(("sequential, --write-fraction 0.5 (every other request writes, one address "
+                 "stream)", 100 * data["peakFraction"], data["rowBuffer"]["readWriteSwitches"]))
+    return rows
+
+
+# ------------------------------------------------------------------------------------------
+# --quick: the training sections of the previous document are carried over unchanged.
+
+TRAINING_ROWS = ("| GPT-3 175B iteration", "| Llama 3 405B-class")
+TRAINING_SECTIONS = ("## GPT-3 175B training iteration", "## Llama 3 405B-class training")
+
+
+def previous_training(path):
+    """Summary rows, sections and commands of the training runs in an earlier output file,
+    or None when it has none."""
+    if not os.path.exists(path):
+        return None
+    lines = open(path).read().split("\n")
+    rows = [line for line in lines if line.startswith(TRAINING_ROWS)]
+    sections = []
+    inside = False
+    for line in lines:
+        if line.startswith("## "):
+            inside = line.startswith(TRAINING_SECTIONS)
+        if inside:
+            sections.append(line)
+    commands = [line for line in lines
+                if line.startswith("etsim ") and ("$WORK/gpt3" in line or "$WORK/llama3" in line)]
+    if not rows or not sections:
+        return None
+    return {"rows": rows, "sections": sections, "commands": commands}
 
 
 # ------------------------------------------------------------------------------------------
@@ -245,9 +335,14 @@ def main():
     r8 = nccl_8(etsim)
     print("validate: NCCL all-reduce, 2 x 8 H100", file=sys.stderr)
     r16 = nccl_16(etsim)
+    print("validate: in-switch reduction (NVLS), evaluated", file=sys.stderr)
+    nvls8 = nvls_8(etsim)
+    sw16 = in_switch_16(etsim, r16)
     print("validate: HBM", file=sys.stderr)
     mem_rows = memory(etsim)
+    bursts = copy_bursts(etsim)
     g = l = None
+    kept = previous_training(args.out) if args.quick else None
     if not args.quick:
         print("validate: GPT-3 175B on 1,024 A100", file=sys.stderr)
         g = gpt3(etsim)
@@ -261,7 +356,10 @@ def main():
     w("Generated by `scripts/validate.py` (" + version.strip() + "); do not edit by hand. "
       "Regenerate with the command below (about 30 minutes on a loaded 2-core machine, "
       "almost all of it the two training runs; `--quick` skips them; this invocation took "
-      f"{elapsed:.0f} s):\n")
+      f"{elapsed:.0f} s" + (", with --quick" if args.quick else "") + "):\n")
+    if kept:
+        w("The training figures (GPT-3 and Llama 3 rows and sections) were carried over "
+          "unchanged from the previous full run because this one used `--quick`.\n")
     w("```sh\nscripts/validate.py --etsim build/apps/etsim --out docs/validation.md\n```\n")
     w("Published figures are those of `shared/spec/hardware-models.md` section 4 (sources "
       "S1-S29 there). Error = (etsim - published) / published. Every figure below comes from "
@@ -282,6 +380,9 @@ def main():
     if l:
         w(f"| Llama 3 405B-class, TFLOP/s per H100 | 430 | {l['tflops']:.0f} | "
           f"{error_pct(l['tflops'], 430):+.1f} % | within 15 % |")
+    if kept:
+        for row in kept["rows"]:
+            w(row)
     for name, value, published, _ in mem_rows[:2]:
         w(f"| {name} | {published} % of peak | {value:.1f} % | "
           f"{error_pct(value, published):+.1f} % | within 10 % |")
@@ -299,9 +400,18 @@ def main():
     w(f"\nGeomean absolute error {geomean_abs([r[4] for r in r8]):.1f} %. The published column "
       "is the spec's stand-in: the curve of ASTRA-sim's calibrated HGX-H100 parameters at the "
       "measured ring bandwidth B = 370 GB/s; its large-message end is the measured NCCL ring "
-      "peak of about 370 GB/s (nccl-tests #212). NVLS (the default all-reduce on H100, about "
-      "480 GB/s) uses NVSwitch multicast and in-switch reduction, which etsim does not model; "
-      "with `NCCL_ALGO=RING` the figure to match is the ring one.\n")
+      "peak of about 370 GB/s (nccl-tests #212), the figure NCCL reaches with "
+      "`NCCL_ALGO=RING`; the preset keeps ring, as ASTRA-sim's validated HGX-H100 inputs do.\n")
+    w("NVLS (NCCL's default all-reduce on H100, NVSwitch multicast and in-switch reduction) "
+      "evaluated with etsim's `in_switch` algorithm (`--set "
+      "'fabric.collectives.algorithms.all_reduce=[in_switch]'`), which reduces at line rate "
+      "in one step:\n")
+    w("| size | etsim time (us) | etsim algbw (GB/s) | published algbw (GB/s) | error | "
+      "etsim busbw (GB/s) | published busbw (GB/s) | error |")
+    w("|---|---|---|---|---|---|---|---|")
+    w(f"| {nvls8['size']} | {nvls8['us']:.1f} | {nvls8['algbw']:.0f} | 275 | "
+      f"{error_pct(nvls8['algbw'], 275):+.1f} % | {nvls8['busbw']:.0f} | 480 | "
+      f"{error_pct(nvls8['busbw'], 480):+.1f} % |\n")
 
     w("## NCCL all-reduce on 2 nodes x 8 H100 (16 ranks), section 4.2\n")
     w("Preset `hgx_h100_4node` cut to two nodes (`--set ranks=16 --set "
@@ -314,6 +424,15 @@ def main():
     w("|---|---|---|---|---|---|---|")
     for size, t, pt, terr, bw, pbw, berr in r16:
         w(f"| {size} | {t:.1f} | {pt} | {terr:+.1f} % | {bw:.1f} | {pbw} | {berr:+.1f} % |")
+    w("")
+    w("In-switch reduction evaluated at 1 GiB (published busbw 437.0 GB/s): etsim's `in_switch` "
+      "runs whole all-reduces only, so it can enter the hierarchical all-reduce in these ways "
+      "(`--set fabric.collectives.algorithms.all_reduce=[...]`, and "
+      "`fabric.collectives.optimization`):\n")
+    w("| algorithms (node, across); optimization | etsim busbw (GB/s) | error |")
+    w("|---|---|---|")
+    for label, bw in sw16:
+        w(f"| {label} | {bw:.1f} | {error_pct(bw, 437.0):+.1f} % |")
     w("")
 
     if g:
@@ -377,6 +496,9 @@ def main():
         w(f"\nParameters of the generated model: {l['params']/1e9:.0f} B; "
           f"{l['nodes']:,} nodes simulated in {l['wall']:.0f} s.\n")
 
+    if kept:
+        w("\n".join(kept["sections"]).rstrip() + "\n")
+
     w("## HBM sustained bandwidth, sections 2.4, 2.5 and 4.4\n")
     w("`etsim mem` with the detailed HBM model, closed loop, 256 requests outstanding. The "
       "first two rows are measurements (error against them); the last two are upper bounds "
@@ -390,6 +512,14 @@ def main():
             verdict = f"{error_pct(value, published):+.1f} %"
         w(f"| {name} | {'<= ' if bound else ''}{published} | {value:.1f} | {verdict} |")
     w("")
+    w("The H100 copy figure against the length of the read and write bursts (`etsim mem "
+      "--preset hbm3_h100 --size '2048 B' --count 32768 --outstanding 256 --pattern copy "
+      "--burst N`; published 86.7 %):\n")
+    w("| traffic | etsim (% of peak) | read/write switches |")
+    w("|---|---|---|")
+    for label, value, switches in bursts:
+        w(f"| {label} | {value:.1f} | {switches:,} |")
+    w("")
 
     w("## Where etsim misses, and why\n")
     w("MISSES_PLACEHOLDER\n")
@@ -399,6 +529,9 @@ def main():
     w("```")
     for c in etsim.commands:
         w("etsim " + c.replace(work, "$WORK"))
+    if kept:
+        for c in kept["commands"]:
+            w(c)
     w("```")
     text = "\n".join(out) + "\n"
     notes_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation-notes.md")

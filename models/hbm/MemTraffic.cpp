@@ -159,6 +159,11 @@ void checkTrafficSpec(const TrafficSpec& spec)
                     std::to_string(spec.writeFraction));
     if (spec.pattern == AddressPattern::Strided && spec.stride.bytes() == 0)
         throw Error("traffic: the stride must be at least 1 B");
+    if (spec.pattern == AddressPattern::Copy && spec.writeFraction != 0.0)
+        throw Error("traffic: the copy pattern writes every block it reads (one write per read), "
+                    "so leave the write fraction at 0");
+    if (spec.pattern == AddressPattern::Copy && spec.burst == 0)
+        throw Error("traffic: the copy burst must be at least 1 request");
     if (!(spec.rate.bytesPerSecond() >= 0.0))
         throw Error("traffic: the rate must not be negative; 0 issues every request at once");
 }
@@ -172,6 +177,12 @@ TrafficGenerator::TrafficGenerator(const TrafficSpec& spec, std::uint64_t capaci
     if (range < spec.requestSize.bytes())
         throw Error("traffic: the address range (" + toString(Size::fromBytes(range)) +
                     ") is smaller than one request (" + toString(spec.requestSize) + ")");
+    if (spec.pattern == AddressPattern::Copy && range / 2 < spec.requestSize.bytes())
+        throw Error("traffic: the copy pattern splits the address range (" +
+                    toString(Size::fromBytes(range)) +
+                    ") into source and destination halves, "
+                    "each of which must hold one request (" +
+                    toString(spec.requestSize) + ")");
 }
 
 bool TrafficGenerator::next(MemRequest& request)
@@ -191,12 +202,24 @@ bool TrafficGenerator::next(MemRequest& request)
     case AddressPattern::Random:
         offset = (splitMix(state) % (range / size)) * size;
         break;
+    case AddressPattern::Copy: {
+        // Burst b reads (b even) or writes (b odd) blocks (b / 2)·burst onwards.
+        const std::uint64_t burst = i / spec.burst;
+        const std::uint64_t block = burst / 2 * spec.burst + i % spec.burst;
+        const std::uint64_t half = range / 2;
+        offset = (block % (half / size)) * size + (burst % 2 == 1 ? half : 0);
+        break;
+    }
     }
     request.address = spec.base + offset;
     request.bytes = size;
-    const double f = spec.writeFraction;
-    request.write = static_cast<std::uint64_t>(static_cast<double>(i + 1) * f) >
-                    static_cast<std::uint64_t>(static_cast<double>(i) * f);
+    if (spec.pattern == AddressPattern::Copy) {
+        request.write = i / spec.burst % 2 == 1;
+    } else {
+        const double f = spec.writeFraction;
+        request.write = static_cast<std::uint64_t>(static_cast<double>(i + 1) * f) >
+                        static_cast<std::uint64_t>(static_cast<double>(i) * f);
+    }
     request.notBeforePs =
         spec.rate.bytesPerSecond() > 0.0 ? (Size::fromBytes(i * size) / spec.rate).ps() : 0;
     return true;

@@ -42,11 +42,16 @@ struct MemRequest {
 /// Fills `request` and returns true, or returns false when the traffic has ended.
 using RequestSource = std::function<bool(MemRequest& request)>;
 
-enum class AddressPattern { Sequential, Strided, Random };
+/// Copy: a copy kernel's traffic. The range's first half is the source, its second half the
+/// destination; requests alternate between `burst` reads of consecutive source blocks and
+/// `burst` writes of the same blocks to the destination (read blocks k..k+burst-1, then write
+/// them), as a GPU's write-back caches drain a copy's stores in long bursts.
+enum class AddressPattern { Sequential, Strided, Random, Copy };
 constexpr EnumName<AddressPattern> addressPatternNames[] = {
     {"sequential", AddressPattern::Sequential},
     {"strided", AddressPattern::Strided},
     {"random", AddressPattern::Random},
+    {"copy", AddressPattern::Copy},
 };
 
 /// A synthetic traffic pattern.
@@ -57,8 +62,11 @@ struct TrafficSpec {
     /// Requests to generate.
     std::uint64_t count = 10000;
     /// Fraction of the requests that write, in [0, 1]; writes are spread evenly (request i
-    /// writes when floor((i + 1)·f) > floor(i·f)).
+    /// writes when floor((i + 1)·f) > floor(i·f)). Must stay 0 for the copy pattern, whose
+    /// bursts fix the mix at one write per read.
     double writeFraction = 0.0;
+    /// Copy: requests per read burst and per write burst, ≥ 1 (1 alternates read and write).
+    std::uint64_t burst = 64;
     /// Strided: distance between consecutive requests (sequential uses the request size).
     Size stride = Size::fromBytes(4096);
     /// First address of the region the requests cover.

@@ -102,6 +102,27 @@ TEST(MemCommand, RandomWritesAndRateAreReported)
     EXPECT_LT(report["rowBuffer"]["hitRate"].get<double>(), 0.05);
 }
 
+TEST(MemCommand, CopyPatternReportsItsBursts)
+{
+    CommandResult text = mem("--pattern copy --burst 4 --count 16 --size 64 --range \"1 KiB\"");
+    ASSERT_EQ(text.code, 0) << text.output;
+    EXPECT_TRUE(contains(text.output,
+                         "traffic: copy, 64 B requests, 50.0 % writes in bursts of 4, 16 "
+                         "outstanding"))
+        << text.output;
+    EXPECT_TRUE(contains(text.output, "requests: 16 (8 reads, 8 writes), 1024 B")) << text.output;
+
+    CommandResult json = mem("--pattern copy --count 200 --size 64 --json");
+    ASSERT_EQ(json.code, 0) << json.output;
+    nlohmann::json report = jsonOf(json);
+    EXPECT_EQ(report["traffic"]["pattern"], "copy");
+    EXPECT_EQ(report["traffic"]["burst"], 64);
+    EXPECT_DOUBLE_EQ(report["traffic"]["writeFraction"].get<double>(), 0.5);
+    // Bursts of 64 by default: reads 0-63, writes 64-127, reads 128-191, writes 192-199.
+    EXPECT_EQ(report["reads"], 128);
+    EXPECT_EQ(report["writes"], 72);
+}
+
 TEST(MemCommand, ReplaysAnStlTrace)
 {
     test::TempDir dir;
@@ -168,12 +189,16 @@ TEST(MemCommand, BadUsageCannotStart)
         const char* message;
     };
     for (const Case& c : {
-             Case{"--pattern zigzag", "--pattern zigzag: use sequential, strided, random"},
+             Case{"--pattern zigzag", "--pattern zigzag: use sequential, strided, random, copy"},
              Case{"--preset hbm9", "--preset hbm9: use hbm2, hbm2e_a100"},
              Case{"--fidelity exact", "--fidelity exact: use analytic, detailed"},
              Case{"--size 0", "--size 0: a request moves at least 1 B"},
              Case{"--size lots", "--size: "},
              Case{"--write-fraction 2", "the write fraction must be in [0, 1]"},
+             Case{"--pattern copy --write-fraction 0.5",
+                  "--write-fraction: the copy pattern writes every block it reads"},
+             Case{"--burst 8", "--burst: only the copy pattern issues bursts; add --pattern copy"},
+             Case{"--pattern copy --burst 0", "the copy burst must be at least 1 request"},
              Case{"--trace /nonexistent/t.stl", "--trace /nonexistent/t.stl: cannot open"},
              Case{"--config /nonexistent/m.yaml", "--config /nonexistent/m.yaml: cannot open"},
              Case{"--base 0xzz", "--base 0xzz: give an address"},
