@@ -30,21 +30,30 @@ const char* toString(MessageType type)
     return "?";
 }
 
+namespace {
+
+// Stores `value` little-endian in `count` bytes at `out`; returns the byte after them.
+std::uint8_t* storeLittle(std::uint8_t* out, std::uint64_t value, int count)
+{
+    for (int index = 0; index < count; ++index)
+        *out++ = static_cast<std::uint8_t>(value >> (8 * index));
+    return out;
+}
+
+} // namespace
+
+// Written in place: a header is encoded for every frame, so no buffer is allocated for it.
 void encodeHeader(const FrameHeader& header, std::uint8_t* out)
 {
-    std::vector<std::uint8_t> buffer;
-    buffer.reserve(headerSize);
-    ByteWriter writer(buffer);
-    writer.u32(frameMagic);
-    writer.u8(header.major);
-    writer.u8(header.minor);
-    writer.u8(static_cast<std::uint8_t>(header.type));
-    writer.u8(header.flags);
-    writer.u32(header.channel);
-    writer.u32(header.payloadLength);
-    writer.u64(header.requestId);
-    writer.u64(header.timestampPs);
-    std::copy(buffer.begin(), buffer.end(), out);
+    out = storeLittle(out, frameMagic, 4);
+    *out++ = header.major;
+    *out++ = header.minor;
+    *out++ = static_cast<std::uint8_t>(header.type);
+    *out++ = header.flags;
+    out = storeLittle(out, header.channel, 4);
+    out = storeLittle(out, header.payloadLength, 4);
+    out = storeLittle(out, header.requestId, 8);
+    storeLittle(out, header.timestampPs, 8);
 }
 
 void appendFrame(const Frame& frame, std::vector<std::uint8_t>& out)
@@ -55,6 +64,7 @@ void appendFrame(const Frame& frame, std::vector<std::uint8_t>& out)
     FrameHeader header = frame.header;
     header.payloadLength = static_cast<std::uint32_t>(frame.payload.size());
     const std::size_t start = out.size();
+    out.reserve(start + headerSize + frame.payload.size());
     out.resize(start + headerSize);
     encodeHeader(header, out.data() + start);
     out.insert(out.end(), frame.payload.begin(), frame.payload.end());

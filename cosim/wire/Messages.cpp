@@ -233,7 +233,10 @@ Hello decodeHello(const std::vector<std::uint8_t>& payload)
 
 std::vector<std::uint8_t> encodeRequest(const Request& request)
 {
+    // Fixed part, node info (about 100 bytes) and data: one allocation per request.
+    constexpr std::size_t fixedAndNode = 16 + 128;
     std::vector<std::uint8_t> out;
+    out.reserve(fixedAndNode + request.data.size());
     ByteWriter writer(out);
     writer.u8(request.command);
     writer.u8(0);
@@ -280,7 +283,9 @@ Request decodeRequest(const std::vector<std::uint8_t>& payload)
 
 std::vector<std::uint8_t> encodeResponse(const Response& response)
 {
+    constexpr std::size_t fixed = 8;
     std::vector<std::uint8_t> out;
+    out.reserve(fixed + response.data.size());
     ByteWriter writer(out);
     writer.u8(response.status);
     writer.u8(0);
