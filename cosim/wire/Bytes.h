@@ -72,9 +72,10 @@ private:
 
 class ByteReader {
 public:
-    /// `what` names the message in errors ("REQUEST payload").
-    ByteReader(const std::uint8_t* data, std::size_t size, std::string what)
-        : data(data), size(size), what(std::move(what))
+    /// `what` names the message in errors ("REQUEST payload"); a string literal (not copied:
+    /// a reader is made for every frame, so it must not allocate).
+    ByteReader(const std::uint8_t* data, std::size_t size, const char* what)
+        : data(data), size(size), what(what)
     {
     }
 
@@ -110,21 +111,22 @@ public:
     void expectEnd() const
     {
         if (offset != size)
-            throw CosimError("cosim: " + what + " has " + std::to_string(size - offset) +
+            throw CosimError(std::string("cosim: ") + what + " has " +
+                             std::to_string(size - offset) +
                              " unexpected trailing byte(s) at offset " + std::to_string(offset));
     }
     [[noreturn]] void fail(const std::string& problem) const
     {
-        throw CosimError("cosim: " + what + " at offset " + std::to_string(offset) + ": " +
-                         problem);
+        throw CosimError(std::string("cosim: ") + what + " at offset " + std::to_string(offset) +
+                         ": " + problem);
     }
 
 private:
     void need(std::size_t count, const char* field) const
     {
         if (count > size - offset)
-            throw CosimError("cosim: " + what + " is truncated: field '" + field + "' needs " +
-                             std::to_string(count) + " byte(s) at offset " +
+            throw CosimError(std::string("cosim: ") + what + " is truncated: field '" + field +
+                             "' needs " + std::to_string(count) + " byte(s) at offset " +
                              std::to_string(offset) + ", " + std::to_string(size - offset) +
                              " left");
     }
@@ -141,7 +143,7 @@ private:
     const std::uint8_t* data;
     std::size_t size;
     std::size_t offset = 0;
-    std::string what;
+    const char* what;
 };
 
 } // namespace etsim::cosim
