@@ -58,6 +58,17 @@ public:
         }
     }
 
+    // A run that ended early (a failed peer) leaves transactions in flight: give back our
+    // reference on each, so their payloads return to the pool (declare the target after this
+    // initiator so that it is destroyed, and lets go of its own references, first).
+    ~Traffic() override
+    {
+        for (const auto& [payload, where] : streamOf)
+            payload->release();
+    }
+    Traffic(const Traffic&) = delete;
+    Traffic& operator=(const Traffic&) = delete;
+
     const std::vector<Record>& records() const { return done; }
     std::function<void(std::size_t)> onComplete;
 
