@@ -12,6 +12,7 @@
 #include "kernel/Stats.h"
 #include "models/accel/Accelerator.h"
 #include "models/hbm/HbmController.h"
+#include "tests/support/AccelConfigs.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestTargets.h"
@@ -111,27 +112,9 @@ struct Rank {
     std::map<std::uint64_t, et::Engine> engines;
 };
 
-// Round numbers: 1 TFLOP/s tensor and vector, 1 MB of SRAM at 1 TB/s, 100 kB DMA chunks on
-// two engines of 1 TB/s, no launch overhead, efficiencies 1.
-accel::AccelConfig roundConfig()
-{
-    accel::AccelConfig config;
-    config.name = "round";
-    config.tensor.peak.set(DataType::Bf16, FlopRate::fromFlopsPerSecond(1e12));
-    config.tensor.detail = accel::RooflineTensor{};
-    config.vector.peak.set(DataType::Bf16, FlopRate::fromFlopsPerSecond(1e12));
-    config.sram.capacity = Size::fromBytes(1'000'000);
-    config.sram.bandwidth = Bandwidth::fromBytesPerSecond(1e12);
-    config.dma.engines = 2;
-    config.dma.bandwidth = Bandwidth::fromBytesPerSecond(1e12);
-    config.dma.chunk = Size::fromBytes(100'000);
-    config.memory.capacity = Size::fromBytes(1'000'000'000);
-    config.memory.alignment = Size::fromBytes(4096);
-    config.memory.interleave = Size::fromBytes(256);
-    config.memory.channels = 8;
-    accel::validateAccelConfig(config);
-    return config;
-}
+// Round numbers (tests/support/AccelConfigs.h): 1 TFLOP/s, 1 MB of SRAM at 1 TB/s, 100 kB DMA
+// chunks on two engines of 1 TB/s, no launch overhead, efficiencies 1.
+using test::roundAccelConfig;
 
 TEST_F(ScTest, DriverRunsASmallTraceOnTheAcceleratorWithAFixedMemory)
 {
@@ -152,7 +135,7 @@ TEST_F(ScTest, DriverRunsASmallTraceOnTheAcceleratorWithAFixedMemory)
                                      compute(3, 2'000'000, 0),
                                      memoryNode(4, et::NodeType::MemStore, 100'000, {2}),
                                      elementwise};
-    accel::AccelConfig config = roundConfig();
+    accel::AccelConfig config = roundAccelConfig();
     Rank rank(dir, nodes, config);
     test::FixedMemoryTarget hbm("hbm", Bandwidth::fromBytesPerSecond(1e11), Time());
     rank.accelerator.memory.bind(hbm.socket);

@@ -4,6 +4,7 @@
 #include "models/accel/Accelerator.h"
 
 #include "kernel/PayloadPool.h"
+#include "tests/support/AccelConfigs.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestTargets.h"
@@ -19,27 +20,11 @@ namespace {
 using test::FixedMemoryTarget;
 using test::ScTest;
 
-// Round numbers: 1 TFLOP/s tensor and vector, 1 MB of SRAM at 1 TB/s, 100 kB DMA chunks,
-// no launch overhead, efficiencies 1. The test memory moves 100 GB/s (1 us per chunk).
+// Round numbers (tests/support/AccelConfigs.h): 1 TFLOP/s, 1 MB of SRAM at 1 TB/s, 100 kB DMA
+// chunks, no launch overhead, efficiencies 1. The test memory moves 100 GB/s (1 us per chunk).
 AccelConfig testConfig(std::uint32_t units = 1)
 {
-    AccelConfig config;
-    config.name = "test";
-    config.computeUnits = units;
-    config.tensor.peak.set(DataType::Bf16, FlopRate::fromFlopsPerSecond(1e12));
-    config.tensor.detail = RooflineTensor{};
-    config.vector.peak.set(DataType::Bf16, FlopRate::fromFlopsPerSecond(1e12));
-    config.sram.capacity = Size::fromBytes(1'000'000);
-    config.sram.bandwidth = Bandwidth::fromBytesPerSecond(1e12);
-    config.dma.engines = 2;
-    config.dma.bandwidth = Bandwidth::fromBytesPerSecond(1e12);
-    config.dma.chunk = Size::fromBytes(100'000);
-    config.memory.capacity = Size::fromBytes(1'000'000'000);
-    config.memory.alignment = Size::fromBytes(4096);
-    config.memory.interleave = Size::fromBytes(256);
-    config.memory.channels = 8;
-    validateAccelConfig(config);
-    return config;
+    return test::roundAccelConfig(units);
 }
 
 EtNodeInfo node(std::uint64_t id,
