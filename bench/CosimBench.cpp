@@ -109,7 +109,9 @@ void BM_BridgeRoundTrip(benchmark::State& state)
             std::optional<Frame> answer = link.wait(std::chrono::seconds(5));
             if (!answer)
                 throw CosimError("bench: no answer");
-            if (answer->header.type == MessageType::Response)
+            const bool response = answer->header.type == MessageType::Response;
+            link.recycle(*answer);
+            if (response)
                 break;
         }
         micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
@@ -361,7 +363,7 @@ constexpr int simStreams = 4;
 constexpr int simPerStream = 250;
 
 // Arguments: lookahead in ns; component 0 local, 1 proxied over a Unix socket, 2 proxied over
-// shared memory.
+// shared memory, 3 and 4 the same with the proxy's I/O thread (io: thread).
 void BM_ProxiedSimulation(benchmark::State& state)
 {
     const std::uint64_t lookaheadPs = static_cast<std::uint64_t>(state.range(0)) * 1000;
@@ -379,7 +381,8 @@ void BM_ProxiedSimulation(benchmark::State& state)
             traffic.socket.bind(local->socket);
         } else {
             ProxyOptions options;
-            options.peer = component == 1 ? benchEndpoint(true).toString() : "shm";
+            options.peer = component % 2 == 1 ? benchEndpoint(true).toString() : "shm";
+            options.io = component >= 3 ? IoMode::Thread : IoMode::Inline;
             options.spawn = std::string(ETSIM_REF_PEER) + " --endpoint {endpoint} --latency-ps " +
                             std::to_string(lookaheadPs);
             options.lookahead = etsim::Time::fromPs(lookaheadPs);
@@ -401,7 +404,7 @@ void BM_ProxiedSimulation(benchmark::State& state)
         (static_cast<double>(state.iterations()) * simStreams * simPerStream);
 }
 BENCHMARK(BM_ProxiedSimulation)
-    ->ArgsProduct({{100, 1000, 10000}, {0, 1, 2}})
+    ->ArgsProduct({{100, 1000, 10000}, {0, 1, 2, 3, 4}})
     ->ArgNames({"lookahead_ns", "component"})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)

@@ -88,6 +88,7 @@ ProxyOptions parseCosimConfig(ConfigMap& map)
             maxOutstanding->location.fail("must be at least 1");
         options.maxOutstanding = maxOutstanding->value;
     }
+    options.io = map.enumField("io", ioModeNames, IoMode::Inline);
     return options;
 }
 

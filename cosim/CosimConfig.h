@@ -14,6 +14,7 @@
 //         token: "s3cret"
 //         channel: 0
 //         max_outstanding: 4096
+//         io: inline                       # | thread: read the link on an I/O thread
 //
 // The platform file that embeds it runs parseCosimConfig on the map under `cosim` and fills
 // ProxyOptions::description (the CONFIG text) itself.
@@ -27,6 +28,11 @@ inline constexpr EnumName<SyncMode> syncModeNames[] = {
     {"conservative", SyncMode::Conservative},
     {"loosely-timed", SyncMode::LooselyTimed},
     {"unsynchronised", SyncMode::Unsynchronised},
+};
+
+inline constexpr EnumName<IoMode> ioModeNames[] = {
+    {"inline", IoMode::Inline},
+    {"thread", IoMode::Thread},
 };
 
 inline constexpr SyncMode defaultSyncMode = SyncMode::Conservative;

@@ -15,6 +15,8 @@ namespace etsim::cosim {
 namespace {
 
 constexpr const char* reportType = "etsim/cosim";
+// How long a failed send waits for the I/O thread to report why the link broke.
+constexpr std::chrono::milliseconds sendFailureGrace{500};
 
 std::uint64_t nowPs()
 {
@@ -43,6 +45,13 @@ const ProxyOptions& checked(const ProxyOptions& options, const std::string& name
     return options;
 }
 
+tlm::tlm_response_status tlmStatus(std::uint8_t wire)
+{
+    if (wire == Response::byteEnableError)
+        return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+    return static_cast<tlm::tlm_response_status>(static_cast<int>(wire) - 4);
+}
+
 std::string replaceAll(std::string text, const std::string& from, const std::string& to)
 {
     for (std::size_t at = text.find(from); at != std::string::npos;
@@ -52,6 +61,11 @@ std::string replaceAll(std::string text, const std::string& from, const std::str
 }
 
 } // namespace
+
+const char* toString(IoMode mode)
+{
+    return mode == IoMode::Thread ? "thread" : "inline";
+}
 
 Proxy::Proxy(const sc_core::sc_module_name& name,
              ProxyOptions options,
@@ -126,8 +140,16 @@ Proxy::Proxy(const sc_core::sc_module_name& name,
     if (simulation != nullptr)
         activity = simulation->enroll(std::string(this->name()));
 
+    frames = link.get();
+    if (this->options.io == IoMode::Thread) {
+        io = std::make_unique<IoThread>("io", *link);
+        frames = io.get();
+    }
+
     SC_METHOD(syncPoint);
     sensitive << syncEvent;
+    if (io)
+        sensitive << io->arrived();
     // Runs once at time zero: nothing may run before the peer's first grant.
 
     SC_METHOD(respond);
@@ -155,6 +177,21 @@ void Proxy::fail(const std::string& problem)
     // link.
     sc_core::sc_stop();
     throw CosimError(message);
+}
+
+void Proxy::send(const Frame& frame)
+{
+    try {
+        link->send(frame);
+    } catch (const CosimError& error) {
+        // A write fails when the peer has gone; with an I/O thread, what it read names the
+        // cause better (a malformed frame, or the end of the stream) and arrives within
+        // moments.
+        if (io)
+            if (std::optional<std::string> cause = io->awaitFailure(sendFailureGrace))
+                fail(*cause);
+        fail(error.what());
+    }
 }
 
 std::uint64_t Proxy::bound() const
@@ -207,27 +244,24 @@ void Proxy::sendRequest(int index,
         fail("more than " + std::to_string(options.maxOutstanding) +
              " outstanding requests (maxOutstanding); the peer does not answer fast enough or "
              "the limit is too low");
-    Request request;
+    // The request and its frame are members so that their buffers are reused.
     request.command = static_cast<std::uint8_t>(payload.get_command());
     request.address = payload.get_address();
+    request.node.reset();
     if (const EtNodeExtension* extension = EtNodeExtension::find(payload))
         request.node = toWire(extension->info);
+    request.data.clear();
     if (payload.get_data_ptr() != nullptr && payload.get_data_length() > 0 && payload.is_write())
         request.data.assign(payload.get_data_ptr(),
                             payload.get_data_ptr() + payload.get_data_length());
 
     const std::uint64_t id = nextId++;
-    Frame frame;
-    frame.header.type = MessageType::Request;
-    frame.header.channel = options.channel;
-    frame.header.requestId = id;
-    frame.header.timestampPs = timePs;
-    frame.payload = encodeRequest(request);
-    try {
-        link->send(frame);
-    } catch (const CosimError& error) {
-        fail(error.what());
-    }
+    requestFrame.header.type = MessageType::Request;
+    requestFrame.header.channel = options.channel;
+    requestFrame.header.requestId = id;
+    requestFrame.header.timestampPs = timePs;
+    encodeRequest(request, requestFrame.payload);
+    send(requestFrame);
     held.hold(payload);
     outstanding[&payload] = Outstanding{id, index, timePs, blockingDone};
     byId[id] = &payload;
@@ -266,8 +300,7 @@ void Proxy::handle(Frame& frame)
             ++lateCount;
             due = now;
         }
-        payload.set_response_status(
-            static_cast<tlm::tlm_response_status>(static_cast<int>(response.status) - 4));
+        payload.set_response_status(tlmStatus(response.status));
         if (payload.is_read() && payload.get_data_ptr() != nullptr &&
             response.data.size() == payload.get_data_length())
             std::copy(response.data.begin(), response.data.end(), payload.get_data_ptr());
@@ -299,8 +332,10 @@ void Proxy::syncPoint()
     const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(options.timeout);
     while (true) {
         try {
-            while (std::optional<Frame> frame = link->poll())
+            while (std::optional<Frame> frame = frames->poll()) {
                 handle(*frame);
+                frames->recycle(*frame);
+            }
         } catch (const CosimError& error) {
             if (ended)
                 throw;
@@ -334,16 +369,12 @@ void Proxy::syncPoint()
             grant.header.timestampPs = next;
             grant.header.requestId = sync.receivedCount();
             grant.payload = encodeGrant(sync.receivedCount());
-            try {
-                link->send(grant);
-            } catch (const CosimError& error) {
-                fail(error.what());
-            }
+            send(grant);
         }
         ++waitCount;
         std::optional<Frame> frame;
         try {
-            frame = link->wait(timeout);
+            frame = frames->wait(timeout);
         } catch (const CosimError& error) {
             fail(error.what());
         }
@@ -361,6 +392,7 @@ void Proxy::syncPoint()
                 throw;
             fail(error.what());
         }
+        frames->recycle(*frame);
     }
 }
 
@@ -401,7 +433,7 @@ void Proxy::terminate()
         link->send(bye);
         // The peer's TERMINATE answer (or its closing the link) confirms the end; a missing
         // answer is not worth failing a finished run over.
-        link->wait(std::chrono::milliseconds(200));
+        frames->wait(std::chrono::milliseconds(200));
     } catch (const CosimError&) {
         // Already closed by the peer.
     }

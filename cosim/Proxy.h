@@ -6,11 +6,18 @@
 // BEGIN_RESP follows at the time the peer answers. Time synchronisation follows
 // cosim/PROTOCOL.md section 5.
 //
-// The proxy reads the link (FrameLink) from a SystemC method at sync points only, and blocks
-// there, with a wall-clock timeout, only when the kernel may not advance; reading on that
-// thread rather than on an I/O thread saves two thread hand-offs per round trip. Peer failures end
-// the run with SC_REPORT_ERROR naming the proxy, the peer, the channel and the simulated time.
+// Two ways to read the link (ProxyOptions::io):
+// - inline (the default): the proxy reads the link (FrameLink) from a SystemC method at sync
+//   points only, and blocks there, with a wall-clock timeout, only when the kernel may not
+//   advance. No thread hand-off on a round trip: the fastest on a loaded machine.
+// - thread: an I/O thread (cosim/IoThread) reads the link and reaches the kernel through a
+//   thread-safe async update, so frames are handled as they arrive while the kernel runs (a
+//   late loosely-timed or unsynchronised response is delivered as soon as it comes). Each round
+//   trip then crosses two thread hand-offs (bench/README.md has both measured).
+// Peer failures end the run with SC_REPORT_ERROR naming the proxy, the peer, the channel and
+// the simulated time.
 
+#include "cosim/IoThread.h"
 #include "cosim/sync/SyncState.h"
 #include "cosim/transport/ChildProcess.h"
 #include "cosim/transport/FrameLink.h"
@@ -31,6 +38,13 @@
 #include <unordered_map>
 
 namespace etsim::cosim {
+
+/// Which thread reads the link (see the class comment).
+enum class IoMode : std::uint8_t {
+    Inline = 0,
+    Thread = 1,
+};
+const char* toString(IoMode mode);
 
 struct ProxyOptions {
     static constexpr std::uint32_t defaultMaxOutstanding = 4096;
@@ -57,6 +71,7 @@ struct ProxyOptions {
     std::string description;
     std::string token;
     std::uint32_t maxOutstanding = defaultMaxOutstanding;
+    IoMode io = IoMode::Inline;
 };
 
 class Proxy : public sc_core::sc_module {
@@ -83,6 +98,8 @@ public:
     std::uint64_t grantsReceived() const { return sync.grantsReceived(); }
     /// Times the kernel blocked waiting for the peer.
     std::uint64_t waits() const { return waitCount; }
+    /// Frames the I/O thread read (io: thread); 0 inline.
+    std::uint64_t framesReadByIoThread() const { return io ? io->framesRead() : 0; }
     /// Loosely timed / unsynchronised: responses that arrived after their time had passed.
     std::uint64_t lateResponses() const { return lateCount; }
 
@@ -103,6 +120,8 @@ private:
                      tlm::tlm_generic_payload& payload,
                      std::uint64_t timePs,
                      sc_core::sc_event* blockingDone);
+    /// Sends or fails the run.
+    void send(const Frame& frame);
     void syncPoint();
     void respond();
     /// Handles one frame from the peer; false when the peer ended the link.
@@ -116,6 +135,8 @@ private:
     ProxyOptions options;
     std::unique_ptr<ChildProcess> child;
     std::unique_ptr<FrameLink> link;
+    std::unique_ptr<IoThread> io;  // after link: stops (and joins) before the link goes
+    FrameSource* frames = nullptr; // the link itself, or io
     Hello peerHello;
     SyncState sync;
     ActivityToken activity;
@@ -124,6 +145,8 @@ private:
     // still outstanding when a run was abandoned.
     HeldPayloads held;
     std::unordered_map<std::uint64_t, tlm::tlm_generic_payload*> byId;
+    Request request;
+    Frame requestFrame;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> completions;
     sc_core::sc_event syncEvent;
     std::uint64_t nextId = 0;

@@ -155,9 +155,11 @@ bool PeerSession::advance(std::uint64_t nextEventPs, std::vector<Arrival>& arriv
         return false;
     const std::size_t before = arrivals.size();
     while (true) {
-        while (std::optional<Frame> frame = link.poll())
+        while (std::optional<Frame> frame = link.poll()) {
             if (!handle(*frame, arrivals))
                 return false;
+            link.recycle(*frame);
+        }
         if (arrivals.size() > before)
             return true;
         if (nextEventPs != unlimitedPs && nextEventPs <= bound())
@@ -182,6 +184,7 @@ bool PeerSession::advance(std::uint64_t nextEventPs, std::vector<Arrival>& arriv
                    " ms");
         if (!handle(*frame, arrivals))
             return false;
+        link.recycle(*frame);
     }
 }
 
@@ -198,15 +201,15 @@ void PeerSession::respond(const Arrival& arrival, std::uint64_t timePs, Response
                          std::to_string(lookaheadPs()) + " ps allows");
     pending.erase(found);
     clockPs = std::max(clockPs, timePs);
-    Frame frame;
-    frame.header.type = MessageType::Response;
-    frame.header.flags = frameflags::response;
-    frame.header.channel = arrival.channel;
-    frame.header.requestId = arrival.id;
-    frame.header.timestampPs = timePs;
-    frame.payload = encodeResponse(response);
+    // A member frame: its payload buffer is reused from one response to the next.
+    responseFrame.header.type = MessageType::Response;
+    responseFrame.header.flags = frameflags::response;
+    responseFrame.header.channel = arrival.channel;
+    responseFrame.header.requestId = arrival.id;
+    responseFrame.header.timestampPs = timePs;
+    encodeResponse(response, responseFrame.payload);
     sync.sent(timePs);
-    link.send(frame);
+    link.send(responseFrame);
 }
 
 } // namespace etsim::cosim

@@ -101,6 +101,7 @@ private:
     std::uint64_t clockPs = 0;
     bool terminated = false;
     std::unordered_map<std::uint64_t, std::uint64_t> pending; // key: channel<<48 ^ id -> time
+    Frame responseFrame;
 };
 
 } // namespace etsim::cosim

@@ -52,6 +52,11 @@ public:
             return IoResult{static_cast<std::size_t>(written), false, {}};
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
             return IoResult{0, false, {}};
+        if (errno == EPIPE || errno == ECONNRESET)
+            return IoResult{0,
+                            false,
+                            name + ": write failed: the peer closed the connection (" +
+                                std::strerror(errno) + ")"};
         return IoResult{0, false, name + ": write failed: " + std::strerror(errno)};
     }
 
@@ -74,6 +79,12 @@ public:
     {
         pollfd wanted[2] = {{fd, static_cast<short>(POLLIN | (wantWrite ? POLLOUT : 0)), 0},
                             {wake, POLLIN, 0}};
+        return pollUntil(wanted, 2, deadline) || closed.load();
+    }
+
+    bool waitWritable(Deadline deadline) override
+    {
+        pollfd wanted[2] = {{fd, POLLOUT, 0}, {wake, POLLIN, 0}};
         return pollUntil(wanted, 2, deadline) || closed.load();
     }
 

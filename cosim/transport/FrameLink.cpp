@@ -7,6 +7,10 @@ namespace etsim::cosim {
 
 namespace {
 constexpr std::size_t readChunk = 64 * 1024;
+// Recycled buffers kept: enough for the frames of a busy batch, bounded so a burst of large
+// frames does not pin their memory.
+constexpr std::size_t maxSpare = 64;
+constexpr std::size_t maxSpareCapacity = 64 * 1024;
 } // namespace
 
 FrameLink::FrameLink(std::unique_ptr<Transport> transport, Limits limits, std::string peerName)
@@ -79,13 +83,16 @@ bool FrameLink::receive()
         }
         if (available < pendingHeader->payloadLength)
             break;
-        Frame frame;
+        Frame& frame = queue.emplace_back();
         frame.header = *pendingHeader;
+        if (!spare.empty()) {
+            frame.payload = std::move(spare.back());
+            spare.pop_back();
+        }
         const auto begin = inbound.begin() + static_cast<long>(inboundStart);
         frame.payload.assign(begin, begin + pendingHeader->payloadLength);
         inboundStart += pendingHeader->payloadLength;
         pendingHeader.reset();
-        queue.push_back(std::move(frame));
         added = true;
     }
     if (inboundStart == inboundEnd)
@@ -95,16 +102,26 @@ bool FrameLink::receive()
 
 std::optional<Frame> FrameLink::take()
 {
-    if (queue.empty())
+    if (queueHead == queue.size())
         return std::nullopt;
-    Frame frame = std::move(queue.front());
-    queue.pop_front();
+    std::optional<Frame> frame(std::move(queue[queueHead++]));
+    if (queueHead == queue.size()) {
+        queue.clear();
+        queueHead = 0;
+    }
     return frame;
+}
+
+void FrameLink::recycle(Frame& frame)
+{
+    if (spare.size() < maxSpare && frame.payload.capacity() <= maxSpareCapacity)
+        spare.push_back(std::move(frame.payload));
+    frame.payload.clear();
 }
 
 std::optional<Frame> FrameLink::poll()
 {
-    if (queue.empty())
+    if (queueHead == queue.size())
         receive();
     if (std::optional<Frame> frame = take())
         return frame;
@@ -150,10 +167,17 @@ void FrameLink::write(const std::uint8_t* data, std::size_t size, const char* wh
             break;
         if (result.bytes > 0)
             continue;
-        // Full: read what the peer sends meanwhile, so that it can finish its own write.
-        while (receive()) {
+        // Full. With no other reader, read what the peer sends meanwhile, so that it can
+        // finish its own write.
+        bool room = false;
+        if (concurrentReader) {
+            room = transport->waitWritable(deadline);
+        } else {
+            while (receive()) {
+            }
+            room = transport->waitIo(true, deadline);
         }
-        if (!transport->waitIo(true, deadline))
+        if (!room)
             throw CosimError(std::string("cannot send") + what + ": the peer has not read for " +
                              std::to_string(writeTimeout.count()) + " ms");
     }

@@ -55,6 +55,8 @@ public:
             lock, deadline, [&] { return !in->bytes.empty() || in->closed; });
     }
 
+    bool waitWritable(Deadline) override { return true; }
+
     void shutdown() override
     {
         for (Pipe* pipe : {in.get(), out.get()}) {

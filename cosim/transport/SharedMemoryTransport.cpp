@@ -123,17 +123,21 @@ public:
             return IoResult{0, true, {}};
         if (peerGone.load())
             return IoResult{0, false, name + ": write failed: the peer closed the connection"};
-        const std::uint64_t head = tx->head.value.load(std::memory_order_relaxed);
-        const std::uint64_t tail = tx->tail.value.load(std::memory_order_acquire);
+        const std::uint64_t head = txHead; // this side alone writes it
+        // The consumer's index is read only when the last view of it shows too little room:
+        // each read of it pulls a cache line the other core keeps writing.
+        if (ringBytes - static_cast<std::size_t>(head - txTail) < size)
+            txTail = tx->tail.value.load(std::memory_order_acquire);
         const std::size_t count =
-            std::min<std::size_t>(size, ringBytes - static_cast<std::size_t>(head - tail));
+            std::min<std::size_t>(size, ringBytes - static_cast<std::size_t>(head - txTail));
         if (count == 0)
             return IoResult{0, false, {}};
         const std::size_t at = static_cast<std::size_t>(head % ringBytes);
         const std::size_t first = std::min(count, ringBytes - at);
         std::memcpy(txData + at, data, first);
         std::memcpy(txData, data + first, count - first);
-        tx->head.value.store(head + count, std::memory_order_release);
+        txHead = head + count;
+        tx->head.value.store(txHead, std::memory_order_release);
         // Pairs with the fence in waitIo: either the reader sees the new head before it
         // blocks, or we see its flag and wake it.
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -146,10 +150,12 @@ public:
     {
         if (closed.load())
             return IoResult{0, true, {}};
-        const std::uint64_t head = rx->head.value.load(std::memory_order_acquire);
-        const std::uint64_t tail = rx->tail.value.load(std::memory_order_relaxed);
+        const std::uint64_t tail = rxTail; // this side alone writes it
+        // Likewise the producer's index is read only once everything known is consumed.
+        if (rxHead == tail)
+            rxHead = rx->head.value.load(std::memory_order_acquire);
         const std::size_t count =
-            std::min<std::size_t>(size, static_cast<std::size_t>(head - tail));
+            std::min<std::size_t>(size, static_cast<std::size_t>(rxHead - tail));
         if (count == 0)
             // Whatever the peer wrote before it went is delivered first.
             return IoResult{0, peerGone.load(), {}};
@@ -157,7 +163,8 @@ public:
         const std::size_t first = std::min(count, ringBytes - at);
         std::memcpy(data, rxData + at, first);
         std::memcpy(data + first, rxData, count - first);
-        rx->tail.value.store(tail + count, std::memory_order_release);
+        rxTail = tail + count;
+        rx->tail.value.store(rxTail, std::memory_order_release);
         std::atomic_thread_fence(std::memory_order_seq_cst);
         if (rx->writerWaiting.value.load(std::memory_order_relaxed) != 0)
             signal(rxSpaceEvent);
@@ -185,19 +192,36 @@ public:
         if (!woken)
             woken = pollUntil(wanted, 4, deadline);
         rx->readerWaiting.value.store(0, std::memory_order_relaxed);
-        tx->writerWaiting.value.store(0, std::memory_order_relaxed);
+        if (wantWrite)
+            tx->writerWaiting.value.store(0, std::memory_order_relaxed);
         if (wanted[0].revents != 0)
             drain(rxDataEvent);
         if (wanted[1].revents != 0)
             drain(txSpaceEvent);
-        if (wanted[2].revents != 0) {
-            // Nothing follows the hand-over on the socket: readable means closed.
-            std::uint8_t byte = 0;
-            const ssize_t count = ::recv(socket->descriptor(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-            if (count >= 0 || (errno != EAGAIN && errno != EINTR))
-                peerGone.store(true);
-        }
+        if (wanted[2].revents != 0)
+            checkPeer();
         return woken || closed.load();
+    }
+
+    bool waitWritable(Deadline deadline) override
+    {
+        if (closed.load() || peerGone.load())
+            return true;
+        tx->writerWaiting.value.store(1, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        bool writable = tx->head.value.load(std::memory_order_relaxed) -
+                            tx->tail.value.load(std::memory_order_relaxed) <
+                        ringBytes;
+        pollfd wanted[3] = {
+            {txSpaceEvent, POLLIN, 0}, {socket->descriptor(), POLLIN, 0}, {wake, POLLIN, 0}};
+        if (!writable)
+            writable = pollUntil(wanted, 3, deadline);
+        tx->writerWaiting.value.store(0, std::memory_order_relaxed);
+        if (wanted[0].revents != 0)
+            drain(txSpaceEvent);
+        if (wanted[1].revents != 0)
+            checkPeer();
+        return writable || closed.load();
     }
 
     void shutdown() override
@@ -212,6 +236,15 @@ public:
     int descriptor() const override { return socket->descriptor(); }
 
 private:
+    // Nothing follows the hand-over on the socket: readable means closed.
+    void checkPeer()
+    {
+        std::uint8_t byte = 0;
+        const ssize_t count = ::recv(socket->descriptor(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (count >= 0 || (errno != EAGAIN && errno != EINTR))
+            peerGone.store(true);
+    }
+
     std::unique_ptr<Transport> socket;
     void* region;
     std::size_t ringBytes;
@@ -228,6 +261,12 @@ private:
     int rxSpaceEvent = -1;
     std::atomic<bool> closed{false};
     std::atomic<bool> peerGone{false};
+    // Local copies of the ring indices: the own ones (each written by this side only) and the
+    // other side's as last read.
+    std::uint64_t txHead = 0;
+    std::uint64_t txTail = 0;
+    std::uint64_t rxHead = 0;
+    std::uint64_t rxTail = 0;
 };
 
 bool validRingBytes(std::size_t ringBytes)

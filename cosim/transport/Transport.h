@@ -3,9 +3,10 @@
 // only this interface; errors come back as values so the caller words the final message
 // (naming peer, channel and simulated time).
 //
-// The calls never block except waitIo, so the thread that waits for the peer's answer reads
-// the stream itself (no I/O thread and no hand-off between threads on the round trip), and a
-// writer whose stream is full keeps reading (two sides writing at once cannot deadlock).
+// The calls never block except waitIo and waitWritable, so the thread that waits for the
+// peer's answer can read the stream itself (no hand-off between threads on the round trip),
+// and a writer whose stream is full keeps reading (two sides writing at once cannot
+// deadlock).
 
 #include <chrono>
 #include <cstddef>
@@ -34,6 +35,10 @@ public:
     /// shut down, or `deadline` passes; false only on the deadline. May return early: callers
     /// retry readSome/writeSome.
     virtual bool waitIo(bool wantWrite, Deadline deadline) = 0;
+    /// Blocks until bytes can be written, the stream ends, it is shut down, or `deadline`
+    /// passes; false only on the deadline. Unlike waitIo(true) it leaves the read side alone,
+    /// so a writer may use it while another thread reads (the Proxy's I/O-thread mode).
+    virtual bool waitWritable(Deadline deadline) = 0;
     /// Ends the stream: a waitIo in another thread returns, later reads see the end of the
     /// stream. Safe to call from any thread and more than once.
     virtual void shutdown() = 0;

@@ -122,13 +122,19 @@ public:
     }
 
 private:
+    // The check is inlined into every field read; the message is built out of line, so a
+    // decode costs a compare per field.
     void need(std::size_t count, const char* field) const
     {
-        if (count > size - offset)
-            throw CosimError(std::string("cosim: ") + what + " is truncated: field '" + field +
-                             "' needs " + std::to_string(count) + " byte(s) at offset " +
-                             std::to_string(offset) + ", " + std::to_string(size - offset) +
-                             " left");
+        if (count > size - offset) [[unlikely]]
+            truncated(count, field);
+    }
+    [[noreturn]] __attribute__((noinline)) void truncated(std::size_t count,
+                                                          const char* field) const
+    {
+        throw CosimError(std::string("cosim: ") + what + " is truncated: field '" + field +
+                         "' needs " + std::to_string(count) + " byte(s) at offset " +
+                         std::to_string(offset) + ", " + std::to_string(size - offset) + " left");
     }
     std::uint64_t little(int count, const char* field)
     {

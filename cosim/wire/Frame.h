@@ -20,7 +20,8 @@ public:
 
 /// Protocol version this code speaks.
 inline constexpr std::uint8_t protocolMajor = 1;
-inline constexpr std::uint8_t protocolMinor = 0;
+// 1.1 added response status 6 (byte-enable error).
+inline constexpr std::uint8_t protocolMinor = 1;
 /// "ETSC" read as a little-endian u32.
 inline constexpr std::uint32_t frameMagic = 0x43535445;
 inline constexpr std::size_t headerSize = 32;

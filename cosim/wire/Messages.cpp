@@ -11,21 +11,33 @@ constexpr std::uint32_t nullRanks = 0xFFFFFFFFu;
 // lookahead, quantum.
 constexpr std::size_t helloFixed = 4 + 1 + 1 + 2 + 8 + 8;
 
-std::uint8_t checkedEnum(ByteReader& reader, const char* field, std::uint8_t highest)
+// The checks are inlined into the decoder; the messages are built out of line.
+[[noreturn]] __attribute__((noinline)) void
+badEnum(ByteReader& reader, const char* field, std::uint8_t value, std::uint8_t highest)
+{
+    reader.fail(std::string("field '") + field + "' has value " + std::to_string(value) +
+                ", the highest known is " + std::to_string(highest));
+}
+
+[[noreturn]] __attribute__((noinline)) void
+badFlag(ByteReader& reader, const char* field, std::uint8_t value)
+{
+    reader.fail(std::string("field '") + field + "' must be 0 or 1, not " + std::to_string(value));
+}
+
+inline std::uint8_t checkedEnum(ByteReader& reader, const char* field, std::uint8_t highest)
 {
     const std::uint8_t value = reader.u8(field);
-    if (value > highest)
-        reader.fail(std::string("field '") + field + "' has value " + std::to_string(value) +
-                    ", the highest known is " + std::to_string(highest));
+    if (value > highest) [[unlikely]]
+        badEnum(reader, field, value, highest);
     return value;
 }
 
-bool flag(ByteReader& reader, const char* field)
+inline bool flag(ByteReader& reader, const char* field)
 {
     const std::uint8_t value = reader.u8(field);
-    if (value > 1)
-        reader.fail(std::string("field '") + field + "' must be 0 or 1, not " +
-                    std::to_string(value));
+    if (value > 1) [[unlikely]]
+        badFlag(reader, field, value);
     return value == 1;
 }
 
@@ -233,9 +245,17 @@ Hello decodeHello(const std::vector<std::uint8_t>& payload)
 
 std::vector<std::uint8_t> encodeRequest(const Request& request)
 {
-    // Fixed part, node info (about 100 bytes) and data: one allocation per request.
-    constexpr std::size_t fixedAndNode = 16 + 128;
     std::vector<std::uint8_t> out;
+    encodeRequest(request, out);
+    return out;
+}
+
+void encodeRequest(const Request& request, std::vector<std::uint8_t>& out)
+{
+    // Fixed part, node info (about 100 bytes) and data: at most one allocation per request,
+    // none when `out` is reused.
+    constexpr std::size_t fixedAndNode = 16 + 128;
+    out.clear();
     out.reserve(fixedAndNode + request.data.size());
     ByteWriter writer(out);
     writer.u8(request.command);
@@ -254,7 +274,6 @@ std::vector<std::uint8_t> encodeRequest(const Request& request)
         writer.patchU16(lengthAt, static_cast<std::uint16_t>(length));
     }
     writer.bytes(request.data.data(), request.data.size());
-    return out;
 }
 
 Request decodeRequest(const std::vector<std::uint8_t>& payload)
@@ -283,8 +302,15 @@ Request decodeRequest(const std::vector<std::uint8_t>& payload)
 
 std::vector<std::uint8_t> encodeResponse(const Response& response)
 {
-    constexpr std::size_t fixed = 8;
     std::vector<std::uint8_t> out;
+    encodeResponse(response, out);
+    return out;
+}
+
+void encodeResponse(const Response& response, std::vector<std::uint8_t>& out)
+{
+    constexpr std::size_t fixed = 8;
+    out.clear();
     out.reserve(fixed + response.data.size());
     ByteWriter writer(out);
     writer.u8(response.status);
@@ -292,7 +318,6 @@ std::vector<std::uint8_t> encodeResponse(const Response& response)
     writer.u16(0);
     writer.u32(static_cast<std::uint32_t>(response.data.size()));
     writer.bytes(response.data.data(), response.data.size());
-    return out;
 }
 
 Response decodeResponse(const std::vector<std::uint8_t>& payload)
@@ -300,9 +325,10 @@ Response decodeResponse(const std::vector<std::uint8_t>& payload)
     ByteReader reader(payload.data(), payload.size(), "RESPONSE payload");
     Response response;
     response.status = reader.u8("status");
-    if (response.status > 5)
+    if (response.status > Response::highest)
         reader.fail("status " + std::to_string(response.status) +
-                    " is not a tlm_response_status + 4 (0..5)");
+                    " is not a wire response status (0..6: tlm_response_status + 4, or 6 for "
+                    "TLM_BYTE_ENABLE_ERROR_RESPONSE)");
     reader.u8("reserved");
     reader.u16("reserved");
     const std::uint32_t dataLength = reader.u32("data length");

@@ -98,16 +98,24 @@ struct Request {
     std::vector<std::uint8_t> data;
 };
 std::vector<std::uint8_t> encodeRequest(const Request& request);
+/// Encodes into `out` (replacing its contents, keeping its capacity).
+void encodeRequest(const Request& request, std::vector<std::uint8_t>& out);
 Request decodeRequest(const std::vector<std::uint8_t>& payload);
 
 struct Response {
-    /// tlm_response_status + 4: TLM_OK_RESPONSE (1) is 5, TLM_GENERIC_ERROR_RESPONSE (-1) 3.
+    /// tlm_response_status + 4 for TLM_INCOMPLETE_RESPONSE (0) to TLM_OK_RESPONSE (1):
+    /// TLM_OK_RESPONSE is 5, TLM_GENERIC_ERROR_RESPONSE (-1) 3; since 1.1,
+    /// TLM_BYTE_ENABLE_ERROR_RESPONSE (-5) is 6.
     static constexpr std::uint8_t ok = 5;
     static constexpr std::uint8_t genericError = 3;
+    static constexpr std::uint8_t byteEnableError = 6;
+    static constexpr std::uint8_t highest = byteEnableError;
     std::uint8_t status = ok;
     std::vector<std::uint8_t> data;
 };
 std::vector<std::uint8_t> encodeResponse(const Response& response);
+/// Encodes into `out` (replacing its contents, keeping its capacity).
+void encodeResponse(const Response& response, std::vector<std::uint8_t>& out);
 Response decodeResponse(const std::vector<std::uint8_t>& payload);
 
 /// GRANT: the promised time travels in the header's timestamp; the payload is the count of

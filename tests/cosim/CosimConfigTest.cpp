@@ -37,7 +37,8 @@ TEST(CosimConfig, ReadsEveryKeyWithUnits)
                                        "  timeout: 2 s\n"
                                        "  token: s3cret\n"
                                        "  channel: 3\n"
-                                       "  max_outstanding: 64\n");
+                                       "  max_outstanding: 64\n"
+                                       "  io: thread\n");
     EXPECT_EQ(options.peer, "tcp:127.0.0.1:5000");
     EXPECT_EQ(options.sync, SyncMode::Conservative);
     EXPECT_EQ(options.lookahead.ps(), 250000u);
@@ -47,6 +48,7 @@ TEST(CosimConfig, ReadsEveryKeyWithUnits)
     EXPECT_EQ(options.token, "s3cret");
     EXPECT_EQ(options.channel, 3u);
     EXPECT_EQ(options.maxOutstanding, 64u);
+    EXPECT_EQ(options.io, IoMode::Thread);
     EXPECT_EQ(options.description, "");
 }
 
@@ -58,6 +60,7 @@ TEST(CosimConfig, DefaultsAndTheOtherModes)
     EXPECT_EQ(conservative.timeout.count(), 10000);
     EXPECT_EQ(conservative.maxOutstanding, ProxyOptions::defaultMaxOutstanding);
     EXPECT_EQ(conservative.channel, 0u);
+    EXPECT_EQ(conservative.io, IoMode::Inline);
     EXPECT_TRUE(conservative.token.empty());
     EXPECT_TRUE(conservative.spawn.empty());
 
@@ -144,6 +147,9 @@ TEST(CosimConfig, OtherErrors)
     EXPECT_EQ(errorOf("cosim: {peer: \"unix:/p\", lookahead: 1 us, channel: -1}\n"),
               "platform.yaml:1:52: cosim.channel: expected an integer from 0 to 4294967295, got "
               "\"-1\"");
+    EXPECT_EQ(errorOf("cosim: {peer: \"unix:/p\", lookahead: 1 us, io: threads}\n"),
+              "platform.yaml:1:47: cosim.io: expected one of inline, thread, got \"threads\" "
+              "(did you mean \"thread\"?)");
     EXPECT_EQ(errorOf("cosim: {peer: \"unix:/p\", lookahead: 1 us, lookahed: 1 us}\n"),
               "platform.yaml:1:43: cosim.lookahed: unknown key (did you mean \"lookahead\"?)");
 }

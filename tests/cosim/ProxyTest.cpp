@@ -35,9 +35,11 @@ std::string refPeer(const std::string& extra = "")
            std::to_string(latencyPs) + " --ps-per-byte " + std::to_string(psPerByte) + " " + extra;
 }
 
-ProxyOptions spawnOptions(const std::string& endpoint, const std::string& extra = "")
+ProxyOptions
+spawnOptions(const std::string& endpoint, const std::string& extra = "", IoMode io = IoMode::Inline)
 {
     ProxyOptions options;
+    options.io = io;
     options.peer = endpoint;
     options.spawn = refPeer(extra);
     options.lookahead = Time::fromPs(latencyPs);
@@ -76,6 +78,11 @@ RunOutput runProxied(const ProxyOptions& options, int streamCount = streams)
     EXPECT_EQ(proxy.requestsSent(), static_cast<std::uint64_t>(streamCount * perStream));
     EXPECT_EQ(proxy.responsesReceived(), static_cast<std::uint64_t>(streamCount * perStream));
     EXPECT_EQ(proxy.peer().name, "ref-peer");
+    // In thread mode every frame came through the I/O thread; inline, none did.
+    if (options.io == IoMode::Thread)
+        EXPECT_GE(proxy.framesReadByIoThread(), proxy.responsesReceived());
+    else
+        EXPECT_EQ(proxy.framesReadByIoThread(), 0u);
     return RunOutput{traffic.records(),
                      Time::fromScTime(result.simulatedTime).ps(),
                      result.outcome,
@@ -93,7 +100,23 @@ void expectSameResults(const RunOutput& local, const RunOutput& proxied)
     }
 }
 
-TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
+std::string ioModeName(const testing::TestParamInfo<IoMode>& info)
+{
+    return info.param == IoMode::Thread ? "Thread" : "Inline";
+}
+
+// The runs below hold for both ways of reading the link.
+class ProxyRun : public testing::TestWithParam<IoMode> {
+protected:
+    ProxyOptions options(const std::string& endpoint, const std::string& extra = "") const
+    {
+        return spawnOptions(endpoint, extra, GetParam());
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Io, ProxyRun, testing::Values(IoMode::Inline, IoMode::Thread), ioModeName);
+
+TEST_P(ProxyRun, ConservativeSyncKeepsCausalityOnBothSides)
 {
     auto [hostEnd, peerEnd] = makeMemoryPair();
     FixedLatencyReport report;
@@ -120,6 +143,7 @@ TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
         ProxyOptions options;
         options.lookahead = Time::fromPs(latencyPs);
         options.timeout = std::chrono::milliseconds(5000);
+        options.io = GetParam();
         Proxy proxy("proxy", options, &simulation, std::move(hostEnd));
         traffic.socket.bind(proxy.socket);
         const RunResult result = simulation.run();
@@ -145,29 +169,29 @@ TEST(Proxy, ConservativeSyncKeepsCausalityOnBothSides)
     EXPECT_LE(grants, 4u * streams * perStream);
 }
 
-TEST(Proxy, SameResultsLocalAndProxiedOverUnixSocket)
+TEST_P(ProxyRun, SameResultsLocalAndProxiedOverUnixSocket)
 {
     test::TempDir dir;
     const RunOutput local = runLocal();
     EXPECT_EQ(local.outcome, RunOutcome::AllIdle);
-    expectSameResults(local, runProxied(spawnOptions("unix:" + dir.file("peer.sock").string())));
+    expectSameResults(local, runProxied(options("unix:" + dir.file("peer.sock").string())));
 }
 
-TEST(Proxy, SameResultsLocalAndProxiedOverTcp)
+TEST_P(ProxyRun, SameResultsLocalAndProxiedOverTcp)
 {
-    expectSameResults(runLocal(), runProxied(spawnOptions("tcp:127.0.0.1:0")));
+    expectSameResults(runLocal(), runProxied(options("tcp:127.0.0.1:0")));
 }
 
-TEST(Proxy, SameResultsLocalAndProxiedOverSharedMemory)
+TEST_P(ProxyRun, SameResultsLocalAndProxiedOverSharedMemory)
 {
     // "shm": etsim picks the hand-over socket and tells the spawned peer "shm:/path".
-    expectSameResults(runLocal(), runProxied(spawnOptions("shm")));
+    expectSameResults(runLocal(), runProxied(options("shm")));
 }
 
-TEST(Proxy, UnsynchronisedRunCompletesEveryTransactionNeverEarly)
+TEST_P(ProxyRun, UnsynchronisedRunCompletesEveryTransactionNeverEarly)
 {
     test::TempDir dir;
-    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string());
+    ProxyOptions options = this->options("unix:" + dir.file("peer.sock").string());
     options.sync = SyncMode::Unsynchronised;
     const RunOutput local = runLocal();
     const RunOutput proxied = runProxied(options);
@@ -184,27 +208,80 @@ TEST(Proxy, UnsynchronisedRunCompletesEveryTransactionNeverEarly)
     EXPECT_EQ(exact + proxied.late, proxied.records.size());
 }
 
-TEST(Proxy, UnsynchronisedSingleStreamMatchesTheLocalRun)
+TEST_P(ProxyRun, UnsynchronisedSingleStreamMatchesTheLocalRun)
 {
     // One stream: the kernel has nothing else to do while a transaction is out, so it waits
     // for each answer and nothing can be late.
     test::TempDir dir;
-    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string());
+    ProxyOptions options = this->options("unix:" + dir.file("peer.sock").string());
     options.sync = SyncMode::Unsynchronised;
     const RunOutput proxied = runProxied(options, 1);
     EXPECT_EQ(proxied.late, 0u);
     expectSameResults(runLocal(1), proxied);
 }
 
-TEST(Proxy, SameResultsWithLooselyTimedSync)
+TEST_P(ProxyRun, SameResultsWithLooselyTimedSync)
 {
     test::TempDir dir;
-    ProxyOptions options = spawnOptions("unix:" + dir.file("peer.sock").string());
+    ProxyOptions options = this->options("unix:" + dir.file("peer.sock").string());
     options.sync = SyncMode::LooselyTimed;
     options.quantum = Time::fromPs(latencyPs);
     // The reference peer answers every request at its own time, so with a quantum of at most
     // its latency nothing is late and the results match.
     expectSameResults(runLocal(), runProxied(options));
+}
+
+TEST_P(ProxyRun, EveryWireStatusReachesTheInitiatorAsItsTlmStatus)
+{
+    // One stream, so record i is request i; the peer answers request i with wireStatus[i].
+    const std::uint8_t wireStatus[] = {Response::ok, 4, 3, 2, 1, 0, Response::byteEnableError};
+    const tlm::tlm_response_status expected[] = {tlm::TLM_OK_RESPONSE,
+                                                 tlm::TLM_INCOMPLETE_RESPONSE,
+                                                 tlm::TLM_GENERIC_ERROR_RESPONSE,
+                                                 tlm::TLM_ADDRESS_ERROR_RESPONSE,
+                                                 tlm::TLM_COMMAND_ERROR_RESPONSE,
+                                                 tlm::TLM_BURST_ERROR_RESPONSE,
+                                                 tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE};
+    constexpr int count = 7;
+    auto [hostEnd, peerEnd] = makeMemoryPair();
+    std::string peerError = "(no error)";
+    std::thread peerThread([&, transport = std::move(peerEnd)]() mutable {
+        PeerOptions peerOptions;
+        peerOptions.name = "status-peer";
+        peerOptions.timeout = std::chrono::milliseconds(5000);
+        PeerSession session(std::move(transport), peerOptions);
+        peerError = errorOf([&] {
+            session.accept();
+            std::vector<PeerSession::Arrival> arrivals;
+            while (session.advance(unlimitedPs, arrivals)) {
+                for (const PeerSession::Arrival& arrival : arrivals) {
+                    Response response;
+                    response.status = wireStatus[arrival.id % count];
+                    session.respond(arrival, arrival.timePs + latencyPs, response);
+                }
+                arrivals.clear();
+            }
+        });
+    });
+    Records records;
+    {
+        test::ScKernel kernel;
+        Simulation simulation;
+        test::Traffic traffic("traffic", simulation, 1, count, gapPs);
+        ProxyOptions options;
+        options.sync = SyncMode::Unsynchronised;
+        options.timeout = std::chrono::milliseconds(5000);
+        options.io = GetParam();
+        Proxy proxy("proxy", options, &simulation, std::move(hostEnd));
+        traffic.socket.bind(proxy.socket);
+        EXPECT_EQ(simulation.run().outcome, RunOutcome::AllIdle);
+        records = traffic.records();
+    }
+    peerThread.join();
+    EXPECT_EQ(peerError, "(no error)");
+    ASSERT_EQ(records.size(), static_cast<std::size_t>(count));
+    for (int index = 0; index < count; ++index)
+        EXPECT_EQ(records[index].status, expected[index]) << "request " << index;
 }
 
 TEST(Proxy, ZeroLookaheadIsRejectedBeforeConnecting)
@@ -240,7 +317,9 @@ TEST(Proxy, PeerSpeakingAnotherMajorVersionIsRefused)
     EXPECT_EQ(errorOf([&] { Proxy proxy("proxy", spawnOptions(endpoint, "--major 2")); }),
               "cosim proxy 'proxy' (peer at " + endpoint +
                   "): handshake failed: the peer refused: protocol major version mismatch: "
-                  "ref-peer speaks 2.0, etsim speaks 1.0");
+                  "ref-peer speaks 2." +
+                  std::to_string(protocolMinor) + ", etsim speaks 1." +
+                  std::to_string(protocolMinor));
 }
 
 // Runs traffic through a spawned peer that misbehaves; returns the error the run ends with.
@@ -248,13 +327,14 @@ std::string failingRun(const std::string& extra,
                        std::chrono::milliseconds timeout,
                        bool killAfterTen,
                        std::chrono::steady_clock::duration& took,
-                       const char* scheme = "unix:")
+                       const char* scheme = "unix:",
+                       IoMode io = IoMode::Inline)
 {
     test::ScKernel kernel;
     test::TempDir dir;
     Simulation simulation;
     test::Traffic traffic("traffic", simulation, streams, perStream, gapPs);
-    ProxyOptions options = spawnOptions(scheme + dir.file("peer.sock").string(), extra);
+    ProxyOptions options = spawnOptions(scheme + dir.file("peer.sock").string(), extra, io);
     options.timeout = timeout;
     Proxy proxy("proxy", options, &simulation);
     traffic.socket.bind(proxy.socket);
@@ -274,10 +354,19 @@ std::string failingRun(const std::string& extra,
     return message;
 }
 
-TEST(ProxyFailure, KilledPeerEndsTheRunWithAnErrorNamingPeerChannelAndTime)
+// Every failure ends the run the same way whichever thread reads the link.
+class ProxyFailure : public testing::TestWithParam<IoMode> {};
+
+INSTANTIATE_TEST_SUITE_P(Io,
+                         ProxyFailure,
+                         testing::Values(IoMode::Inline, IoMode::Thread),
+                         ioModeName);
+
+TEST_P(ProxyFailure, KilledPeerEndsTheRunWithAnErrorNamingPeerChannelAndTime)
 {
     std::chrono::steady_clock::duration took{};
-    const std::string message = failingRun("", std::chrono::milliseconds(1500), true, took);
+    const std::string message =
+        failingRun("", std::chrono::milliseconds(1500), true, took, "unix:", GetParam());
     EXPECT_NE(message.find("cosim proxy 'proxy': peer 'ref-peer' at unix:"), std::string::npos)
         << message;
     EXPECT_NE(message.find(", channel 0, at simulated time "), std::string::npos) << message;
@@ -285,10 +374,11 @@ TEST(ProxyFailure, KilledPeerEndsTheRunWithAnErrorNamingPeerChannelAndTime)
     EXPECT_LT(took, std::chrono::milliseconds(1500)) << "EOF is noticed without the timeout";
 }
 
-TEST(ProxyFailure, KilledPeerOverSharedMemoryIsNoticedThroughTheSocket)
+TEST_P(ProxyFailure, KilledPeerOverSharedMemoryIsNoticedThroughTheSocket)
 {
     std::chrono::steady_clock::duration took{};
-    const std::string message = failingRun("", std::chrono::milliseconds(1500), true, took, "shm:");
+    const std::string message =
+        failingRun("", std::chrono::milliseconds(1500), true, took, "shm:", GetParam());
     EXPECT_NE(message.find("cosim proxy 'proxy': peer 'ref-peer' at shm:"), std::string::npos)
         << message;
     EXPECT_NE(message.find(", channel 0, at simulated time "), std::string::npos) << message;
@@ -296,21 +386,21 @@ TEST(ProxyFailure, KilledPeerOverSharedMemoryIsNoticedThroughTheSocket)
     EXPECT_LT(took, std::chrono::milliseconds(1500)) << "death is noticed without the timeout";
 }
 
-TEST(ProxyFailure, StalledPeerOverSharedMemoryEndsTheRunAfterTheTimeout)
+TEST_P(ProxyFailure, StalledPeerOverSharedMemoryEndsTheRunAfterTheTimeout)
 {
     std::chrono::steady_clock::duration took{};
-    const std::string message =
-        failingRun("--stall-after 5", std::chrono::milliseconds(1000), false, took, "shm:");
+    const std::string message = failingRun(
+        "--stall-after 5", std::chrono::milliseconds(1000), false, took, "shm:", GetParam());
     EXPECT_NE(message.find("no frame from the peer within 1000 ms"), std::string::npos) << message;
     EXPECT_GE(took, std::chrono::milliseconds(1000));
     EXPECT_LT(took, std::chrono::milliseconds(2500));
 }
 
-TEST(ProxyFailure, StalledPeerEndsTheRunAfterTheTimeout)
+TEST_P(ProxyFailure, StalledPeerEndsTheRunAfterTheTimeout)
 {
     std::chrono::steady_clock::duration took{};
-    const std::string message =
-        failingRun("--stall-after 5", std::chrono::milliseconds(1000), false, took);
+    const std::string message = failingRun(
+        "--stall-after 5", std::chrono::milliseconds(1000), false, took, "unix:", GetParam());
     EXPECT_NE(message.find("peer 'ref-peer'"), std::string::npos) << message;
     EXPECT_NE(message.find("no frame from the peer within 1000 ms while waiting for a grant or "),
               std::string::npos)
@@ -320,11 +410,11 @@ TEST(ProxyFailure, StalledPeerEndsTheRunAfterTheTimeout)
     EXPECT_LT(took, std::chrono::milliseconds(2500));
 }
 
-TEST(ProxyFailure, MalformedFrameEndsTheRun)
+TEST_P(ProxyFailure, MalformedFrameEndsTheRun)
 {
     std::chrono::steady_clock::duration took{};
-    const std::string message =
-        failingRun("--bad-frame-after 5", std::chrono::milliseconds(1500), false, took);
+    const std::string message = failingRun(
+        "--bad-frame-after 5", std::chrono::milliseconds(1500), false, took, "unix:", GetParam());
     EXPECT_NE(message.find("peer 'ref-peer'"), std::string::npos) << message;
     EXPECT_NE(message.find("malformed frame: bad frame magic 0xabababab"), std::string::npos)
         << message;

@@ -28,6 +28,7 @@ public:
         std::uint64_t issuePs = 0;
         std::uint64_t completePs = 0;
         std::uint64_t bytes = 0;
+        tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
     };
 
     tlm_utils::simple_initiator_socket<Traffic> socket;
@@ -121,6 +122,7 @@ private:
         const auto [stream, index] = streamOf.at(&payload);
         streamOf.erase(&payload);
         done[index].completePs = at;
+        done[index].status = payload.get_response_status();
         busyStream.erase(stream);
         dueAt[stream] = at + gapPs;
         ++completed;

@@ -32,7 +32,7 @@ TEST(Frame, HeaderIsLittleEndianWithTheDocumentedLayout)
     ASSERT_EQ(bytes.size(), 35u);
     const std::vector<std::uint8_t> header(bytes.begin(), bytes.begin() + 32);
     const std::vector<std::uint8_t> expected = {
-        'E',  'T',  'S',  'C',  1,    0,    3,    2,    // magic, version, type, flags
+        'E',  'T',  'S',  'C',  1,    1,    3,    2,    // magic, version 1.1, type, flags
         0x04, 0x03, 0x02, 0x01, 3,    0,    0,    0,    // channel, payload length
         0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, // request id
         0x40, 0x42, 0x0F, 0,    0,    0,    0,    0};   // 1,000,000 ps
@@ -232,11 +232,18 @@ TEST(Messages, ResponseGrantAndTextRoundTrip)
     const Response out = decodeResponse(encodeResponse(in));
     EXPECT_EQ(out.status, 2);
     EXPECT_EQ(out.data, in.data);
+    // 1.1: the byte-enable error has its own code; anything above it is refused.
+    in.status = Response::byteEnableError;
+    EXPECT_EQ(decodeResponse(encodeResponse(in)).status, 6);
     std::vector<std::uint8_t> bad = encodeResponse(in);
-    bad[0] = 6;
+    bad[0] = 7;
     EXPECT_EQ(errorOf([&] { decodeResponse(bad); }),
-              "cosim: RESPONSE payload at offset 1: status 6 is not a tlm_response_status + 4 "
-              "(0..5)");
+              "cosim: RESPONSE payload at offset 1: status 7 is not a wire response status (0..6: "
+              "tlm_response_status + 4, or 6 for TLM_BYTE_ENABLE_ERROR_RESPONSE)");
+    // Encoding into a used buffer replaces its contents.
+    std::vector<std::uint8_t> reused = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+    encodeResponse(in, reused);
+    EXPECT_EQ(reused, encodeResponse(in));
     EXPECT_EQ(decodeGrant(encodeGrant(123456)), 123456u);
     EXPECT_EQ(errorOf([&] {
                   decodeGrant({1, 2, 3});
