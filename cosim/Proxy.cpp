@@ -329,6 +329,8 @@ void Proxy::syncPoint()
 {
     if (ended)
         return;
+    if (io && io->arrived().triggered())
+        ++arrivalCount;
     const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(options.timeout);
     while (true) {
         try {

@@ -100,6 +100,8 @@ public:
     std::uint64_t waits() const { return waitCount; }
     /// Frames the I/O thread read (io: thread); 0 inline.
     std::uint64_t framesReadByIoThread() const { return io ? io->framesRead() : 0; }
+    /// Times the proxy ran because the I/O thread's async update announced frames; 0 inline.
+    std::uint64_t arrivalWakeups() const { return arrivalCount; }
     /// Loosely timed / unsynchronised: responses that arrived after their time had passed.
     std::uint64_t lateResponses() const { return lateCount; }
 
@@ -154,6 +156,7 @@ private:
     std::uint64_t responseCount = 0;
     std::uint64_t waitCount = 0;
     std::uint64_t lateCount = 0;
+    std::uint64_t arrivalCount = 0;
     bool ended = false;
 };
 

@@ -88,7 +88,7 @@ void encodeNode(const WireNodeInfo& node, ByteWriter& writer)
             writer.u8(1);
             writer.f64(*real);
         } else {
-            const std::string& text = std::get<std::string>(attribute.value);
+            const auto& text = std::get<std::string>(attribute.value);
             writer.u8(2);
             writer.u32(static_cast<std::uint32_t>(text.size()));
             writer.bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
@@ -355,12 +355,12 @@ std::uint64_t decodeGrant(const std::vector<std::uint8_t>& payload)
 
 std::vector<std::uint8_t> encodeText(const std::string& text)
 {
-    return std::vector<std::uint8_t>(text.begin(), text.end());
+    return {text.begin(), text.end()};
 }
 
 std::string decodeText(const std::vector<std::uint8_t>& payload)
 {
-    return std::string(payload.begin(), payload.end());
+    return {payload.begin(), payload.end()};
 }
 
 } // namespace etsim::cosim

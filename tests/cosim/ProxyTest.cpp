@@ -78,11 +78,15 @@ RunOutput runProxied(const ProxyOptions& options, int streamCount = streams)
     EXPECT_EQ(proxy.requestsSent(), static_cast<std::uint64_t>(streamCount * perStream));
     EXPECT_EQ(proxy.responsesReceived(), static_cast<std::uint64_t>(streamCount * perStream));
     EXPECT_EQ(proxy.peer().name, "ref-peer");
-    // In thread mode every frame came through the I/O thread; inline, none did.
-    if (options.io == IoMode::Thread)
+    // In thread mode every frame came through the I/O thread, whose async updates woke the
+    // proxy; inline, neither happened.
+    if (options.io == IoMode::Thread) {
         EXPECT_GE(proxy.framesReadByIoThread(), proxy.responsesReceived());
-    else
+        EXPECT_GT(proxy.arrivalWakeups(), 0u);
+    } else {
         EXPECT_EQ(proxy.framesReadByIoThread(), 0u);
+        EXPECT_EQ(proxy.arrivalWakeups(), 0u);
+    }
     return RunOutput{traffic.records(),
                      Time::fromScTime(result.simulatedTime).ps(),
                      result.outcome,
@@ -108,7 +112,7 @@ std::string ioModeName(const testing::TestParamInfo<IoMode>& info)
 // The runs below hold for both ways of reading the link.
 class ProxyRun : public testing::TestWithParam<IoMode> {
 protected:
-    ProxyOptions options(const std::string& endpoint, const std::string& extra = "") const
+    static ProxyOptions options(const std::string& endpoint, const std::string& extra = "")
     {
         return spawnOptions(endpoint, extra, GetParam());
     }
