@@ -17,6 +17,8 @@ namespace {
 constexpr const char* reportType = "etsim/cosim";
 // How long a failed send waits for the I/O thread to report why the link broke.
 constexpr std::chrono::milliseconds sendFailureGrace{500};
+// How long a failed peer has to exit by itself once the link is closed.
+constexpr std::chrono::milliseconds failedPeerGrace{100};
 
 std::uint64_t nowPs()
 {
@@ -161,11 +163,16 @@ Proxy::~Proxy()
 {
     terminate();
     link->close();
+    // A peer that failed (stalled, say) may never notice the closed link: after a short grace
+    // it is stopped, rather than holding the end of the run for the child's full second.
+    if (child && failedRun && !child->waitExit(failedPeerGrace))
+        child->kill();
 }
 
 void Proxy::fail(const std::string& problem)
 {
     ended = true;
+    failedRun = true;
     const std::string message = "cosim proxy '" + std::string(name()) + "': peer '" +
                                 link->peerName() + "' at " + link->describe() + ", channel " +
                                 std::to_string(options.channel) + ", at simulated time " +

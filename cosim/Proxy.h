@@ -158,6 +158,7 @@ private:
     std::uint64_t lateCount = 0;
     std::uint64_t arrivalCount = 0;
     bool ended = false;
+    bool failedRun = false;
 };
 
 } // namespace etsim::cosim
