@@ -126,6 +126,54 @@ TEST(SharedMemory, FrameRoundTripsThroughFrameLinks)
     echo.join();
 }
 
+TEST(SharedMemory, WithAConcurrentReaderTheWriterWaitsForRoomOnly)
+{
+    // The Proxy's I/O-thread mode: one thread reads the host's link while another sends
+    // frames that together fill the 4 KiB rings many times over, and the peer echoes each. The
+    // sender never reads; the reader thread keeps the peer's writes moving.
+    test::TempDir dir;
+    RingPair pair = connectRings(dir);
+    FrameLink host(std::move(pair.host), Limits{}, "peer");
+    host.setConcurrentReader(true);
+    FrameLink peer(std::move(pair.peer), Limits{}, "etsim");
+    constexpr std::uint64_t count = 300;
+    auto payloadOf = [](std::uint64_t index) {
+        return pattern(1000 + static_cast<std::size_t>(index % 7) * 500, 5);
+    };
+    std::thread echo([&] {
+        for (std::uint64_t index = 0; index < count; ++index) {
+            std::optional<Frame> frame = peer.wait(std::chrono::seconds(5));
+            ASSERT_TRUE(frame);
+            frame->header.type = MessageType::Response;
+            frame->header.flags = frameflags::response;
+            peer.send(*frame);
+        }
+    });
+    std::uint64_t received = 0;
+    bool intact = true;
+    std::thread reader([&] {
+        while (received < count) {
+            std::optional<Frame> frame = host.wait(std::chrono::seconds(5));
+            if (!frame)
+                return;
+            intact = intact && frame->header.requestId == received &&
+                     frame->payload == payloadOf(received);
+            ++received;
+        }
+    });
+    for (std::uint64_t index = 0; index < count; ++index) {
+        Frame frame;
+        frame.header.type = MessageType::Request;
+        frame.header.requestId = index;
+        frame.payload = payloadOf(index);
+        host.send(frame);
+    }
+    reader.join();
+    echo.join();
+    EXPECT_EQ(received, count);
+    EXPECT_TRUE(intact);
+}
+
 TEST(SharedMemory, FramesSentBeforeThePeerClosedAreDeliveredThenTheEnd)
 {
     test::TempDir dir;
