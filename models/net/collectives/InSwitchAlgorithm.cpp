@@ -9,8 +9,7 @@ namespace etsim::net {
 void InSwitchAlgorithm::check(const PhaseShape& shape) const
 {
     if (scatterGather) {
-        if (shape.type != CollectiveType::ReduceScatter &&
-            shape.type != CollectiveType::AllGather)
+        if (shape.type != CollectiveType::ReduceScatter && shape.type != CollectiveType::AllGather)
             throw Error(std::string("the in_switch algorithm listed for reduce-scatter and "
                                     "all-gather phases runs only those, not ") +
                         toString(shape.type) +

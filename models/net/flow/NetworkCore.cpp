@@ -329,8 +329,7 @@ void NetworkCore::sendSwitchStream(const std::vector<std::uint32_t>& sources,
                         " endpoints)");
     // The route between two members of a switch line is up to the switch, then down: its
     // first half is the sender's way up, its second half the receiver's way down.
-    if (members.empty() ||
-        std::all_of(members.begin(), members.end(), [&](std::uint32_t member) {
+    if (members.empty() || std::all_of(members.begin(), members.end(), [&](std::uint32_t member) {
             return member == members.front();
         }))
         throw Error("NetworkCore::sendSwitchStream: a switch stream needs at least two distinct "
