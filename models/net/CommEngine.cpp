@@ -282,7 +282,9 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
     }
     std::uint32_t memberCount =
         identity ? rankCount : static_cast<std::uint32_t>(fresh.ranks.size());
-    std::uint32_t queueCount = identity ? settings.dimCount() : 1;
+    // Global instances: one queue per dimension, and one per dimension for in-switch
+    // all-gathers (queueOf).
+    std::uint32_t queueCount = identity ? 2 * settings.dimCount() : 1;
     fresh.members.resize(memberCount);
     for (MemberState& member : fresh.members)
         member.queues.resize(queueCount);
@@ -368,12 +370,25 @@ void CommEngine::postCollective(const EtNodeInfo& info, std::uint64_t token)
         enterPhase(index, member, chunk);
 }
 
+std::uint32_t CommEngine::queueOf(const Instance& instance, const Phase& phase) const
+{
+    if (!instance.global)
+        return 0;
+    // NCCL's NVLS kernels multicast one slice while other warps reduce-scatter the next, and the
+    // two use opposite link directions: an in-switch all-gather is admitted by its own queue, so
+    // a chunk's multicast runs beside later chunks' in-switch reduce-scatters.
+    if (phase.shape.type == CollectiveType::AllGather &&
+        phase.algorithm == &algorithms.get(AlgorithmKind::InSwitch, CollectiveType::AllGather))
+        return settings.dimCount() + phase.dim;
+    return phase.dim;
+}
+
 void CommEngine::enterPhase(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
 {
     Instance& instance = instances[index];
     ChunkState& state = instance.chunks[member * instance.split.count + chunk];
     const Phase& phase = instance.phases[state.phase];
-    DimQueue& queue = instance.members[member].queues[instance.global ? phase.dim : 0];
+    DimQueue& queue = instance.members[member].queues[queueOf(instance, phase)];
     if (queue.active < settings.activeChunks) {
         ++queue.active;
         startPhase(index, member, chunk);
@@ -515,7 +530,7 @@ void CommEngine::endStep(std::uint32_t index, std::uint32_t member, std::uint32_
         beginStep(index, member, chunk);
         return;
     }
-    DimQueue& queue = instance.members[member].queues[instance.global ? phase.dim : 0];
+    DimQueue& queue = instance.members[member].queues[queueOf(instance, phase)];
     --queue.active;
     ++state.phase;
     state.step = 0;

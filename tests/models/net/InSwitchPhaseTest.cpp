@@ -186,6 +186,35 @@ TEST(InSwitchPhase, HierarchicalAllReduceRunsNodePhasesInTheSwitch)
     EXPECT_EQ(same.record.endPs, 184000000U);
 }
 
+// The multicast of one chunk runs beside the next chunk's reduce-scatter (NVLS pipelines them
+// on opposite link directions): in-switch all-gathers have their own admission queue.
+// Switch(4) x Switch(2), 8 MB, 2 chunks of 4 MB, 1 active per queue:
+//   0-41 us   chunk 0 reduce-scatter (1 us + 4 MB / 100 GB/s)
+//   41-53     chunk 0 ring all-reduce of its 1 MB shard on dimension 1 (2 x (1 us + 5 us));
+//   41-       chunk 1 reduce-scatter: by 53 us its 1 MB shard streams have 0.7 MB left
+//   53-88     chunk 0's 4 multicasts of 1 MB join: every uplink and downlink carries 5 streams
+//             at 20 GB/s; chunk 1's shards end at 88 (0.7 MB / 20 GB/s), arrive at 89
+//   88-100    the multicasts' last 0.3 MB at 25 GB/s (4 per downlink): arrive at 101
+//   89-101    chunk 1 all-reduce on dimension 1; 101-142 chunk 1 all-gather alone (41 us)
+// = 142 us (to a few ps: the 20 GB/s shares). With one queue per dimension, chunk 0's
+// all-gather would wait for chunk 1's reduce-scatter: 41 + 41 + 41 + 41 = 164 us.
+TEST(InSwitchPhase, AllGatherOfOneChunkOverlapsTheNextChunksReduceScatter)
+{
+    NetConfig config = loadNetConfigString(R"(topology:
+  kind: multi_dim
+  dims:
+    - {kind: switch, size: 4, bandwidth: "100 GB/s", latency: "500 ns"}
+    - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "500 ns"}
+collectives:
+  algorithms: {all_reduce: [ring, ring], all_reduce_phases: [in_switch, ring]}
+  chunks: 2
+  active_chunks: 1
+)");
+    test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 8000000);
+    for (std::uint64_t done : run.donePs)
+        EXPECT_NEAR(static_cast<double>(done), 142000000.0, 2.0);
+}
+
 std::string errorOf(const std::string& yaml)
 {
     try {
