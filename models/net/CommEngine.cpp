@@ -245,9 +245,17 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
             for (std::uint32_t dim = 0; dim < settings.dimCount(); ++dim) {
                 bool involved = info.involvedDims == 0 || (info.involvedDims >> dim & 1U) != 0;
                 std::uint32_t size = settings.dimSize(dim);
-                if (involved && size > 1)
-                    dims.push_back(PlanDim{
-                        dim, size, &algorithms.get(settings.algorithm(info.collective, dim))});
+                if (!involved || size <= 1)
+                    continue;
+                PlanDim planDim{
+                    dim,
+                    size,
+                    &algorithms.get(settings.algorithm(info.collective, dim), info.collective)};
+                if (info.collective == CollectiveType::AllReduce &&
+                    !settings.allReducePhases.empty())
+                    planDim.scatterGather = &algorithms.get(settings.allReducePhases.at(dim),
+                                                            CollectiveType::ReduceScatter);
+                dims.push_back(planDim);
             }
         } else {
             if (members->empty())
@@ -274,7 +282,9 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
     }
     std::uint32_t memberCount =
         identity ? rankCount : static_cast<std::uint32_t>(fresh.ranks.size());
-    std::uint32_t queueCount = identity ? settings.dimCount() : 1;
+    // Global instances: one queue per dimension, and one per dimension for in-switch
+    // all-gathers (queueOf).
+    std::uint32_t queueCount = identity ? 2 * settings.dimCount() : 1;
     fresh.members.resize(memberCount);
     for (MemberState& member : fresh.members)
         member.queues.resize(queueCount);
@@ -360,12 +370,25 @@ void CommEngine::postCollective(const EtNodeInfo& info, std::uint64_t token)
         enterPhase(index, member, chunk);
 }
 
+std::uint32_t CommEngine::queueOf(const Instance& instance, const Phase& phase) const
+{
+    if (!instance.global)
+        return 0;
+    // NCCL's NVLS kernels multicast one slice while other warps reduce-scatter the next, and the
+    // two use opposite link directions: an in-switch all-gather is admitted by its own queue, so
+    // a chunk's multicast runs beside later chunks' in-switch reduce-scatters.
+    if (phase.shape.type == CollectiveType::AllGather &&
+        phase.algorithm == &algorithms.get(AlgorithmKind::InSwitch, CollectiveType::AllGather))
+        return settings.dimCount() + phase.dim;
+    return phase.dim;
+}
+
 void CommEngine::enterPhase(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
 {
     Instance& instance = instances[index];
     ChunkState& state = instance.chunks[member * instance.split.count + chunk];
     const Phase& phase = instance.phases[state.phase];
-    DimQueue& queue = instance.members[member].queues[instance.global ? phase.dim : 0];
+    DimQueue& queue = instance.members[member].queues[queueOf(instance, phase)];
     if (queue.active < settings.activeChunks) {
         ++queue.active;
         startPhase(index, member, chunk);
@@ -426,24 +449,41 @@ void CommEngine::contribute(std::uint32_t index,
     const Phase& phase = instance.phases[state.phase];
     std::uint32_t base = phasePeer(instance, phase, member, 0);
     std::uint32_t step = phase.firstStep + state.step;
-    SwitchKey key{index, chunk, step, base};
-    std::uint32_t& count = switchContributions[key];
-    if (++count < phase.shape.size)
-        return;
-    // The last member of the switch line has arrived: the reduction streams through the
-    // switch, up every member's uplink and down every member's downlink at once.
-    switchContributions.erase(key);
     std::uint32_t size = phase.shape.size;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    std::vector<std::uint32_t> line;
     for (std::uint32_t position = 0; position < size; ++position)
-        pairs.emplace_back(
-            rankOf(instance, phasePeer(instance, phase, member, position)),
-            rankOf(instance, phasePeer(instance, phase, member, (position + 1) % size)));
+        line.push_back(rankOf(instance, phasePeer(instance, phase, member, position)));
     Tag tag;
     tag.instance = index;
-    tag.member = base;
     tag.chunk = chunk;
     tag.step = step;
+    if (phase.shape.type == CollectiveType::AllGather) {
+        // A multicast needs only its sender's data: it starts at once, to every member.
+        tag.member = base;
+        tag.multicast = true;
+        core->sendSwitchStream({rankOf(instance, member)}, line, bytes, allocateTag(tag));
+        return;
+    }
+    SwitchKey key{index, chunk, step, base};
+    std::uint32_t& count = switchContributions[key];
+    if (++count < size)
+        return;
+    // The last member of the switch line has arrived: the reduction streams through the
+    // switch.
+    switchContributions.erase(key);
+    if (phase.shape.type == CollectiveType::ReduceScatter) {
+        // One stream per shard, up every member's uplink and down to the shard's owner.
+        for (std::uint32_t position = 0; position < size; ++position) {
+            tag.member = phasePeer(instance, phase, member, position);
+            core->sendSwitchStream(line, {line[position]}, bytes, allocateTag(tag));
+        }
+        return;
+    }
+    // Whole all-reduce: up every member's uplink and down every member's downlink at once.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::uint32_t position = 0; position < size; ++position)
+        pairs.emplace_back(line[position], line[(position + 1) % size]);
+    tag.member = base;
     tag.multicast = true;
     core->sendStream(pairs, bytes, allocateTag(tag));
 }
@@ -490,7 +530,7 @@ void CommEngine::endStep(std::uint32_t index, std::uint32_t member, std::uint32_
         beginStep(index, member, chunk);
         return;
     }
-    DimQueue& queue = instance.members[member].queues[instance.global ? phase.dim : 0];
+    DimQueue& queue = instance.members[member].queues[queueOf(instance, phase)];
     --queue.active;
     ++state.phase;
     state.step = 0;

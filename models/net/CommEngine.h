@@ -7,7 +7,8 @@
 // Collectives are matched by (group, groupSequence). A collective's state exists from the
 // first member's post; messages to members that have not posted yet are kept until they do.
 // Each member runs each chunk through the phases of HierarchicalPlan; a member admits at most
-// active_chunks chunks per dimension at a time (FIFO). There is no barrier: a member's step
+// active_chunks chunks per dimension at a time (FIFO), and as many again for in-switch
+// all-gathers, which have their own queue per dimension. There is no barrier: a member's step
 // waits only for the messages the algorithm says it needs. Every phase starts with the
 // endpoint delay; every step ends with the endpoint delay plus the reduction cost
 // (3 * reduced bytes / local memory bandwidth).
@@ -227,6 +228,8 @@ private:
                             std::uint32_t member,
                             std::uint32_t peer) const;
 
+    // The admission queue of `phase` in a member's queues.
+    std::uint32_t queueOf(const Instance& instance, const Phase& phase) const;
     void enterPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
     void startPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
     void beginStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);

@@ -134,8 +134,15 @@ std::vector<AlgorithmKind> readAlgorithmList(ConfigMap& map,
                        " members (use ring or direct there)");
         if (list[dim] != AlgorithmKind::InSwitch)
             continue;
-        if (std::string(key) != "all_reduce")
+        std::string name(key);
+        bool scatterGather =
+            name == "reduce_scatter" || name == "all_gather" || name == "all_reduce_phases";
+        if (name == "default")
             node->fail("in_switch runs only all-reduce; list it under algorithms.all_reduce");
+        if (name != "all_reduce" && !scatterGather)
+            node->fail("in_switch runs only all_reduce, reduce_scatter and all_gather; list it "
+                       "under algorithms.all_reduce, reduce_scatter, all_gather or "
+                       "all_reduce_phases");
         if (config.topologyKind != TopologyKind::MultiDim ||
             config.dims[dim].kind != DimKind::Switch)
             node->fail("in_switch needs a switch dimension, but dimension " + std::to_string(dim) +
@@ -143,6 +150,10 @@ std::vector<AlgorithmKind> readAlgorithmList(ConfigMap& map,
         if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
             node->fail("in_switch is an etsim extension that ASTRA-sim's network models do not "
                        "have; use fidelity flow or analytical");
+        if (scatterGather && config.fidelity != Fidelity::Flow)
+            node->fail("in_switch reduce-scatter and all-gather run as shard streams that share "
+                       "the switch links, which only the flow fidelity models; use fidelity: "
+                       "flow");
     }
     return list;
 }
@@ -153,6 +164,8 @@ void parseAlgorithms(ConfigMap& map, NetConfig& config)
         map, "default", config, std::vector<AlgorithmKind>(config.dimCount(), AlgorithmKind::Ring));
     for (std::size_t index = 0; index < configurableCollectives.size(); ++index)
         config.algorithms[index] = readAlgorithmList(map, collectiveKeys[index], config, fallback);
+    if (map.has("all_reduce_phases"))
+        config.allReducePhases = readAlgorithmList(map, "all_reduce_phases", config, {});
 }
 
 void parseCollectives(ConfigMap& map, NetConfig& config)

@@ -14,6 +14,8 @@
 //     packet: {payload: "4 KiB", header: "82 B"}
 //     collectives:
 //       algorithms: {default: [ring], all_to_all: [direct]}
+//       # algorithms.all_reduce_phases: [in_switch, ring] runs a multi-dimension all-reduce's
+//       # reduce-scatter and all-gather phases in the NVSwitch (NCCL NVLS)
 //       chunks: 4
 //       active_chunks: 2
 //       endpoint_delay: "10 ns"
@@ -75,8 +77,8 @@ inline constexpr EnumName<TopologyKind> topologyKindNames[] = {
 };
 
 /// A collective algorithm (models/net/collectives/).
-/// InSwitch (NVLS-like in-switch reduction) runs only all-reduce, only on switch dimensions,
-/// only in the flow and analytical fidelities.
+/// InSwitch (NVLS-like in-switch reduction) runs only on switch dimensions: whole all-reduces
+/// (flow and analytical fidelities), and reduce-scatter / multicast all-gather (flow only).
 enum class AlgorithmKind : std::uint8_t {
     Ring,
     Direct,
@@ -176,6 +178,9 @@ struct NetConfig {
     /// Algorithm per collective type (configurableCollectives order) and per dimension
     /// (one entry per dimension; a fat tree has one).
     std::array<std::vector<AlgorithmKind>, configurableCollectives.size()> algorithms;
+    /// Algorithm per dimension of the reduce-scatter and all-gather phases of a local_bw_aware
+    /// all-reduce over several dimensions (`all_reduce_phases`); empty = the all_reduce list.
+    std::vector<AlgorithmKind> allReducePhases;
     /// Algorithm for collectives over a sub-group of ranks (run flat over the members).
     AlgorithmKind groupAlgorithm = AlgorithmKind::Ring;
     /// Chunks a collective is split into (ASTRA-sim preferred-dataset-splits).

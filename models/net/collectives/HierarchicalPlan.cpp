@@ -41,13 +41,16 @@ std::vector<Phase> planPhases(CollectiveType type,
         phase.shape.size = dim.size;
         phase.shape.inputBytes = input;
         phase.algorithm = dim.algorithm;
+        if (type == CollectiveType::AllReduce && phaseType != CollectiveType::AllReduce &&
+            dim.scatterGather != nullptr)
+            phase.algorithm = dim.scatterGather;
         try {
-            dim.algorithm->check(phase.shape);
+            phase.algorithm->check(phase.shape);
         } catch (const Error& error) {
             throw Error("dimension " + std::to_string(dim.dim) + " (" + std::to_string(dim.size) +
                         " members): " + error.what());
         }
-        phase.steps = dim.algorithm->stepCount(phase.shape);
+        phase.steps = phase.algorithm->stepCount(phase.shape);
         phases.push_back(phase);
         return phaseOutputBytes(phase.shape);
     };
@@ -93,6 +96,7 @@ AlgorithmSet::AlgorithmSet()
     algorithms.push_back(std::make_unique<HalvingDoublingAlgorithm>());
     algorithms.push_back(std::make_unique<DoubleBinaryTreeAlgorithm>());
     algorithms.push_back(std::make_unique<InSwitchAlgorithm>());
+    algorithms.push_back(std::make_unique<InSwitchAlgorithm>(true));
 }
 
 AlgorithmSet::~AlgorithmSet() = default;
@@ -112,6 +116,14 @@ const CollectiveAlgorithmIf& AlgorithmSet::get(AlgorithmKind kind) const
         return *algorithms[4];
     }
     throw Error("AlgorithmSet::get: unknown algorithm kind");
+}
+
+const CollectiveAlgorithmIf& AlgorithmSet::get(AlgorithmKind kind, CollectiveType listType) const
+{
+    if (kind == AlgorithmKind::InSwitch &&
+        (listType == CollectiveType::ReduceScatter || listType == CollectiveType::AllGather))
+        return *algorithms[5];
+    return get(kind);
 }
 
 } // namespace etsim::net

@@ -10,7 +10,8 @@
 // all-reduce becomes RS(d0), RS(d1), ..., AR(last), AG(second last), ..., AG(d0), the payload
 // shrinking by n_d at every reduce-scatter and growing back at every all-gather; any other
 // collective (or baseline) runs its own type in every dimension, all-gather in reverse
-// dimension order. Each phase uses the algorithm configured for its dimension.
+// dimension order. Each phase uses the algorithm configured for its dimension (the reduce-scatter
+// and all-gather phases of a local_bw_aware all-reduce may have their own, all_reduce_phases).
 
 #include "models/net/NetConfig.h"
 #include "models/net/collectives/CollectiveAlgorithmIf.h"
@@ -46,6 +47,9 @@ struct PlanDim {
     std::uint32_t dim = 0;
     std::uint32_t size = 0;
     const CollectiveAlgorithmIf* algorithm = nullptr;
+    /// The algorithm of the reduce-scatter and all-gather phases of a local_bw_aware
+    /// all-reduce in this dimension; nullptr = `algorithm`.
+    const CollectiveAlgorithmIf* scatterGather = nullptr;
 };
 
 /// The phases of one chunk of `chunkBytes` over `dims` (in dimension order); each algorithm
@@ -64,6 +68,10 @@ public:
     AlgorithmSet& operator=(const AlgorithmSet&) = delete;
 
     const CollectiveAlgorithmIf& get(AlgorithmKind kind) const;
+    /// The algorithm `kind` names in a list for collectives of type `listType`: in_switch
+    /// listed for reduce-scatter or all-gather is the reduce-scatter/all-gather role of
+    /// InSwitchAlgorithm, elsewhere the whole all-reduce one.
+    const CollectiveAlgorithmIf& get(AlgorithmKind kind, CollectiveType listType) const;
 
 private:
     std::vector<std::unique_ptr<CollectiveAlgorithmIf>> algorithms;

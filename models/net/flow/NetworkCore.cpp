@@ -242,40 +242,21 @@ void NetworkCore::send(std::uint32_t src,
     }
 }
 
-void NetworkCore::sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
-                             std::uint64_t bytes,
-                             std::uint64_t cookie)
+void NetworkCore::checkStreamAllowed(const char* what) const
 {
     if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
-        throw Error("NetworkCore::sendStream: in-switch streams need the flow or analytical "
-                    "fidelity");
+        throw Error(std::string("NetworkCore::") + what +
+                    ": in-switch streams need the flow or analytical fidelity");
     if (remoteNetwork)
-        throw Error("NetworkCore::sendStream: in-switch reductions cannot run on a co-simulated "
-                    "fabric (the remote network carries point-to-point messages only); choose "
-                    "another all_reduce algorithm than in_switch");
-    std::uint32_t endpoints = topology.endpointCount();
-    std::uint32_t index = allocateFlow();
+        throw Error(std::string("NetworkCore::") + what +
+                    ": in-switch reductions cannot run on a co-simulated fabric (the remote "
+                    "network carries point-to-point messages only); choose another all_reduce "
+                    "algorithm than in_switch");
+}
+
+void NetworkCore::launchStream(std::uint32_t index, std::uint64_t latencyPs)
+{
     Flow& flow = flows[index];
-    flow.cookie = cookie;
-    flow.bytes = wireBytes(bytes);
-    flow.hop = 0;
-    std::uint64_t latencyPs = 0;
-    for (const auto& [src, dst] : pairs) {
-        if (src >= endpoints || dst >= endpoints)
-            throw Error("NetworkCore::sendStream: endpoint " + std::to_string(std::max(src, dst)) +
-                        " out of range (the network has " + std::to_string(endpoints) +
-                        " endpoints)");
-        Flow scratchFlow;
-        buildRoute(src, dst, scratchFlow);
-        std::uint64_t pairLatency = 0;
-        for (std::uint32_t link : scratchFlow.route) {
-            pairLatency += links[link].spec.latency.ps();
-            // A link two pairs share (not the case for a switch line) is crossed once.
-            if (std::find(flow.route.begin(), flow.route.end(), link) == flow.route.end())
-                flow.route.push_back(link);
-        }
-        latencyPs = std::max(latencyPs, pairLatency);
-    }
     ++sent;
     std::uint64_t now = calendar.now();
     double bottleneck = std::numeric_limits<double>::infinity();
@@ -299,6 +280,93 @@ void NetworkCore::sendStream(const std::vector<std::pair<std::uint32_t, std::uin
         recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
     }
     calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
+}
+
+void NetworkCore::sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                             std::uint64_t bytes,
+                             std::uint64_t cookie)
+{
+    checkStreamAllowed("sendStream");
+    std::uint32_t endpoints = topology.endpointCount();
+    std::uint32_t index = allocateFlow();
+    Flow& flow = flows[index];
+    flow.cookie = cookie;
+    flow.bytes = wireBytes(bytes);
+    flow.hop = 0;
+    std::uint64_t latencyPs = 0;
+    for (const auto& [src, dst] : pairs) {
+        if (src >= endpoints || dst >= endpoints)
+            throw Error("NetworkCore::sendStream: endpoint " + std::to_string(std::max(src, dst)) +
+                        " out of range (the network has " + std::to_string(endpoints) +
+                        " endpoints)");
+        Flow scratchFlow;
+        buildRoute(src, dst, scratchFlow);
+        std::uint64_t pairLatency = 0;
+        for (std::uint32_t link : scratchFlow.route) {
+            pairLatency += links[link].spec.latency.ps();
+            // A link two pairs share (not the case for a switch line) is crossed once.
+            if (std::find(flow.route.begin(), flow.route.end(), link) == flow.route.end())
+                flow.route.push_back(link);
+        }
+        latencyPs = std::max(latencyPs, pairLatency);
+    }
+    launchStream(index, latencyPs);
+}
+
+void NetworkCore::sendSwitchStream(const std::vector<std::uint32_t>& sources,
+                                   const std::vector<std::uint32_t>& destinations,
+                                   std::uint64_t bytes,
+                                   std::uint64_t cookie)
+{
+    checkStreamAllowed("sendSwitchStream");
+    std::uint32_t endpoints = topology.endpointCount();
+    std::vector<std::uint32_t> members(sources);
+    members.insert(members.end(), destinations.begin(), destinations.end());
+    for (std::uint32_t member : members)
+        if (member >= endpoints)
+            throw Error("NetworkCore::sendSwitchStream: endpoint " + std::to_string(member) +
+                        " out of range (the network has " + std::to_string(endpoints) +
+                        " endpoints)");
+    // The route between two members of a switch line is up to the switch, then down: its
+    // first half is the sender's way up, its second half the receiver's way down.
+    if (members.empty() || std::all_of(members.begin(), members.end(), [&](std::uint32_t member) {
+            return member == members.front();
+        }))
+        throw Error("NetworkCore::sendSwitchStream: a switch stream needs at least two distinct "
+                    "endpoints among its sources and destinations");
+    auto partner = [&](std::uint32_t member) {
+        for (std::uint32_t other : members)
+            if (other != member)
+                return other;
+        return member;
+    };
+    std::uint32_t index = allocateFlow();
+    Flow& flow = flows[index];
+    flow.cookie = cookie;
+    flow.bytes = wireBytes(bytes);
+    flow.hop = 0;
+    auto addHalf = [&](std::uint32_t src, std::uint32_t dst, bool upper) {
+        Flow scratchFlow;
+        buildRoute(src, dst, scratchFlow);
+        std::size_t half = scratchFlow.route.size() / 2;
+        std::size_t from = upper ? 0 : half;
+        std::size_t to = upper ? half : scratchFlow.route.size();
+        std::uint64_t latency = 0;
+        for (std::size_t hop = from; hop < to; ++hop) {
+            std::uint32_t link = scratchFlow.route[hop];
+            latency += links[link].spec.latency.ps();
+            if (std::find(flow.route.begin(), flow.route.end(), link) == flow.route.end())
+                flow.route.push_back(link);
+        }
+        return latency;
+    };
+    std::uint64_t upPs = 0;
+    std::uint64_t downPs = 0;
+    for (std::uint32_t src : sources)
+        upPs = std::max(upPs, addHalf(src, partner(src), true));
+    for (std::uint32_t dst : destinations)
+        downPs = std::max(downPs, addHalf(partner(dst), dst, false));
+    launchStream(index, upPs + downPs);
 }
 
 void NetworkCore::forwardHop(std::uint32_t index)

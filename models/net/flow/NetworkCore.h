@@ -74,6 +74,18 @@ public:
     void sendStream(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
                     std::uint64_t bytes,
                     std::uint64_t cookie);
+    /// Starts one stream of `bytes` at the calendar's now() through the switch that joins
+    /// `sources` and `destinations` (endpoints of one switch line): the data goes up the
+    /// first half of every source's route to another member and down the second half of
+    /// every destination's route from another member, all at a single rate (the switch
+    /// reduces the sources' data, or multicasts one source's data, at line rate, pipelined).
+    /// It arrives (once, with `cookie`) after the longest up half plus the longest down half
+    /// of the routes' latency, plus the message delay. The members together must name at least
+    /// two endpoints. Flow and analytical fidelities only (throws etsim::Error otherwise).
+    void sendSwitchStream(const std::vector<std::uint32_t>& sources,
+                          const std::vector<std::uint32_t>& destinations,
+                          std::uint64_t bytes,
+                          std::uint64_t cookie);
     /// From now on send() hands messages between different endpoints to `remote` (nullptr:
     /// back to the core's own timing). Streams (sendStream) are refused while it is set.
     void setRemote(RemoteNetwork* remote) { remoteNetwork = remote; }
@@ -169,6 +181,8 @@ private:
     void releaseFlow(std::uint32_t index);
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
     void startFlow(std::uint32_t index);
+    void checkStreamAllowed(const char* what) const;
+    void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void finishFlow(std::uint32_t index);
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
