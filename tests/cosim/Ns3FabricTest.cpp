@@ -6,13 +6,16 @@
 #include "cosim/CosimConfig.h"
 #include "cosim/Proxy.h"
 #include "cosim/peer/LinkUsage.h"
+#include "et_driver/TraceWriter.h"
 #include "kernel/Extensions.h"
 #include "kernel/Stats.h"
 #include "models/net/Fabric.h"
+#include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
 #include "tests/support/Ranks.h"
 #include "tests/support/ScKernel.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
@@ -20,6 +23,7 @@
 
 #include <csignal>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -360,6 +364,89 @@ fabric:
     EXPECT_EQ(config.fabricCosim->spawn, "etsim-ns3 --endpoint {endpoint}");
     EXPECT_EQ(config.fabricCosim->lookahead.ps(), 1000000u);
     EXPECT_EQ(config.fabric.endpointCount(), 4u);
+}
+
+// A whole run (runJob) of rank 0 sending 16 MiB to rank 1 on a 4-port switch, its fabric
+// co-simulated by `spawn` ("{endpoint}" replaced), or natively when `spawn` is empty.
+platform::RunReport runPlatform(const std::string& spawn)
+{
+    test::ScKernel kernel;
+    test::TempDir dir;
+    std::string yaml = R"(name: tiny
+ranks: 4
+accelerator: {preset: h100_sxm}
+driver: {mode: model}
+fabric:
+  fidelity: flow
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: switch, size: 4, bandwidth: "50 GB/s", latency: "1 us"}
+)";
+    if (!spawn.empty())
+        yaml += "  cosim: {peer: \"unix:" + dir.file("fabric.sock").string() + "\", spawn: \"" +
+                spawn + "\", lookahead: 1 us, timeout: 5 s}\n";
+    for (std::uint32_t rank = 0; rank < 4; ++rank) {
+        et::TraceWriter writer(dir.file("job." + std::to_string(rank) + ".et"));
+        if (rank == 0)
+            writer.write(test::sendNode(1, 1, 5, 16 * mib));
+        if (rank == 1)
+            writer.write(test::recvNode(1, 0, 5, 16 * mib));
+        writer.close();
+    }
+    platform::JobSpec job;
+    job.trace = dir.file("job");
+    return platform::runJob(platform::loadPlatformString(yaml), job);
+}
+
+TEST(Ns3Fabric, TheRunReportShowsTheLinkUtilisationMeasuredInNs3)
+{
+    const platform::RunReport native = runPlatform("");
+    const platform::RunReport ns3 = runPlatform(std::string(ETSIM_NS3) + " --endpoint {endpoint}");
+    ASSERT_TRUE(native.finished) << native.problem;
+    ASSERT_TRUE(ns3.finished) << ns3.problem;
+    EXPECT_EQ(ns3.resources.linksUnavailable, "");
+    // The two links of the route, equally busy; nothing else carried data.
+    ASSERT_EQ(native.resources.busiestLinks.size(), 5u);
+    ASSERT_EQ(ns3.resources.busiestLinks.size(), 5u);
+    for (std::size_t index = 0; index < 2; ++index) {
+        const platform::LinkSummary& local = native.resources.busiestLinks[index];
+        const platform::LinkSummary& remote = ns3.resources.busiestLinks[index];
+        EXPECT_GT(remote.utilisation, 0.5) << remote.name;
+        EXPECT_EQ(remote.bytes, 16.0 * mib) << remote.name;
+        // Busy time = utilisation x simulated time; each run has its own simulated time.
+        const double localBusy = local.utilisation * static_cast<double>(native.simulatedPs);
+        const double remoteBusy = remote.utilisation * static_cast<double>(ns3.simulatedPs);
+        EXPECT_NEAR(remoteBusy / localBusy, 1.0, 0.05) << remote.name;
+    }
+    EXPECT_EQ(ns3.resources.busiestLinks[2].utilisation, 0.0);
+    std::ostringstream text;
+    platform::writeReportText(text, ns3);
+    EXPECT_NE(text.str().find("  link device 0 -> 4: "), std::string::npos) << text.str();
+    EXPECT_EQ(text.str().find("unavailable"), std::string::npos) << text.str();
+}
+
+TEST(Ns3Fabric, APeerThatReportsNoLinkUsageMakesTheReportSaySo)
+{
+    // The reference peer carries the messages with a fixed latency and, like any 1.1 peer,
+    // answers TERMINATE without a report.
+    const platform::RunReport report =
+        runPlatform(std::string(ETSIM_REF_PEER) + " --endpoint {endpoint} --latency-ps 2000000");
+    ASSERT_TRUE(report.finished) << report.problem;
+    EXPECT_TRUE(report.resources.busiestLinks.empty());
+    EXPECT_EQ(report.resources.linksUnavailable,
+              "the co-simulation peer 'ref-peer' did not report it (a protocol 1.1 peer, or the "
+              "run failed)");
+    std::ostringstream text;
+    platform::writeReportText(text, report);
+    EXPECT_NE(text.str().find("  link utilisation unavailable: the co-simulation peer 'ref-peer' "
+                              "did not report it"),
+              std::string::npos)
+        << text.str();
+    EXPECT_EQ(text.str().find("% busy"), std::string::npos) << text.str();
+    const nlohmann::ordered_json json = platform::reportToJson(report, {}, "test");
+    EXPECT_EQ(json["resources"]["links_unavailable"], report.resources.linksUnavailable);
+    EXPECT_TRUE(json["resources"]["busiest_links"].empty());
 }
 
 } // namespace
