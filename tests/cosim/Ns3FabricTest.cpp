@@ -290,6 +290,20 @@ TEST(Ns3Fabric, LinkBusyTimeOfTwoFlowsSharingALinkMatchesTheNativeFlowFabric)
     }
 }
 
+TEST(Ns3Fabric, AThousandRankFabricIsCarriedByNs3)
+{
+    // Its description (format 2, a routing shape) fits one CONFIG frame; the pairwise routes
+    // of format 1 would have been about 20 MiB.
+    const std::vector<EtNodeInfo> posts = {send(5, 1000, mib, 1), recv(1000, 5, mib, 1)};
+    const Outcome native = run(switchFabric(1024), posts, false);
+    const Outcome ns3 = run(switchFabric(1024), posts, true);
+    ASSERT_EQ(ns3.error, "");
+    EXPECT_EQ(native.donePs[1], 2000000u + 20971520u); // 2 us + 1 MiB / 50 GB/s
+    EXPECT_NEAR(ratio(ns3.donePs[1], native.donePs[1]), 1.0, 0.05);
+    EXPECT_EQ(ns3.bytes[linkIndex(switchFabric(1024), 5, 1024)], mib);
+    EXPECT_EQ(ns3.bytes[linkIndex(switchFabric(1024), 1024, 1000)], mib);
+}
+
 TEST(Ns3Fabric, KilledAdapterEndsTheRunWithTheBridgeError)
 {
     const std::vector<EtNodeInfo> posts = {send(0, 1, 16 * mib, 1), recv(1, 0, 16 * mib, 1)};

@@ -182,10 +182,8 @@ public:
                     "PhyRxDrop", ns3::MakeBoundCallback(&Impl::dropped, this, at));
             }
         }
+        // Filled as pairs start sending (inject): a thousand ranks have a million routes.
         forwarding.resize(fabric.devices);
-        for (const auto& [pair, hops] : fabric.routes)
-            for (std::uint32_t link : hops)
-                forwarding[fabric.links[link].from][pair] = link;
         for (std::uint32_t device = 0; device < fabric.devices; ++device)
             nodes.Get(device)->RegisterProtocolHandler(
                 ns3::MakeCallback(&Impl::receive, this), protocolNumber, nullptr);
@@ -304,6 +302,7 @@ public:
     std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> forwarding;
     std::unordered_map<std::uint64_t, Flow> flows;
     std::vector<Ns3Completion> done;
+    std::vector<std::uint32_t> routeScratch;
     std::string problem;
     Ns3Counters counts;
 };
@@ -327,18 +326,21 @@ void Ns3Network::inject(std::uint64_t flow,
                          std::to_string(src) + " -> " + std::to_string(dst) + ") starts at " +
                          std::to_string(atPs) + " ps but ns-3 is at " + std::to_string(now) +
                          " ps");
-    const std::vector<std::uint32_t>* route = impl->fabric.route(src, dst);
-    if (route == nullptr || route->empty())
+    std::vector<std::uint32_t>& route = impl->routeScratch;
+    if (!impl->fabric.route(src, dst, route) || route.empty())
         throw CosimError("message " + std::to_string(flow) + ": no route from rank " +
                          std::to_string(src) + " to rank " + std::to_string(dst) +
                          " in the fabric description");
+    const std::uint64_t pair = FabricDescription::key(src, dst);
+    for (std::uint32_t link : route)
+        impl->forwarding[impl->fabric.links[link].from].emplace(pair, link);
     Impl::Flow state;
     state.src = src;
     state.dst = dst;
     state.bytes = bytes;
     state.unsent = bytes;
-    state.first = impl->transmitters[route->front()];
-    state.rate = impl->rates[route->front()];
+    state.first = impl->transmitters[route.front()];
+    state.rate = impl->rates[route.front()];
     if (!impl->flows.emplace(flow, state).second)
         throw CosimError("message " + std::to_string(flow) + " is already in flight");
     ++impl->counts.flows;
