@@ -441,11 +441,28 @@ void Proxy::terminate()
     try {
         link->send(bye);
         // The peer's TERMINATE answer (or its closing the link) confirms the end; a missing
-        // answer is not worth failing a finished run over.
-        frames->wait(std::chrono::milliseconds(200));
+        // answer is not worth failing a finished run over. Grants sent before it are skipped.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (std::chrono::steady_clock::now() < deadline) {
+            const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+                deadline - std::chrono::steady_clock::now());
+            std::optional<Frame> frame = frames->wait(left);
+            if (!frame)
+                break;
+            if (frame->header.type == MessageType::Terminate) {
+                farewell = decodeText(frame->payload);
+                break;
+            }
+        }
     } catch (const CosimError&) {
         // Already closed by the peer.
     }
+}
+
+const std::string& Proxy::finish()
+{
+    terminate();
+    return farewell;
 }
 
 } // namespace etsim::cosim

@@ -104,6 +104,10 @@ public:
     std::uint64_t arrivalWakeups() const { return arrivalCount; }
     /// Loosely timed / unsynchronised: responses that arrived after their time had passed.
     std::uint64_t lateResponses() const { return lateCount; }
+    /// Ends the link (TERMINATE) unless it has ended already, and returns the text the peer put
+    /// on its TERMINATE answer (protocol 1.2, e.g. a fabric's link usage); empty when the peer
+    /// sent none (a 1.1 peer), did not answer, or the run failed.
+    const std::string& finish();
 
 private:
     struct Outstanding {
@@ -159,6 +163,7 @@ private:
     std::uint64_t arrivalCount = 0;
     bool ended = false;
     bool failedRun = false;
+    std::string farewell;
 };
 
 } // namespace etsim::cosim

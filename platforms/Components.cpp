@@ -1,6 +1,7 @@
 #include "platforms/Components.h"
 
 #include "cosim/Proxy.h"
+#include "cosim/peer/LinkUsage.h"
 #include "kernel/Error.h"
 #include "models/accel/Accelerator.h"
 #include "models/hbm/HbmController.h"
@@ -131,14 +132,29 @@ public:
     {
         std::vector<LinkUsage> usage;
         const net::NetworkCore& core = fabric.engine().network();
+        // A proxied fabric's flow model carried nothing: the peer measured the links.
+        std::vector<cosim::RemoteLinkUsage> remote;
+        if (proxy) {
+            std::string problem;
+            remote = remoteUsage(problem);
+            if (!problem.empty())
+                return usage;
+        }
         for (std::size_t index = 0; index < core.linkCount(); ++index) {
             const net::Link& link = core.link(index);
             usage.push_back(
                 {"device " + std::to_string(link.from) + " -> " + std::to_string(link.to),
-                 core.linkBytes(index),
-                 core.linkBusyPs(index)});
+                 proxy ? static_cast<double>(remote[index].bytes) : core.linkBytes(index),
+                 proxy ? remote[index].busyPs : core.linkBusyPs(index)});
         }
         return usage;
+    }
+    std::string linkUsageUnavailable() const override
+    {
+        std::string problem;
+        if (proxy)
+            remoteUsage(problem);
+        return problem;
     }
     void attachTimeline(Timeline& timeline, std::uint32_t processId) override
     {
@@ -146,6 +162,25 @@ public:
     }
 
 private:
+    // The link usage the peer sent on its TERMINATE answer (ending the link if the run has not),
+    // one entry per link; or `problem` says why there is none.
+    std::vector<cosim::RemoteLinkUsage> remoteUsage(std::string& problem) const
+    {
+        const std::string& text = proxy->finish();
+        const std::string peer = "the co-simulation peer '" + proxy->peer().name + "'";
+        try {
+            if (text.empty())
+                problem = peer + " did not report it (a protocol 1.1 peer, or the run failed)";
+            else if (!cosim::isLinkUsage(text))
+                problem = peer + " answered TERMINATE with something else than link usage";
+            else
+                return cosim::parseLinkUsage(text, fabric.engine().network().linkCount());
+        } catch (const cosim::CosimError& error) {
+            problem = peer + " sent a malformed report: " + error.what();
+        }
+        return {};
+    }
+
     net::Fabric fabric;
     std::unique_ptr<cosim::Proxy> proxy;
 };

@@ -50,8 +50,11 @@ class FabricComponent : public Component {
 public:
     /// Finished collectives in completion order; empty if the model does not record them.
     virtual const std::vector<net::CollectiveRecord>& collectives() const = 0;
-    /// Every link; empty if the model does not track links.
+    /// Every link; empty if the model does not track links or cannot measure them.
     virtual std::vector<LinkUsage> linkUsage() const = 0;
+    /// Why the links cannot be measured (e.g. a co-simulation peer carried the messages and
+    /// did not report them); empty when linkUsage() is complete. Call after the run.
+    virtual std::string linkUsageUnavailable() const { return {}; }
     /// Writes the fabric's own tracks (one per busy link) as process `processId` of
     /// `timeline`, which must outlive the run; a model without such tracks writes nothing.
     virtual void attachTimeline(Timeline& timeline, std::uint32_t processId)

@@ -611,6 +611,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         if (links.size() > 5)
             links.resize(5);
         resources.busiestLinks = std::move(links);
+        resources.linksUnavailable = built.fabric().linkUsageUnavailable();
     }
 
     if (timeline) {
@@ -695,6 +696,8 @@ void writeReportText(std::ostream& out, const RunReport& report)
     for (const LinkSummary& link : resources.busiestLinks)
         out << "  link " << link.name << ": " << 100.0 * link.utilisation << " % busy, "
             << formatBytes(link.bytes) << "\n";
+    if (!resources.linksUnavailable.empty())
+        out << "  link utilisation unavailable: " << resources.linksUnavailable << "\n";
 
     out << "\nsimulator: " << std::setprecision(3) << report.wallSeconds << " s wall, "
         << report.events << " events (" << std::setprecision(0)
@@ -747,6 +750,8 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
                          {"hbm_utilisation", report.resources.hbmUtilisation},
                          {"hbm_bytes", report.resources.hbmBytes},
                          {"busiest_links", links}};
+    if (!report.resources.linksUnavailable.empty())
+        json["resources"]["links_unavailable"] = report.resources.linksUnavailable;
     json["wall_seconds"] = report.wallSeconds;
     json["events"] = report.events;
     json["nodes"] = report.nodes;

@@ -176,6 +176,9 @@ struct ResourceSummary {
     double hbmBytes = 0.0;
     /// The busiest links, most used first (at most 5).
     std::vector<LinkSummary> busiestLinks;
+    /// Set when the fabric could not measure its links (busiestLinks is then empty): why, e.g.
+    /// a co-simulation peer that carried the messages did not report them.
+    std::string linksUnavailable;
 };
 
 struct RunReport {

@@ -133,6 +133,8 @@ bool PeerSession::handle(Frame& frame, std::vector<Arrival>& arrivals)
         Frame bye;
         bye.header.type = MessageType::Terminate;
         bye.header.flags = frameflags::response;
+        if (options.farewell)
+            bye.payload = encodeText(options.farewell());
         try {
             link.send(bye);
         } catch (const CosimError&) {

@@ -41,6 +41,9 @@ struct PeerOptions {
     /// adapter learns its latencies from CONFIG). A CosimError it throws refuses CONFIG: the
     /// host receives ERROR with its message.
     std::function<std::uint64_t(const std::string& config)> configure;
+    /// When set, called when the host ends the run (TERMINATE): the text it returns goes on our
+    /// TERMINATE answer (protocol 1.2; a 1.1 host ignores it), e.g. a fabric's link usage.
+    std::function<std::string()> farewell;
     /// When non-empty, the host must present this token.
     std::string token;
     /// How long to wait for the host before giving up.

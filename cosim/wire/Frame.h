@@ -20,8 +20,8 @@ public:
 
 /// Protocol version this code speaks.
 inline constexpr std::uint8_t protocolMajor = 1;
-// 1.1 added response status 6 (byte-enable error).
-inline constexpr std::uint8_t protocolMinor = 1;
+// 1.1 added response status 6 (byte-enable error); 1.2 a text on the peer's TERMINATE answer.
+inline constexpr std::uint8_t protocolMinor = 2;
 /// "ETSC" read as a little-endian u32.
 inline constexpr std::uint32_t frameMagic = 0x43535445;
 inline constexpr std::size_t headerSize = 32;

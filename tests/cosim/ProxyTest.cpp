@@ -288,6 +288,52 @@ TEST_P(ProxyRun, EveryWireStatusReachesTheInitiatorAsItsTlmStatus)
         EXPECT_EQ(records[index].status, expected[index]) << "request " << index;
 }
 
+// Protocol 1.2: the peer's TERMINATE answer carries its end-of-run text to Proxy::finish();
+// a peer without one (as in 1.1) leaves it empty.
+std::string farewellOfARun(IoMode io, const std::string& farewell)
+{
+    auto [hostEnd, peerEnd] = makeMemoryPair();
+    std::string peerError = "(no error)";
+    std::thread peerThread([&, transport = std::move(peerEnd)]() mutable {
+        PeerOptions peerOptions;
+        peerOptions.name = "thread-peer";
+        peerOptions.minLatencyPs = latencyPs;
+        peerOptions.timeout = std::chrono::milliseconds(5000);
+        if (!farewell.empty())
+            peerOptions.farewell = [&farewell] { return farewell; };
+        PeerSession session(std::move(transport), peerOptions);
+        peerError = errorOf([&] {
+            session.accept();
+            runFixedLatencyPeer(session, FixedLatencyOptions{latencyPs, psPerByte, 0, 0});
+        });
+    });
+    std::string received;
+    {
+        test::ScKernel kernel;
+        Simulation simulation;
+        test::Traffic traffic("traffic", simulation, 1, 3, gapPs);
+        ProxyOptions options;
+        options.lookahead = Time::fromPs(latencyPs);
+        options.timeout = std::chrono::milliseconds(5000);
+        options.io = io;
+        Proxy proxy("proxy", options, &simulation, std::move(hostEnd));
+        traffic.socket.bind(proxy.socket);
+        simulation.run();
+        received = proxy.finish();
+        EXPECT_EQ(proxy.finish(), received) << "a second call returns the same text";
+    }
+    peerThread.join();
+    EXPECT_EQ(peerError, "(no error)");
+    return received;
+}
+
+TEST_P(ProxyRun, ThePeersTerminateAnswerReachesFinish)
+{
+    const std::string text = "etsim-link-usage 1\nlink 0 5 6\n";
+    EXPECT_EQ(farewellOfARun(GetParam(), text), text);
+    EXPECT_EQ(farewellOfARun(GetParam(), ""), "");
+}
+
 TEST(Proxy, ZeroLookaheadIsRejectedBeforeConnecting)
 {
     test::ScKernel kernel;

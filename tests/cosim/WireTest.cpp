@@ -32,7 +32,7 @@ TEST(Frame, HeaderIsLittleEndianWithTheDocumentedLayout)
     ASSERT_EQ(bytes.size(), 35u);
     const std::vector<std::uint8_t> header(bytes.begin(), bytes.begin() + 32);
     const std::vector<std::uint8_t> expected = {
-        'E',  'T',  'S',  'C',  1,    1,    3,    2,    // magic, version 1.1, type, flags
+        'E',  'T',  'S',  'C',  1,    2,    3,    2,    // magic, version 1.2, type, flags
         0x04, 0x03, 0x02, 0x01, 3,    0,    0,    0,    // channel, payload length
         0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, // request id
         0x40, 0x42, 0x0F, 0,    0,    0,    0,    0};   // 1,000,000 ps

@@ -1,8 +1,10 @@
 #include "cosim/adapters/ns3/FabricDescription.h"
 
 #include "cosim/wire/Frame.h"
+#include "models/net/topology/TopologyFactory.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <sstream>
 
@@ -24,25 +26,77 @@ T field(std::istringstream& in, std::size_t line, const char* what)
     return value;
 }
 
+// The rebuilt topology must be the described one, or its routes would name other links.
+void checkRouting(const FabricDescription& fabric, std::size_t line)
+{
+    const net::TopologyIf& topology = *fabric.routing;
+    auto differ = [&](const std::string& what, std::size_t shape, std::size_t described) {
+        bad(line,
+            "the routing shape has " + std::to_string(shape) + " " + what +
+                " but the description " + std::to_string(described) +
+                "; the shape and the links must come from the same fabric");
+    };
+    if (topology.endpointCount() != fabric.endpoints)
+        differ("endpoints", topology.endpointCount(), fabric.endpoints);
+    if (topology.deviceCount() != fabric.devices)
+        differ("devices", topology.deviceCount(), fabric.devices);
+    const auto& shapeLinks = topology.links();
+    if (shapeLinks.size() != fabric.links.size())
+        differ("links", shapeLinks.size(), fabric.links.size());
+    for (LinkId id : shapeLinks.ids()) {
+        const net::Link& link = shapeLinks[id];
+        const DescribedLink& described = fabric.links[toUnderlying(id)];
+        if (link.from != described.from || link.to != described.to)
+            bad(line,
+                "link " + std::to_string(toUnderlying(id)) + " of the routing shape joins " +
+                    std::to_string(link.from) + " -> " + std::to_string(link.to) +
+                    " but the description's joins " + std::to_string(described.from) + " -> " +
+                    std::to_string(described.to) +
+                    "; the shape and the links must come from the same fabric");
+    }
+}
+
 } // namespace
 
-const std::vector<std::uint32_t>* FabricDescription::route(std::uint32_t src,
-                                                           std::uint32_t dst) const
+bool FabricDescription::route(std::uint32_t src,
+                              std::uint32_t dst,
+                              std::vector<std::uint32_t>& hops) const
 {
+    hops.clear();
     const auto found = routes.find(key(src, dst));
-    return found == routes.end() ? nullptr : &found->second;
+    if (found != routes.end()) {
+        hops = found->second;
+        return true;
+    }
+    if (!routing || src == dst || src >= endpoints || dst >= endpoints)
+        return false;
+    std::vector<LinkId> ids;
+    routing->route(src, dst, ids);
+    for (LinkId id : ids)
+        hops.push_back(toUnderlying(id));
+    return true;
 }
 
 std::uint64_t FabricDescription::minRouteLatencyPs() const
 {
     std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
-    for (const auto& [pair, hops] : routes) {
+    auto consider = [&](const std::vector<std::uint32_t>& hops) {
         std::uint64_t sum = 0;
         for (std::uint32_t link : hops)
             sum += links[link].latencyPs;
         best = std::min(best, sum);
+    };
+    if (routing) {
+        std::vector<std::uint32_t> hops;
+        for (std::uint32_t src = 0; src < endpoints; ++src)
+            for (std::uint32_t dst = 0; dst < endpoints; ++dst)
+                if (route(src, dst, hops))
+                    consider(hops);
+    } else {
+        for (const auto& [pair, hops] : routes)
+            consider(hops);
     }
-    return routes.empty() ? 0 : best;
+    return best == std::numeric_limits<std::uint64_t>::max() ? 0 : best;
 }
 
 FabricDescription parseFabricDescription(const std::string& text)
@@ -51,7 +105,8 @@ FabricDescription parseFabricDescription(const std::string& text)
     std::istringstream lines(text);
     std::string raw;
     std::size_t number = 0;
-    bool versioned = false;
+    std::uint32_t format = 0;
+    std::size_t routingLine = 0;
     while (std::getline(lines, raw)) {
         ++number;
         const std::string content = raw.substr(0, raw.find('#'));
@@ -61,12 +116,12 @@ FabricDescription parseFabricDescription(const std::string& text)
             continue;
         if (keyword == "etsim-fabric") {
             const auto version = field<std::uint32_t>(in, number, "the format version");
-            if (version != 1)
+            if (version != 1 && version != 2)
                 bad(number,
                     "format version " + std::to_string(version) +
-                        " is not supported (this adapter reads version 1)");
-            versioned = true;
-        } else if (!versioned) {
+                        " is not supported (this adapter reads versions 1 and 2)");
+            format = version;
+        } else if (format == 0) {
             bad(number,
                 "the description must start with \"etsim-fabric 1\"; is this the "
                 "CONFIG of a fabric?");
@@ -93,6 +148,25 @@ FabricDescription parseFabricDescription(const std::string& text)
                         std::to_string(std::max(link.from, link.to)) + " but there are " +
                         std::to_string(fabric.devices) + " devices");
             fabric.links.push_back(link);
+        } else if (keyword == "routing") {
+            if (format < 2)
+                bad(number, "\"routing\" needs format 2 (\"etsim-fabric 2\")");
+            if (routingLine != 0)
+                bad(number,
+                    "a second \"routing\" line (the first is line " + std::to_string(routingLine) +
+                        ")");
+            std::string shape;
+            std::getline(in >> std::ws, shape);
+            while (!shape.empty() && std::isspace(static_cast<unsigned char>(shape.back())))
+                shape.pop_back();
+            try {
+                fabric.routing = net::makeRoutingTopology(shape);
+            } catch (const CosimError&) {
+                throw;
+            } catch (const Error& error) {
+                bad(number, error.what());
+            }
+            routingLine = number;
         } else if (keyword == "route") {
             const auto src = field<std::uint32_t>(in, number, "the source endpoint");
             const auto dst = field<std::uint32_t>(in, number, "the destination endpoint");
@@ -127,11 +201,15 @@ FabricDescription parseFabricDescription(const std::string& text)
             bad(number, "unknown keyword \"" + keyword + "\"");
         }
     }
-    if (!versioned)
+    if (format == 0)
         throw CosimError("fabric description: empty; the host must send \"etsim-fabric 1\" "
                          "followed by endpoints, devices, links and routes");
     if (fabric.endpoints < 2)
         throw CosimError("fabric description: a fabric needs at least 2 endpoints");
+    if (fabric.routing) {
+        checkRouting(fabric, routingLine);
+        return fabric;
+    }
     const std::size_t pairs = std::size_t{fabric.endpoints} * (std::size_t{fabric.endpoints} - 1);
     if (fabric.routes.size() != pairs)
         throw CosimError("fabric description: " + std::to_string(fabric.routes.size()) +

@@ -10,8 +10,11 @@
 
 #include "cosim/adapters/ns3/FabricDescription.h"
 #include "cosim/adapters/ns3/Ns3Network.h"
+#include "cosim/peer/LinkUsage.h"
 #include "cosim/peer/PeerMain.h"
 #include "cosim/peer/PeerSession.h"
+
+#include <systemc> // declares sc_main extern "C"
 
 #include <chrono>
 #include <iostream>
@@ -72,6 +75,13 @@ struct Adapter {
 
 } // namespace
 
+// Format 2 descriptions are routed by etsim's topology code, which links libsystemc.so; that
+// library references sc_main. The adapter never elaborates anything.
+int sc_main(int /*argc*/, char** /*argv*/)
+{
+    return 1;
+}
+
 int main(int argc, char** argv)
 {
     try {
@@ -102,6 +112,11 @@ int main(int argc, char** argv)
         // The fabric arrives in CONFIG: it is built then, so a fabric ns-3 cannot carry is
         // refused in the handshake with the reason.
         peer.configure = [&adapter](const std::string& text) { return adapter.configure(text); };
+        // At the end of the run etsim learns how busy each link was (its report's link
+        // utilisation); the text goes on the TERMINATE answer (PROTOCOL.md section 6).
+        peer.farewell = [&adapter] {
+            return adapter.network ? encodeLinkUsage(adapter.network->linkUsage()) : std::string();
+        };
         PeerSession session(std::move(transport), peer);
         session.accept();
         try {

@@ -146,6 +146,7 @@ public:
         if (probe->scheduler == nullptr)
             throw CosimError("ns-3 did not install the adapter's scheduler");
 
+        usage.resize(fabric.links.size());
         nodes.Create(fabric.devices);
         ns3::PointToPointHelper helper;
         helper.SetDeviceAttribute("Mtu", ns3::UintegerValue(options.mtu));
@@ -165,6 +166,13 @@ public:
             ns3::NetDeviceContainer pair = helper.Install(nodes.Get(link.from), nodes.Get(link.to));
             transmitters.push_back(pair.Get(0));
             rates.push_back(ns3::DataRate(bitsPerSecond));
+            // Busy time: the device is busy for each packet's wire time from the moment it
+            // starts transmitting it (PhyTxBegin), which is what etsim's flow model counts.
+            pair.Get(0)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                ns3::MakeBoundCallback(&Impl::transmitting,
+                                       this,
+                                       static_cast<std::uint32_t>(transmitters.size() - 1)));
             for (std::uint32_t side = 0; side < 2; ++side) {
                 ns3::Ptr<ns3::NetDevice> device = pair.Get(side);
                 const std::uint32_t at = side == 0 ? link.from : link.to;
@@ -174,10 +182,8 @@ public:
                     "PhyRxDrop", ns3::MakeBoundCallback(&Impl::dropped, this, at));
             }
         }
+        // Filled as pairs start sending (inject): a thousand ranks have a million routes.
         forwarding.resize(fabric.devices);
-        for (const auto& [pair, hops] : fabric.routes)
-            for (std::uint32_t link : hops)
-                forwarding[fabric.links[link].from][pair] = link;
         for (std::uint32_t device = 0; device < fabric.devices; ++device)
             nodes.Get(device)->RegisterProtocolHandler(
                 ns3::MakeCallback(&Impl::receive, this), protocolNumber, nullptr);
@@ -198,6 +204,14 @@ public:
                             "Raise --queue-packets (now " +
                             std::to_string(self->options.queuePackets) + ")";
         ns3::Simulator::Stop();
+    }
+
+    static void transmitting(Impl* self, std::uint32_t link, ns3::Ptr<const ns3::Packet> packet)
+    {
+        LinkCount& count = self->usage[link];
+        count.busyPs += static_cast<std::uint64_t>(
+            self->rates[link].CalculateBytesTxTime(packet->GetSize()).GetPicoSeconds());
+        count.bytes += packet->GetSize() - pppHeaderBytes - flowHeaderBytes;
     }
 
     std::uint64_t now() const
@@ -279,10 +293,16 @@ public:
     ns3::NodeContainer nodes;
     std::vector<ns3::Ptr<ns3::NetDevice>> transmitters; // per link
     std::vector<ns3::DataRate> rates;                   // per link
+    struct LinkCount {
+        std::uint64_t busyPs = 0;
+        std::uint64_t bytes = 0;
+    };
+    std::vector<LinkCount> usage; // per link
     // Per device: (src, dst) -> outgoing link.
     std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> forwarding;
     std::unordered_map<std::uint64_t, Flow> flows;
     std::vector<Ns3Completion> done;
+    std::vector<std::uint32_t> routeScratch;
     std::string problem;
     Ns3Counters counts;
 };
@@ -306,18 +326,21 @@ void Ns3Network::inject(std::uint64_t flow,
                          std::to_string(src) + " -> " + std::to_string(dst) + ") starts at " +
                          std::to_string(atPs) + " ps but ns-3 is at " + std::to_string(now) +
                          " ps");
-    const std::vector<std::uint32_t>* route = impl->fabric.route(src, dst);
-    if (route == nullptr || route->empty())
+    std::vector<std::uint32_t>& route = impl->routeScratch;
+    if (!impl->fabric.route(src, dst, route) || route.empty())
         throw CosimError("message " + std::to_string(flow) + ": no route from rank " +
                          std::to_string(src) + " to rank " + std::to_string(dst) +
                          " in the fabric description");
+    const std::uint64_t pair = FabricDescription::key(src, dst);
+    for (std::uint32_t link : route)
+        impl->forwarding[impl->fabric.links[link].from].emplace(pair, link);
     Impl::Flow state;
     state.src = src;
     state.dst = dst;
     state.bytes = bytes;
     state.unsent = bytes;
-    state.first = impl->transmitters[route->front()];
-    state.rate = impl->rates[route->front()];
+    state.first = impl->transmitters[route.front()];
+    state.rate = impl->rates[route.front()];
     if (!impl->flows.emplace(flow, state).second)
         throw CosimError("message " + std::to_string(flow) + " is already in flight");
     ++impl->counts.flows;
@@ -378,6 +401,17 @@ const Ns3Counters& Ns3Network::counters() const
 std::size_t Ns3Network::inFlight() const
 {
     return impl->flows.size();
+}
+
+std::vector<RemoteLinkUsage> Ns3Network::linkUsage() const
+{
+    std::vector<RemoteLinkUsage> links;
+    for (std::size_t index = 0; index < impl->usage.size(); ++index) {
+        const Impl::LinkCount& count = impl->usage[index];
+        if (count.busyPs > 0)
+            links.push_back({static_cast<std::uint32_t>(index), count.busyPs, count.bytes});
+    }
+    return links;
 }
 
 } // namespace etsim::cosim::ns3adapter

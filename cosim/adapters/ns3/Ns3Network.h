@@ -7,6 +7,7 @@
 // ns-3's simulator is process-wide: one Ns3Network per process.
 
 #include "cosim/adapters/ns3/FabricDescription.h"
+#include "cosim/peer/LinkUsage.h"
 
 #include <cstdint>
 #include <memory>
@@ -67,6 +68,9 @@ public:
     const Ns3Counters& counters() const;
     /// Flows injected and not yet complete.
     std::size_t inFlight() const;
+    /// Every link that transmitted: its busy time (the wire time of every packet its device
+    /// started, PPP and our headers included, at the device's data rate) and payload bytes.
+    std::vector<RemoteLinkUsage> linkUsage() const;
 
     class Impl;
 

@@ -1,6 +1,7 @@
 #include "models/net/flow/NetworkCore.h"
 
 #include "kernel/Error.h"
+#include "models/net/topology/TopologyFactory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -547,8 +548,15 @@ void NetworkCore::routeOf(std::uint32_t src,
 std::string NetworkCore::describe() const
 {
     std::ostringstream text;
+    // The topology's own routes are described by its shape (the adapter rebuilds them with
+    // this code), so the text grows with the links, not with ranks^2. Routes that cross links
+    // the topology does not have (NIC links) or links from a device to itself (switch
+    // crossbars) are listed pair by pair.
+    bool listRoutes = nicLinks;
+    for (const LinkState& state : links)
+        listRoutes = listRoutes || state.spec.from == state.spec.to;
     text << "# etsim fabric description (docs/cosim-ns3.md)\n"
-         << "etsim-fabric 1\n"
+         << "etsim-fabric " << (listRoutes ? 1 : 2) << '\n'
          << "endpoints " << topology.endpointCount() << '\n'
          << "devices " << topology.deviceCount() << '\n';
     text << std::setprecision(17);
@@ -556,6 +564,10 @@ std::string NetworkCore::describe() const
         const Link& spec = links[index].spec;
         text << "link " << index << ' ' << spec.from << ' ' << spec.to << ' '
              << spec.bandwidth.bytesPerSecond() << ' ' << spec.latency.ps() << '\n';
+    }
+    if (!listRoutes) {
+        text << "routing " << routingShape(config) << '\n';
+        return text.str();
     }
     std::vector<std::uint32_t> route;
     const std::uint32_t endpoints = topology.endpointCount();

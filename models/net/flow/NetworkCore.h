@@ -95,7 +95,8 @@ public:
     void remoteArrived(std::uint64_t message);
     /// The network as the co-simulation CONFIG text (docs/cosim-ns3.md, "The fabric
     /// description"): endpoints, devices, every link (including NIC links) with its bandwidth
-    /// and latency, and the route of every ordered pair of endpoints.
+    /// and latency, and the routes: the topology's routing shape (format 2), or, when a route
+    /// crosses NIC or self links, the route of every ordered pair of endpoints (format 1).
     std::string describe() const;
 
     /// Handles a FlowFinish, Deliver or Hop event popped from the calendar.
