@@ -425,10 +425,11 @@ def main():
     for size, t, pt, terr, bw, pbw, berr in r16:
         w(f"| {size} | {t:.1f} | {pt} | {terr:+.1f} % | {bw:.1f} | {pbw} | {berr:+.1f} % |")
     w("")
-    w("In-switch reduction evaluated at 1 GiB (published busbw 437.0 GB/s): etsim's `in_switch` "
-      "runs whole all-reduces only, so it can enter the hierarchical all-reduce in these ways "
+    w("In-switch reduction evaluated at 1 GiB (published busbw 437.0 GB/s), as whole "
+      "all-reduces entering the hierarchical all-reduce in these ways "
       "(`--set fabric.collectives.algorithms.all_reduce=[...]`, and "
-      "`fabric.collectives.optimization`):\n")
+      "`fabric.collectives.optimization`); in-switch reduce-scatter and all-gather phases in "
+      "the node (`all_reduce_phases`) are evaluated in the notes below:\n")
     w("| algorithms (node, across); optimization | etsim busbw (GB/s) | error |")
     w("|---|---|---|")
     for label, bw in sw16:

@@ -137,8 +137,6 @@ std::vector<AlgorithmKind> readAlgorithmList(ConfigMap& map,
         std::string name(key);
         bool scatterGather =
             name == "reduce_scatter" || name == "all_gather" || name == "all_reduce_phases";
-        if (name == "default")
-            node->fail("in_switch runs only all-reduce; list it under algorithms.all_reduce");
         if (name != "all_reduce" && !scatterGather)
             node->fail("in_switch runs only all_reduce, reduce_scatter and all_gather; list it "
                        "under algorithms.all_reduce, reduce_scatter, all_gather or "

@@ -21,8 +21,9 @@ void InSwitchAlgorithm::check(const PhaseShape& shape) const
         throw Error(std::string("the in_switch algorithm runs only all_reduce phases, not ") +
                     toString(shape.type) +
                     " (with local_bw_aware a multi-dimension all-reduce reduce-scatters in every "
-                    "dimension but the last: use in_switch on the last dimension only, or "
-                    "optimization: baseline)");
+                    "dimension but the last: use in_switch on the last dimension only, "
+                    "optimization: baseline, or algorithms.all_reduce_phases for in-switch "
+                    "reduce-scatter and all-gather phases)");
 }
 
 std::uint32_t InSwitchAlgorithm::stepCount(const PhaseShape& /*shape*/) const

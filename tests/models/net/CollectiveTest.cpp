@@ -506,7 +506,9 @@ collectives:
                   "in_switch algorithm "
                   "runs only all_reduce phases, not reduce_scatter (with local_bw_aware a "
                   "multi-dimension all-reduce reduce-scatters in every dimension but the last: "
-                  "use in_switch on the last dimension only, or optimization: baseline)");
+                  "use in_switch on the last dimension only, optimization: baseline, or "
+                  "algorithms.all_reduce_phases for in-switch reduce-scatter and all-gather "
+                  "phases)");
     }
 }
 

@@ -187,8 +187,9 @@ TEST(NetConfig, InSwitchNeedsAllReduceASwitchDimensionAndAFlowOrAnalyticalModel)
               "dimension, but dimension 1 is not one (use kind: switch there, or another "
               "algorithm)");
     EXPECT_EQ(errorOf(topology + "collectives:\n  algorithms: {default: [in_switch, ring]}\n"),
-              "net.yaml:7:25: collectives.algorithms.default: in_switch runs only all-reduce; "
-              "list it under algorithms.all_reduce");
+              "net.yaml:7:25: collectives.algorithms.default: in_switch runs only all_reduce, "
+              "reduce_scatter and all_gather; list it under algorithms.all_reduce, "
+              "reduce_scatter, all_gather or all_reduce_phases");
     EXPECT_EQ(errorOf("fidelity: astra_aware\n" + topology +
                       "collectives:\n  algorithms: {all_reduce: [in_switch, ring]}\n"),
               "net.yaml:8:28: collectives.algorithms.all_reduce: in_switch is an etsim "
