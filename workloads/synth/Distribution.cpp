@@ -78,6 +78,45 @@ double Quantiles::sample(double u) const
     return lo + (hi - lo) * std::pow(t, a);
 }
 
+double Quantiles::meanBetween(double from, double to) const
+{
+    if (n == 0)
+        return 0.0;
+    from = std::clamp(from, 0.0, 1.0);
+    to = std::clamp(to, from, 1.0);
+    if (to - from <= 0.0)
+        return sample(from);
+    bool powerLaw = binMeans.size() == static_cast<std::size_t>(bins);
+    double sum = 0.0;
+    for (auto b = static_cast<int>(from * bins); b < bins && b < to * bins; ++b) {
+        // The stratum's part of bin b, as positions t in [t0, t1] within the bin.
+        double t0 = std::max(0.0, from * bins - b);
+        double t1 = std::min(1.0, to * bins - b);
+        if (t1 <= t0)
+            continue;
+        double lo = q[b];
+        double hi = q[b + 1];
+        double part = 0.0;
+        if (hi <= lo) {
+            part = lo * (t1 - t0);
+        } else if (powerLaw) {
+            // The integral of lo + (hi - lo) t^a, the shape sample() uses.
+            double share = std::clamp((binMeans[b] - lo) / (hi - lo), 1e-4, 1.0 - 1e-4);
+            double a = 1.0 / share - 1.0;
+            part = lo * (t1 - t0) +
+                   (hi - lo) * (std::pow(t1, a + 1.0) - std::pow(t0, a + 1.0)) / (a + 1.0);
+        } else {
+            // Log interpolation has no simple integral: midpoint rule.
+            constexpr int steps = 64;
+            double width = (t1 - t0) / steps;
+            for (int i = 0; i < steps; ++i)
+                part += sample((b + t0 + (i + 0.5) * width) / bins) * width;
+        }
+        sum += part;
+    }
+    return sum / ((to - from) * bins);
+}
+
 double Quantiles::cdf(double x) const
 {
     if (n == 0 || x < q.front())

@@ -35,6 +35,10 @@ public:
 
     /// The value at probability u in [0, 1) (inverse CDF as above); 0 when empty.
     double sample(double u) const;
+    /// Mean of the inverse CDF over probabilities [from, to) (0 <= from < to <= 1): the
+    /// expected value of a draw confined to that stratum. Strata that tile [0, 1) keep the
+    /// distribution's mean exactly; 0 when empty.
+    double meanBetween(double from, double to) const;
     /// Fraction of the distribution at or below x.
     double cdf(double x) const;
     /// Mean of the interpolated distribution.

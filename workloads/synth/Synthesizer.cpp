@@ -106,9 +106,6 @@ void Synthesizer::plan(const TraceModel& model)
     uint64_t target =
         spec.nodes > 0 ? spec.nodes : std::max<uint64_t>(1, toCount(model.nodesPerRank()));
     Random random(spec.seed);
-    std::vector<double> offsets(kindNames.size());
-    for (double& offset : offsets)
-        offset = random.uniform();
     std::vector<uint64_t> occurrences(kindNames.size(), 0);
     // Skeleton positions of each kind so far, for dependency targets.
     std::vector<std::vector<uint64_t>> kindPositions(kindNames.size());
@@ -117,14 +114,30 @@ void Synthesizer::plan(const TraceModel& model)
     int32_t nextTag = 0;
     auto ranks = static_cast<int64_t>(spec.ranks);
 
-    auto nextSymbol = [&]() {
-        for (int length = model.order - 1; length >= 0; --length) {
-            std::string context;
-            for (std::size_t i = history.size() - length; i < history.size(); ++i)
-                context += (context.empty() ? "" : " ") + history[i];
-            auto found = model.ngrams.find(context);
-            if (found != model.ngrams.end() && total(found->second) > 0)
-                return pick(found->second, random.uniform());
+    // The next kind from the longest context seen. With `underQuota`, kinds that have reached
+    // their quota are left out (backing off to a shorter context when nothing else follows
+    // this one); when every candidate is full the plain draw is used.
+    std::vector<uint64_t> quota(kindNames.size());
+    auto nextSymbol = [&](bool underQuota) {
+        for (int pass = underQuota ? 0 : 1; pass < 2; ++pass) {
+            for (int length = model.order - 1; length >= 0; --length) {
+                std::string context;
+                for (std::size_t i = history.size() - length; i < history.size(); ++i)
+                    context += (context.empty() ? "" : " ") + history[i];
+                auto found = model.ngrams.find(context);
+                if (found == model.ngrams.end())
+                    continue;
+                Categorical next = found->second;
+                if (pass == 0)
+                    for (auto& [name, count] : next) {
+                        auto kind = indexOf.find(name);
+                        if (kind != indexOf.end() &&
+                            occurrences[kind->second] >= quota[kind->second])
+                            count = 0;
+                    }
+                if (total(next) > 0)
+                    return pick(next, random.uniform());
+            }
         }
         return std::string();
     };
@@ -134,13 +147,9 @@ void Synthesizer::plan(const TraceModel& model)
             history.push_back(symbol);
         }
     };
-    auto fillEntry = [&](Entry& entry, uint32_t kind, double u) {
+    auto fillEntry = [&](Entry& entry, uint32_t kind) {
         const KindStats& stats = kindStats[kind];
         entry.kind = kind;
-        entry.u = u;
-        for (std::size_t q = 0; q < quantityCount; ++q)
-            if (random.uniform() * stats.count < stats.quantities[q].count())
-                entry.present |= static_cast<uint8_t>(1U << q);
         std::string dtype = pick(stats.dtypes, random.uniform());
         if (!dtype.empty()) {
             auto [at, added] = dtypeIndex.emplace(dtype, dtypeNames.size());
@@ -168,16 +177,6 @@ void Synthesizer::plan(const TraceModel& model)
                 deps.insert(seen[seen.size() - distance]);
         }
         entry.deps.assign(deps.begin(), deps.end());
-        uint64_t shaped = total(stats.gemmClasses);
-        if (shaped > 0 && random.uniform() * stats.count < shaped) {
-            std::string gemmClass = pickOrdered(stats.gemmClasses, u, [](const std::string& c) {
-                return static_cast<double>(gemmClassWeight(c));
-            });
-            auto found = std::find(gemmClassNames.begin(), gemmClassNames.end(), gemmClass);
-            entry.gemmClass = static_cast<int32_t>(found - gemmClassNames.begin());
-            if (found == gemmClassNames.end())
-                gemmClassNames.push_back(gemmClass);
-        }
     };
 
     // The walk may meet symbols that produce no node (absorbed receives, impossible peers);
@@ -185,27 +184,20 @@ void Synthesizer::plan(const TraceModel& model)
     uint64_t guard = 64 * target + 1024;
     // Each kind's share of the target, rounded up: a walk of a few hundred nodes drifts from
     // the model's mix by several per cent (one gradient all-reduce more or less, a dozen GEMMs),
-    // so a kind that has reached its quota is drawn again (a few times, then accepted).
+    // so a kind that has reached its quota is not drawn while another can follow.
     uint64_t modelled = 0;
     for (const KindStats& stats : kindStats)
         modelled += stats.count;
-    std::vector<uint64_t> quota(kindNames.size());
     for (std::size_t k = 0; k < kindNames.size(); ++k)
         quota[k] = static_cast<uint64_t>(
             std::ceil(static_cast<double>(kindStats[k].count) * static_cast<double>(target) /
                       static_cast<double>(modelled)));
-    constexpr int quotaRetries = 16;
     while (skeleton.size() < target && guard-- > 0) {
-        std::string symbol = nextSymbol();
-        for (int retry = 0; retry < quotaRetries && !symbol.empty() &&
-                            occurrences[indexOf.at(symbol)] >= quota[indexOf.at(symbol)];
-             ++retry)
-            symbol = nextSymbol();
+        std::string symbol = nextSymbol(true);
         if (symbol.empty())
             break;
         remember(symbol);
         uint32_t kind = indexOf.at(symbol);
-        double u = stratified(occurrences[kind], offsets[kind]);
 
         if (isPointToPoint(symbol)) {
             if (credits[symbol] > 0) {
@@ -217,13 +209,16 @@ void Synthesizer::plan(const TraceModel& model)
             int64_t sendOffset = symbol == "send" ? offset : -offset;
             sendOffset = ((sendOffset % ranks) + ranks) % ranks;
             if (sendOffset == 0 || skeleton.size() + 2 > target) {
+                // Counted against the quota, so a walk whose other kinds are full does not
+                // keep drawing exchanges that cannot be placed.
                 ++droppedP2p;
+                ++occurrences[kind];
                 continue;
             }
             ++occurrences[kind];
             ++credits[symbol == "send" ? "recv" : "send"];
             Entry send;
-            fillEntry(send, kind, u);
+            fillEntry(send, kind);
             send.peer = sendOffset;
             send.tag = nextTag++;
             Entry recv = send;
@@ -235,28 +230,119 @@ void Synthesizer::plan(const TraceModel& model)
         }
         ++occurrences[kind];
         Entry entry;
-        fillEntry(entry, kind, u);
-        if (symbol.rfind("coll.", 0) == 0) {
-            const KindStats& stats = kindStats[kind];
-            std::string shape =
-                stats.groupMeanSize.empty()
-                    ? pick(stats.groups, random.uniform())
-                    : pickOrdered(stats.groups, u, [&](const std::string& name) {
-                          auto found = stats.groupMeanSize.find(name);
-                          return found == stats.groupMeanSize.end() ? 0.0 : found->second;
-                      });
-            entry.layout = layoutFor(shape);
-        }
+        fillEntry(entry, kind);
         kindPositions[kind].push_back(skeleton.size());
         skeleton.push_back(std::move(entry));
     }
     if (skeleton.empty())
         throw Error("the model's n-gram walk produced no node; learn it from traces with "
                     "compute, memory or communication nodes");
+    assignValues(kindPositions, random);
     int64_t nextId = 1;
     for (Layout& layout : layouts) {
         layout.firstId = nextId;
         nextId += spec.ranks / layout.size;
+    }
+}
+
+// Quota (stratified) sampling: the n nodes of a kind split [0, 1) into n equal strata, one
+// each, in an order the seeded stream shuffles. A node's value is the mean of the model's
+// distribution over its stratum, so the n values add up to n times the model's mean whatever
+// the seed (a heavy tail, e.g. one optimizer step of 2 GiB among fifty 1 MiB elementwise
+// nodes, is neither lost nor doubled), and each value lies between the stratum's quantiles,
+// so the empirical CDF stays within 1/n of the model's. The seed chooses which node gets which
+// stratum. Nodes carrying a quantity, or a GEMM shape, are a random subset of the model's share
+// (rounded up or down at random), ranked by stratum so large nodes stay large in every
+// quantity; GEMM classes and collective group shapes are read at the rank's midpoint, which
+// allocates them in proportion to their counts (largest remainder, classes ordered by FLOPs).
+void Synthesizer::assignValues(const std::vector<std::vector<uint64_t>>& occurrences,
+                               Random& random)
+{
+    auto shuffle = [&](std::vector<std::size_t>& items) {
+        for (std::size_t i = items.size(); i > 1; --i)
+            std::swap(items[i - 1],
+                      items[static_cast<std::size_t>(random.uniform() * static_cast<double>(i))]);
+    };
+    // A random subset of the n nodes with share count / all of them, ordered by stratum.
+    auto subset = [&](const std::vector<std::size_t>& stratum, uint64_t count, uint64_t all) {
+        std::size_t n = stratum.size();
+        double expected = static_cast<double>(n) * static_cast<double>(count) /
+                          static_cast<double>(std::max<uint64_t>(1, all));
+        auto size = static_cast<std::size_t>(std::floor(expected));
+        if (random.uniform() < expected - std::floor(expected))
+            ++size;
+        size = std::min(size, n);
+        std::vector<std::size_t> members(n);
+        for (std::size_t i = 0; i < n; ++i)
+            members[i] = i;
+        if (size < n) {
+            shuffle(members);
+            members.resize(size);
+        }
+        std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+            return stratum[a] < stratum[b];
+        });
+        return members;
+    };
+    for (std::size_t kind = 0; kind < occurrences.size(); ++kind) {
+        const std::vector<uint64_t>& at = occurrences[kind];
+        const KindStats& stats = kindStats[kind];
+        std::size_t n = at.size();
+        if (n == 0)
+            continue;
+        std::vector<std::size_t> stratum(n);
+        for (std::size_t i = 0; i < n; ++i)
+            stratum[i] = i;
+        shuffle(stratum);
+        for (std::size_t q = 0; q < quantityCount; ++q) {
+            const Quantiles& sketch = stats.quantities[q];
+            if (sketch.empty())
+                continue;
+            std::vector<std::size_t> members = subset(stratum, sketch.count(), stats.count);
+            double size = static_cast<double>(members.size());
+            for (std::size_t r = 0; r < members.size(); ++r) {
+                Entry& entry = skeleton[at[members[r]]];
+                entry.present |= static_cast<uint8_t>(1U << q);
+                entry.values[q] = sketch.meanBetween(r / size, (r + 1) / size);
+            }
+        }
+        uint64_t shaped = total(stats.gemmClasses);
+        if (shaped > 0) {
+            std::vector<std::size_t> members = subset(stratum, shaped, stats.count);
+            double size = static_cast<double>(members.size());
+            for (std::size_t r = 0; r < members.size(); ++r) {
+                std::string gemmClass =
+                    pickOrdered(stats.gemmClasses, (r + 0.5) / size, [](const std::string& c) {
+                        return static_cast<double>(gemmClassWeight(c));
+                    });
+                auto found = std::find(gemmClassNames.begin(), gemmClassNames.end(), gemmClass);
+                skeleton[at[members[r]]].gemmClass =
+                    static_cast<int32_t>(found - gemmClassNames.begin());
+                if (found == gemmClassNames.end())
+                    gemmClassNames.push_back(gemmClass);
+            }
+        }
+        if (kindNames[kind].rfind("coll.", 0) == 0)
+            for (std::size_t i = 0; i < n; ++i) {
+                double u = (static_cast<double>(stratum[i]) + 0.5) / static_cast<double>(n);
+                std::string shape =
+                    stats.groupMeanSize.empty()
+                        ? pick(stats.groups, random.uniform())
+                        : pickOrdered(stats.groups, u, [&](const std::string& name) {
+                              auto found = stats.groupMeanSize.find(name);
+                              return found == stats.groupMeanSize.end() ? 0.0 : found->second;
+                          });
+                skeleton[at[i]].layout = layoutFor(shape);
+            }
+        if (isPointToPoint(kindNames[kind]))
+            for (uint64_t index : at) {
+                // The receive of an exchange mirrors its send.
+                Entry& recv = skeleton[index + 1];
+                const Entry& send = skeleton[index];
+                recv.present = send.present;
+                recv.values = send.values;
+                recv.gemmClass = send.gemmClass;
+            }
     }
 }
 
@@ -308,14 +394,13 @@ void Synthesizer::emitRank(uint32_t rank, RankEmitter& out) const
     for (std::size_t i = 0; i < skeleton.size(); ++i) {
         const Entry& entry = skeleton[i];
         const std::string& kind = kindNames[entry.kind];
-        const KindStats& stats = kindStats[entry.kind];
         deps.clear();
         for (uint64_t dep : entry.deps)
             deps.push_back(base + dep);
         auto value = [&](Quantity q) -> std::optional<uint64_t> {
             if (!(entry.present >> static_cast<int>(q) & 1U))
                 return std::nullopt;
-            return toCount(stats.quantity(q).sample(entry.u));
+            return toCount(entry.values[static_cast<int>(q)]);
         };
         auto commBytes = [&]() {
             return static_cast<int64_t>(

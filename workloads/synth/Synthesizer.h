@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,10 +55,9 @@ public:
 private:
     struct Entry {
         uint32_t kind = 0;
-        // Draw in [0, 1) shared by the node's quantities.
-        double u = 0;
-        // Whether each quantity is written.
+        // Whether each quantity is written, and its value (operations, bytes, microseconds).
         uint8_t present = 0;
+        std::array<double, quantityCount> values{};
         uint32_t dtype = 0;
         // Peer offset (send: +d, recv: -d) and tag of a point-to-point node.
         int64_t peer = 0;
@@ -75,6 +75,11 @@ private:
     };
 
     void plan(const TraceModel& model);
+    // Gives the nodes of each kind their values, GEMM shapes and group shapes once the walk
+    // has fixed how many there are (quota sampling, see plan()).
+    // `occurrences` holds the skeleton index of each node of each kind (of an exchange, the
+    // send; its receive follows it).
+    void assignValues(const std::vector<std::vector<uint64_t>>& occurrences, Random& random);
     int32_t layoutFor(const std::string& shape);
     // Group of `rank` under a layout: its id and members.
     CommGroup groupOf(std::size_t layout, uint32_t rank) const;
