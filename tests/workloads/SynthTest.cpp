@@ -16,7 +16,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -284,6 +286,95 @@ TEST(Synth, BinMeansKeepARareLargeValue)
     EXPECT_LT(old.mean(), 0.5 * mean);
 }
 
+TEST(Synth, StrataMeansAddUpToTheMean)
+{
+    std::vector<double> samples(31, 1.0e6);
+    samples.push_back(1.6e8);
+    Quantiles sketch = Quantiles::fromSamples(samples);
+    Quantiles old = Quantiles::fromValues(sketch.count(), sketch.values());
+    for (const Quantiles* q : {&sketch, &old}) {
+        EXPECT_NEAR(q->meanBetween(0.0, 1.0), q->mean(), 1e-3 * q->mean());
+        for (int n : {1, 7, 32, 55}) {
+            double sum = 0;
+            for (int j = 0; j < n; ++j) {
+                double from = static_cast<double>(j) / n;
+                double to = static_cast<double>(j + 1) / n;
+                double value = q->meanBetween(from, to);
+                // Within the stratum's quantiles, so n such values keep the CDF within 1/n.
+                EXPECT_GE(value, q->sample(from) * (1 - 1e-9)) << n << " " << j;
+                EXPECT_LE(value, q->sample(std::nextafter(to, 0.0)) * (1 + 1e-9)) << n << " " << j;
+                sum += value;
+            }
+            EXPECT_NEAR(sum / n, q->mean(), 2e-3 * q->mean()) << n;
+        }
+    }
+    // With bin means the top stratum of 55 is large (the data's one value of 1.6e8).
+    EXPECT_GT(sketch.meanBetween(54.0 / 55, 1.0), 1.0e8);
+    EXPECT_DOUBLE_EQ(sketch.meanBetween(0.25, 0.25), sketch.sample(0.25));
+    EXPECT_DOUBLE_EQ(Quantiles().meanBetween(0.0, 1.0), 0.0);
+}
+
+// Heavy-tailed sizes (one large optimizer step and gradient all-reduce per rank among many
+// small nodes): whatever the seed, each kind's total work is its node count times the model's
+// mean, and the GEMM shape classes come out in the model's proportions.
+TEST(Synth, TotalWorkPerKindDoesNotDependOnTheSeed)
+{
+    etsim::test::TempDir dir;
+    TraceModel model =
+        learnModel({writeSource(Transformer(transformer(2, 1, 2)), dir.path() / "src")});
+    std::map<std::string, double> first;
+    std::map<std::string, uint64_t> firstShapes;
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        SynthSpec spec;
+        spec.ranks = 4;
+        spec.seed = seed;
+        Synthesizer synth(model, spec);
+        test::MemorySink sink = test::generateAll(synth);
+        std::map<std::string, double> work;
+        std::map<std::string, uint64_t> nodes;
+        std::map<std::string, uint64_t> shapes;
+        for (const et::TraceNode& node : sink.ranks.at(0)) {
+            std::string kind;
+            if (node.commSize()) {
+                kind = "coll";
+                work[kind] += static_cast<double>(*node.commSize());
+            } else if (node.opKind()) {
+                kind = "comp." + std::string(*node.opKind());
+                work[kind] += static_cast<double>(node.tensorSize().value_or(0)) +
+                              static_cast<double>(node.numOps().value_or(0));
+                if (node.gemmM())
+                    ++shapes[std::to_string(*node.gemmM()) + "x" +
+                             std::to_string(node.gemmN().value_or(0)) + "x" +
+                             std::to_string(node.gemmK().value_or(0))];
+            } else {
+                continue;
+            }
+            ++nodes[kind];
+        }
+        auto expected = [&](const std::string& kind, Quantity q) {
+            auto stats = model.kinds.find(kind);
+            return stats == model.kinds.end() ? 0.0 : stats->second.quantity(q).mean();
+        };
+        for (const auto& [kind, sum] : work) {
+            double n = static_cast<double>(nodes[kind]);
+            double mean = kind == "coll" ? expected("coll.all_reduce", Quantity::CommSize)
+                                         : expected(kind, Quantity::TensorSize) +
+                                               expected(kind, Quantity::NumOps);
+            EXPECT_NEAR(sum, n * mean, 0.01 * n * mean) << kind << " seed " << seed;
+            if (seed == 1)
+                first[kind] = sum;
+            else
+                EXPECT_NEAR(sum, first[kind], 0.01 * first[kind]) << kind << " seed " << seed;
+        }
+        if (seed == 1)
+            firstShapes = shapes;
+        else
+            EXPECT_EQ(shapes, firstShapes) << "seed " << seed;
+    }
+    EXPECT_GE(first.size(), 4U);
+    EXPECT_GE(firstShapes.size(), 4U);
+}
+
 TEST(Synth, ModelRoundTripsThroughJson)
 {
     etsim::test::TempDir dir;
@@ -452,10 +543,6 @@ TEST(Synth, DistributionDistancesByHand)
     EXPECT_DOUBLE_EQ(tvDistance({{"a", 1}}, {{"b", 1}}), 1.0);
     EXPECT_EQ(pick({{"a", 1}, {"b", 3}}, 0.2), "a");
     EXPECT_EQ(pick({{"a", 1}, {"b", 3}}, 0.3), "b");
-    EXPECT_DOUBLE_EQ(stratified(0, 0.0), 0.5);
-    EXPECT_DOUBLE_EQ(stratified(1, 0.0), 0.25);
-    EXPECT_DOUBLE_EQ(stratified(2, 0.0), 0.75);
-    EXPECT_DOUBLE_EQ(stratified(2, 0.5), 0.25);
 }
 
 } // namespace

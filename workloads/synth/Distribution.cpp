@@ -221,15 +221,4 @@ uint64_t Random::next()
     return z ^ (z >> 31);
 }
 
-double stratified(uint64_t i, double offset)
-{
-    double value = 0.0;
-    double scale = 0.5;
-    for (uint64_t k = i + 1; k > 0; k >>= 1, scale /= 2)
-        if (k & 1U)
-            value += scale;
-    value += offset;
-    return value - std::floor(value);
-}
-
 } // namespace etsim::workloads::synth

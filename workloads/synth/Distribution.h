@@ -79,9 +79,4 @@ private:
     uint64_t state;
 };
 
-/// The i-th point of the base-2 van der Corput sequence shifted by `offset` (mod 1): every
-/// prefix of n points has one point in each of about n equal strata, so n draws reproduce a
-/// distribution much more closely than n independent ones.
-double stratified(uint64_t i, double offset);
-
 } // namespace etsim::workloads::synth
