@@ -6,10 +6,12 @@
 // rank (SPMD), so collectives appear in the same order, with the same type and size, on every
 // member of their group; a send to rank r + d is always paired with a receive from r - d under
 // the same tag, posted side by side, so every message has its receiver; dependencies point
-// only to earlier nodes. Per-kind values come from stratified draws of the model's quantiles
-// with one draw per node for all of its quantities, so large operators stay large in FLOPs,
-// bytes and duration together. The n-gram walk, dependencies and groups come from one seeded
-// generator: the same model, seed, rank count and node count give the same bytes.
+// only to earlier nodes. Per-kind values come from quota sampling: the kind's n nodes take the
+// n equal strata of the model's distribution, one each in a seeded order, and the stratum's
+// mean, so the kind's total is n times the model's mean for every seed; one stratum per node
+// serves all of its quantities, so large operators stay large in FLOPs, bytes and duration
+// together. The n-gram walk, dependencies, strata and groups come from one seeded generator:
+// the same model, seed, rank count and node count give the same bytes.
 
 #include "workloads/Workload.h"
 #include "workloads/synth/TraceModel.h"
