@@ -19,7 +19,8 @@
 //     FLUSH  m_f + n_f - 1 cycles after the last word was captured, until cell
 //            (m_f-1, n_f-1) - the last one holding a result of this fold - has added its
 //            last product (skewed inputs: row i enters i cycles late, column j j cycles late);
-//     DRAIN  m_f cycles: writes one row of the fold's outputs per cycle (COLS accumulators).
+//     DRAIN  m_f cycles: writes one row of the fold's outputs per cycle (COLS accumulators),
+//            row 0 first, the rows below moving up one row per cycle.
 //   m_f = min(ROWS, M - row offset), n_f = min(COLS, N - column offset).
 // * Operand words are laid out by whoever fills the memory (the DMA in a real design):
 //   A word at a_addr + rb*K + k holds A[rb*ROWS + i][k] in lane i, B word at
@@ -135,29 +136,37 @@ module gemm_tile #(
     // Row i of cells: b_in[i] lane j is the B operand entering cell (i, j) from above, acc[i]
     // lane j its accumulator; A operands enter each row at its left edge (a_left lane i).
     // Operands move as whole rows (one packed vector per row) and each row's cells are one
-    // gemm_mac, so the simulator updates a row with a few wide operations.
-    // b_in[ROWS] leaves the bottom row unread, like a_out of the rightmost column.
+    // gemm_mac, so the simulator updates a row with a few wide operations. DRAIN moves the
+    // accumulators up one row per cycle and writes row 0: no row multiplexer. No operand
+    // reaches the array during DRAIN (the fold's last product was added in FLUSH), so the
+    // cells add nothing then and rows arrive at row 0 unchanged.
+    // b_in[ROWS] leaves the bottom row unread, like a_out of the rightmost column; row 0 only
+    // passes its accumulators to c_wr_data.
     /* verilator lint_off UNUSEDSIGNAL */
     logic [COLS*DW-1:0] b_in [ROWS+1];
     /* verilator lint_on UNUSEDSIGNAL */
-    logic [COLS*AW-1:0] acc [ROWS];
+    logic [COLS*AW-1:0] acc [ROWS+1];
+    logic shift;
 
     assign b_in[0] = b_top;
+    assign acc[ROWS] = '0;
+    assign shift = state == DRAIN;
     generate
         for (i = 0; i < ROWS; i++) begin : g_row
             gemm_mac #(.COLS(COLS), .DW(DW), .AW(AW)) cells (
                 .clk(clk),
                 .clear(clear),
+                .shift(shift),
                 .a_left(a_left[i*DW +: DW]),
                 .b_in(b_in[i]),
                 .b_out(b_in[i+1]),
+                .acc_below(acc[i+1]),
                 .acc(acc[i])
             );
         end
     endgenerate
 
     // ---- controller -------------------------------------------------------------------------
-    localparam int RW = ROWS > 1 ? $clog2(ROWS) : 1;
     always_ff @(posedge clk) begin
         if (rst) begin
             state   <= IDLE;
@@ -206,7 +215,7 @@ module gemm_tile #(
                 DRAIN: begin
                     c_wr_en   <= 1'b1;
                     c_wr_addr <= c_ptr + drow;
-                    c_wr_data <= acc[drow[RW-1:0]];
+                    c_wr_data <= acc[0];  // row drow, moved up drow times
                     drow      <= drow + 1;
                     if (last_drain) begin
                         kk    <= 0;
