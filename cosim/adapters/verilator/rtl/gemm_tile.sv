@@ -145,14 +145,21 @@ module gemm_tile #(
     /* verilator lint_off UNUSEDSIGNAL */
     logic [COLS*DW-1:0] b_in [ROWS+1];
     /* verilator lint_on UNUSEDSIGNAL */
-    logic [COLS*AW-1:0] acc [ROWS+1];
     logic shift;
 
     assign b_in[0] = b_top;
-    assign acc[ROWS] = '0;
     assign shift = state == DRAIN;
     generate
         for (i = 0; i < ROWS; i++) begin : g_row
+            // Whole-variable connections let the simulator share one copy of each row's
+            // outputs between the row and the row above it.
+            logic [COLS*AW-1:0] sums;
+            logic [COLS*AW-1:0] below;
+            if (i == ROWS - 1) begin : g_last
+                assign below = '0;
+            end else begin : g_inner
+                assign below = g_row[i+1].sums;
+            end
             gemm_mac #(.COLS(COLS), .DW(DW), .AW(AW)) cells (
                 .clk(clk),
                 .clear(clear),
@@ -160,8 +167,8 @@ module gemm_tile #(
                 .a_left(a_left[i*DW +: DW]),
                 .b_in(b_in[i]),
                 .b_out(b_in[i+1]),
-                .acc_below(acc[i+1]),
-                .acc(acc[i])
+                .acc_below(below),
+                .acc(sums)
             );
         end
     endgenerate
@@ -215,7 +222,7 @@ module gemm_tile #(
                 DRAIN: begin
                     c_wr_en   <= 1'b1;
                     c_wr_addr <= c_ptr + drow;
-                    c_wr_data <= acc[0];  // row drow, moved up drow times
+                    c_wr_data <= g_row[0].sums;  // row drow, moved up drow times
                     drow      <= drow + 1;
                     if (last_drain) begin
                         kk    <= 0;
