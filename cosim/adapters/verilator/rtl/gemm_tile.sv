@@ -6,10 +6,10 @@
 //
 // Microarchitecture
 // -----------------
-// * ROWS x COLS multiply-accumulate cells (gemm_mac: one row of them). Cell (i,j) owns the accumulator of
-//   C[i][j] of the current fold (output stationary, as the accelerator model's "os" dataflow).
-//   A values enter at the left edge and move one cell right per cycle; B values enter at the
-//   top and move one cell down per cycle.
+// * ROWS x COLS multiply-accumulate cells (gemm_mac: one row of them). Cell (i,j) owns the
+//   accumulator of C[i][j] of the current fold (output stationary, as the accelerator model's
+//   "os" dataflow). A values enter at the left edge and move one cell right per cycle; B
+//   values enter at the top and move one cell down per cycle.
 // * A GEMM is cut into folds of at most ROWS x COLS outputs: row blocks (outer loop) times
 //   column blocks (inner loop). Per fold the controller
 //     FEED   K cycles: reads word k of the fold's A row block and B column block (both ports
@@ -133,15 +133,14 @@ module gemm_tile #(
     endgenerate
 
     // ---- the array --------------------------------------------------------------------------
-    // Row i of cells: b_in[i] lane j is the B operand entering cell (i, j) from above, acc[i]
-    // lane j its accumulator; A operands enter each row at its left edge (a_left lane i).
+    // Row i of cells: b_in[i] lane j is the B operand entering cell (i, j) from above,
+    // g_row[i].sums lane j its accumulator; A enters each row at its left edge (a_left lane i).
     // Operands move as whole rows (one packed vector per row) and each row's cells are one
     // gemm_mac, so the simulator updates a row with a few wide operations. DRAIN moves the
-    // accumulators up one row per cycle and writes row 0: no row multiplexer. No operand
-    // reaches the array during DRAIN (the fold's last product was added in FLUSH), so the
-    // cells add nothing then and rows arrive at row 0 unchanged.
-    // b_in[ROWS] leaves the bottom row unread, like a_out of the rightmost column; row 0 only
-    // passes its accumulators to c_wr_data.
+    // accumulators up one row per cycle and writes row 0: no row multiplexer. Only zero
+    // operands are in the array during DRAIN (the fold's last product was added in FLUSH), so
+    // skipping the add then changes nothing and rows reach row 0 unchanged.
+    // b_in[ROWS] leaves the bottom row unread, like a_out of the rightmost column.
     /* verilator lint_off UNUSEDSIGNAL */
     logic [COLS*DW-1:0] b_in [ROWS+1];
     /* verilator lint_on UNUSEDSIGNAL */
