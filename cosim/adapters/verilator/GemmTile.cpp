@@ -46,6 +46,26 @@ public:
         const std::uint64_t col = address / k * cols + lane;
         return col < n ? bData[(address % k) * n + col] : std::int8_t{0};
     }
+    void aWord(std::uint64_t address, std::int8_t* lanes, std::uint32_t count) const override
+    {
+        const std::uint64_t first = address / k * rows;
+        const std::uint64_t column = address % k;
+        for (std::uint32_t lane = 0; lane < count; ++lane) {
+            const std::uint64_t row = first + lane;
+            lanes[lane] = row < m ? aData[row * k + column] : std::int8_t{0};
+        }
+    }
+    // B's lanes are one contiguous run of a row of B.
+    void bWord(std::uint64_t address, std::int8_t* lanes, std::uint32_t count) const override
+    {
+        const std::uint64_t first = address / k * cols;
+        const std::uint64_t present = first < n ? std::min<std::uint64_t>(count, n - first) : 0;
+        if (present != 0) {
+            const std::int8_t* row = bData.data() + (address % k) * n + first;
+            std::copy(row, row + present, lanes);
+        }
+        std::fill(lanes + present, lanes + count, std::int8_t{0});
+    }
     // C word f*rows + r of fold f = rb*colBlocks + cb.
     void write(std::uint64_t address, const std::vector<std::int32_t>& values) override
     {

@@ -7,6 +7,7 @@
 //     GemmProduct product = multiply(*tile, m, n, k, a, b, 2); // C = A x B, cycles counted
 //     std::uint64_t cycles = timeGemm(*tile, {m, n, k}, 2, FoldMode::Sampled);
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,18 @@ public:
     /// Lane `lane` of A word `address` (0 when absent).
     virtual std::int8_t a(std::uint64_t address, std::uint32_t lane) const = 0;
     virtual std::int8_t b(std::uint64_t address, std::uint32_t lane) const = 0;
+    /// Lanes 0..count-1 of A (B) word `address` into `lanes`: the tile reads whole words
+    /// once per cycle, so a memory with a cheaper word read overrides these.
+    virtual void aWord(std::uint64_t address, std::int8_t* lanes, std::uint32_t count) const
+    {
+        for (std::uint32_t lane = 0; lane < count; ++lane)
+            lanes[lane] = a(address, lane);
+    }
+    virtual void bWord(std::uint64_t address, std::int8_t* lanes, std::uint32_t count) const
+    {
+        for (std::uint32_t lane = 0; lane < count; ++lane)
+            lanes[lane] = b(address, lane);
+    }
     /// One result row: `values` has one entry per array column.
     virtual void write(std::uint64_t address, const std::vector<std::int32_t>& values) = 0;
 };
@@ -34,6 +47,14 @@ class ZeroMemory final : public TileMemory {
 public:
     std::int8_t a(std::uint64_t, std::uint32_t) const override { return 0; }
     std::int8_t b(std::uint64_t, std::uint32_t) const override { return 0; }
+    void aWord(std::uint64_t, std::int8_t* lanes, std::uint32_t count) const override
+    {
+        std::fill(lanes, lanes + count, std::int8_t{0});
+    }
+    void bWord(std::uint64_t, std::int8_t* lanes, std::uint32_t count) const override
+    {
+        std::fill(lanes, lanes + count, std::int8_t{0});
+    }
     void write(std::uint64_t, const std::vector<std::int32_t>&) override {}
 };
 

@@ -6,6 +6,8 @@
 #include "cosim/adapters/verilator/GemmTile.h"
 #include "cosim/wire/Frame.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -15,31 +17,28 @@ namespace etsim::rtl {
 
 namespace detail {
 
-// Verilator maps ports of up to 64 bits to integers and wider ones to VlWide (32-bit words).
+// Verilator maps ports of up to 64 bits to integers and wider ones to VlWide (32-bit words);
+// lanes are little-endian within the port, as in rtl/gemm_tile.sv.
 template <typename Port>
-void clearPort(Port& port)
+void putBytes(Port& port, const std::int8_t* lanes, std::uint32_t count)
 {
     if constexpr (std::is_integral_v<Port>) {
-        port = 0;
+        std::uint64_t value = 0;
+        for (std::uint32_t lane = 0; lane < count; ++lane)
+            value |= std::uint64_t{static_cast<std::uint8_t>(lanes[lane])} << (8 * lane);
+        port = static_cast<Port>(value);
     } else {
-        for (EData& word : port.m_storage)
-            word = 0;
+        for (std::uint32_t word = 0; word * 4 < count; ++word) {
+            std::uint32_t value = 0;
+            for (std::uint32_t byte = 0; byte < 4 && word * 4 + byte < count; ++byte)
+                value |= std::uint32_t{static_cast<std::uint8_t>(lanes[word * 4 + byte])}
+                         << (8 * byte);
+            port[word] = value;
+        }
     }
 }
 
-// Lanes are 8 or 32 bits wide, so a lane never straddles two 32-bit words.
-template <typename Port>
-void putLane(Port& port, std::uint32_t lane, std::uint32_t width, std::uint32_t value)
-{
-    const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
-    const std::uint32_t bit = lane * width;
-    if constexpr (std::is_integral_v<Port>) {
-        port = static_cast<Port>(port | ((value & mask) << bit));
-    } else {
-        port[bit / 32] |= static_cast<std::uint32_t>((value & mask) << (bit % 32));
-    }
-}
-
+// Lanes are 32 bits wide, so a lane never straddles two 32-bit words.
 template <typename Port>
 std::uint32_t getLane(const Port& port, std::uint32_t lane, std::uint32_t width)
 {
@@ -90,6 +89,7 @@ public:
             std::uint64_t b = 0;
         };
         std::vector<Read> ring(latency);
+        std::vector<std::int8_t> lanes(std::max(rowCount, colCount));
         std::vector<std::int32_t> row(colCount);
 
         model->cmd_m = command.m;
@@ -101,24 +101,21 @@ public:
         model->cmd_valid = 1;
         bool accepted = false;
         std::uint64_t cycles = 0;
-        for (std::uint64_t cycle = 0;; ++cycle) {
-            Read& slot = ring[cycle % latency];
+        std::size_t next = 0;
+        for (;;) {
+            // The outputs read here are registers (or logic of registers only) settled by the
+            // last evaluation, so inputs and outputs need no evaluation of their own before
+            // the edge; the data ports are left stale when no word arrives (the block gates
+            // them with mem_rd_valid).
+            Read& slot = ring[next];
+            next = next + 1 == latency ? 0 : next + 1;
             model->mem_rd_valid = slot.valid ? 1 : 0;
-            detail::clearPort(model->mem_a_data);
-            detail::clearPort(model->mem_b_data);
             if (slot.valid) {
-                for (std::uint32_t lane = 0; lane < rowCount; ++lane)
-                    detail::putLane(model->mem_a_data,
-                                    lane,
-                                    8,
-                                    static_cast<std::uint8_t>(memory.a(slot.a, lane)));
-                for (std::uint32_t lane = 0; lane < colCount; ++lane)
-                    detail::putLane(model->mem_b_data,
-                                    lane,
-                                    8,
-                                    static_cast<std::uint8_t>(memory.b(slot.b, lane)));
+                memory.aWord(slot.a, lanes.data(), rowCount);
+                detail::putBytes(model->mem_a_data, lanes.data(), rowCount);
+                memory.bWord(slot.b, lanes.data(), colCount);
+                detail::putBytes(model->mem_b_data, lanes.data(), colCount);
             }
-            model->eval();
             slot.valid = model->mem_rd_en != 0;
             slot.a = model->mem_a_addr;
             slot.b = model->mem_b_addr;

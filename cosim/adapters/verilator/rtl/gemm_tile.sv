@@ -6,10 +6,10 @@
 //
 // Microarchitecture
 // -----------------
-// * ROWS x COLS multiply-accumulate cells (gemm_mac). Cell (i,j) owns the accumulator of
-//   C[i][j] of the current fold (output stationary, as the accelerator model's "os" dataflow).
-//   A values enter at the left edge and move one cell right per cycle; B values enter at the
-//   top and move one cell down per cycle.
+// * ROWS x COLS multiply-accumulate cells (gemm_mac: one row of them). Cell (i,j) owns the
+//   accumulator of C[i][j] of the current fold (output stationary, as the accelerator model's
+//   "os" dataflow). A values enter at the left edge and move one cell right per cycle; B
+//   values enter at the top and move one cell down per cycle.
 // * A GEMM is cut into folds of at most ROWS x COLS outputs: row blocks (outer loop) times
 //   column blocks (inner loop). Per fold the controller
 //     FEED   K cycles: reads word k of the fold's A row block and B column block (both ports
@@ -19,7 +19,8 @@
 //     FLUSH  m_f + n_f - 1 cycles after the last word was captured, until cell
 //            (m_f-1, n_f-1) - the last one holding a result of this fold - has added its
 //            last product (skewed inputs: row i enters i cycles late, column j j cycles late);
-//     DRAIN  m_f cycles: writes one row of the fold's outputs per cycle (COLS accumulators).
+//     DRAIN  m_f cycles: writes one row of the fold's outputs per cycle (COLS accumulators),
+//            row 0 first, the rows below moving up one row per cycle.
 //   m_f = min(ROWS, M - row offset), n_f = min(COLS, N - column offset).
 // * Operand words are laid out by whoever fills the memory (the DMA in a real design):
 //   A word at a_addr + rb*K + k holds A[rb*ROWS + i][k] in lane i, B word at
@@ -100,65 +101,76 @@ module gemm_tile #(
     // ---- operand capture and skew -----------------------------------------------------------
     // Stage 0 captures the memory word (zero when no word arrives, so idle cycles add nothing);
     // row i then waits i more cycles and column j j more, so A[i][k] and B[k][j] meet in cell
-    // (i, j) in the same cycle.
-    logic signed [DW-1:0] a_sk [ROWS][ROWS];
-    logic signed [DW-1:0] b_sk [COLS][COLS];
+    // (i, j) in the same cycle. Each lane's stages are one packed shift register: a few word
+    // operations per cycle in simulation instead of one delayed copy per stage.
+    logic [ROWS*DW-1:0] a_left;  // A operands entering column 0, lane i = row i
+    logic [COLS*DW-1:0] b_top;   // B operands entering row 0, lane j = column j
 
-    genvar i, j, d;
+    genvar i;
     generate
         for (i = 0; i < ROWS; i++) begin : g_askew
-            always_ff @(posedge clk) begin
-                a_sk[i][0] <= mem_rd_valid ? mem_a_data[i*DW +: DW] : '0;
+            logic [DW-1:0] word;
+            logic [(i+1)*DW-1:0] stages;
+            assign word = mem_rd_valid ? mem_a_data[i*DW +: DW] : '0;
+            if (i == 0) begin : g_first
+                always_ff @(posedge clk) stages <= word;
+            end else begin : g_later
+                always_ff @(posedge clk) stages <= {stages[i*DW-1:0], word};
             end
-            for (d = 1; d <= i; d++) begin : g_stage
-                always_ff @(posedge clk) a_sk[i][d] <= a_sk[i][d-1];
-            end
+            assign a_left[i*DW +: DW] = stages[i*DW +: DW];
         end
-        for (j = 0; j < COLS; j++) begin : g_bskew
-            always_ff @(posedge clk) begin
-                b_sk[j][0] <= mem_rd_valid ? mem_b_data[j*DW +: DW] : '0;
+        for (i = 0; i < COLS; i++) begin : g_bskew
+            logic [DW-1:0] word;
+            logic [(i+1)*DW-1:0] stages;
+            assign word = mem_rd_valid ? mem_b_data[i*DW +: DW] : '0;
+            if (i == 0) begin : g_first
+                always_ff @(posedge clk) stages <= word;
+            end else begin : g_later
+                always_ff @(posedge clk) stages <= {stages[i*DW-1:0], word};
             end
-            for (d = 1; d <= j; d++) begin : g_stage
-                always_ff @(posedge clk) b_sk[j][d] <= b_sk[j][d-1];
-            end
+            assign b_top[i*DW +: DW] = stages[i*DW +: DW];
         end
     endgenerate
 
     // ---- the array --------------------------------------------------------------------------
-    // a_h[i][j]: the A operand entering cell (i, j) from the left; b_v[i][j]: B from above.
-    logic signed [DW-1:0] a_h [ROWS][COLS+1];
-    logic signed [DW-1:0] b_v [ROWS+1][COLS];
-    logic signed [AW-1:0] acc [ROWS][COLS];
+    // Row i of cells: b_in[i] lane j is the B operand entering cell (i, j) from above,
+    // g_row[i].sums lane j its accumulator; A enters each row at its left edge (a_left lane i).
+    // Operands move as whole rows (one packed vector per row) and each row's cells are one
+    // gemm_mac, so the simulator updates a row with a few wide operations. DRAIN moves the
+    // accumulators up one row per cycle and writes row 0: no row multiplexer. Only zero
+    // operands are in the array during DRAIN (the fold's last product was added in FLUSH), so
+    // skipping the add then changes nothing and rows reach row 0 unchanged.
+    // b_in[ROWS] leaves the bottom row unread, like a_out of the rightmost column.
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [COLS*DW-1:0] b_in [ROWS+1];
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic shift;
 
+    assign b_in[0] = b_top;
+    assign shift = state == DRAIN;
     generate
         for (i = 0; i < ROWS; i++) begin : g_row
-            assign a_h[i][0] = a_sk[i][i];
-            for (j = 0; j < COLS; j++) begin : g_col
-                if (i == 0) begin : g_top
-                    assign b_v[0][j] = b_sk[j][j];
-                end
-                gemm_mac #(.DW(DW), .AW(AW)) mac (
-                    .clk(clk),
-                    .clear(clear),
-                    .a_in(a_h[i][j]),
-                    .b_in(b_v[i][j]),
-                    .a_out(a_h[i][j+1]),
-                    .b_out(b_v[i+1][j]),
-                    .acc(acc[i][j])
-                );
+            // Whole-variable connections let the simulator share one copy of each row's
+            // outputs between the row and the row above it.
+            logic [COLS*AW-1:0] sums;
+            logic [COLS*AW-1:0] below;
+            if (i == ROWS - 1) begin : g_last
+                assign below = '0;
+            end else begin : g_inner
+                assign below = g_row[i+1].sums;
             end
+            gemm_mac #(.COLS(COLS), .DW(DW), .AW(AW)) cells (
+                .clk(clk),
+                .clear(clear),
+                .shift(shift),
+                .a_left(a_left[i*DW +: DW]),
+                .b_in(b_in[i]),
+                .b_out(b_in[i+1]),
+                .acc_below(below),
+                .acc(sums)
+            );
         end
     endgenerate
-
-    // ---- result row mux ---------------------------------------------------------------------
-    logic [COLS*AW-1:0] row_data;
-    always_comb begin
-        row_data = '0;
-        for (int r = 0; r < ROWS; r++)
-            if (drow == r)
-                for (int c = 0; c < COLS; c++)
-                    row_data[c*AW +: AW] = acc[r][c];
-    end
 
     // ---- controller -------------------------------------------------------------------------
     always_ff @(posedge clk) begin
@@ -209,7 +221,7 @@ module gemm_tile #(
                 DRAIN: begin
                     c_wr_en   <= 1'b1;
                     c_wr_addr <= c_ptr + drow;
-                    c_wr_data <= row_data;
+                    c_wr_data <= g_row[0].sums;  // row drow, moved up drow times
                     drow      <= drow + 1;
                     if (last_drain) begin
                         kk    <= 0;
