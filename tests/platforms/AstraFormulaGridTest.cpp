@@ -12,6 +12,7 @@
 #include "platforms/astra/AstraPlatform.h"
 #include "tests/support/ScKernel.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,10 @@
 namespace etsim::platforms::astra {
 namespace {
 
+using etsim::test::computeNode;
+using etsim::test::gpuCollectiveNode;
+using etsim::test::gpuMemoryNode;
+using etsim::test::pointToPointNode;
 using etsim::test::TempDir;
 namespace fs = std::filesystem;
 using et::CollectiveType;
@@ -317,56 +322,6 @@ std::uint64_t remoteMemoryNs(std::uint64_t bytes, double latency, double bytesPe
 // ---------------------------------------------------------------------------------------------
 // Traces and setups.
 
-TraceNode node(std::uint64_t id, NodeType type, std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result;
-    result.id = id;
-    result.name = "node" + std::to_string(id);
-    result.type = type;
-    result.dataDeps = std::move(deps);
-    result.setIsCpuOp(false);
-    return result;
-}
-
-TraceNode collective(std::uint64_t id, Coll coll, std::uint64_t bytes)
-{
-    TraceNode result = node(id, NodeType::CommColl);
-    result.setCommType(collType(coll));
-    result.setCommSize(static_cast<std::int64_t>(bytes));
-    return result;
-}
-
-TraceNode compute(std::uint64_t id,
-                  std::uint64_t ops,
-                  std::uint64_t bytes,
-                  std::uint64_t micros,
-                  std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result = node(id, NodeType::Comp, std::move(deps));
-    result.setNumOps(static_cast<std::int64_t>(ops));
-    result.setTensorSize(bytes);
-    result.durationMicros = micros;
-    return result;
-}
-
-TraceNode
-memoryNode(std::uint64_t id, bool load, std::uint64_t bytes, std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result = node(id, load ? NodeType::MemLoad : NodeType::MemStore, std::move(deps));
-    result.setTensorSize(bytes);
-    return result;
-}
-
-TraceNode pointToPoint(std::uint64_t id, bool send, int self, int peer, std::uint64_t bytes)
-{
-    TraceNode result = node(id, send ? NodeType::CommSend : NodeType::CommRecv);
-    result.setCommSrc(send ? self : peer);
-    result.setCommDst(send ? peer : self);
-    result.setCommTag(3);
-    result.setCommSize(static_cast<std::int64_t>(bytes));
-    return result;
-}
-
 std::string formatNumber(double value)
 {
     std::ostringstream out;
@@ -632,7 +587,7 @@ Case collectiveCase(const std::vector<Dim>& dims,
     each.congestion = congestion;
     each.ranks = static_cast<std::uint32_t>(totalNpus(dims));
     each.nodesOf = [coll, size](std::uint32_t) {
-        return std::vector<TraceNode>{collective(1, coll, size)};
+        return std::vector<TraceNode>{gpuCollectiveNode(1, collType(coll), size)};
     };
     each.expectedNs.assign(each.ranks, expected);
     return each;
@@ -781,8 +736,8 @@ TEST(AstraFormulaGrid, ComputeRooflineAndReplay)
                             std::vector<std::uint64_t> deps;
                             if (i > 0)
                                 deps.push_back(i);
-                            TraceNode op =
-                                compute(i + 1, chain[i].ops, chain[i].bytes, chain[i].micros, deps);
+                            TraceNode op = computeNode(
+                                i + 1, chain[i].ops, chain[i].bytes, chain[i].micros, deps);
                             op.setIsCpuOp(chain[i].cpu);
                             nodes.push_back(op);
                         }
@@ -820,7 +775,7 @@ TEST(AstraFormulaGrid, RemoteMemory)
                 std::vector<std::uint64_t> deps;
                 if (i > 0)
                     deps.push_back(i);
-                nodes.push_back(memoryNode(i + 1, i % 2 == 0, chain[i], deps));
+                nodes.push_back(gpuMemoryNode(i + 1, i % 2 == 0, chain[i], deps));
             }
             return nodes;
         };
@@ -862,7 +817,7 @@ TEST(AstraFormulaGrid, RemoteMemory)
                         std::vector<std::uint64_t> deps;
                         if (i > 0)
                             deps.push_back(i);
-                        nodes.push_back(memoryNode(i + 1, i % 2 == 1, bytes, deps));
+                        nodes.push_back(gpuMemoryNode(i + 1, i % 2 == 1, bytes, deps));
                     }
                     return nodes;
                 };
@@ -908,11 +863,11 @@ TEST(AstraFormulaGrid, SendRecv)
                     each.nodesOf = [peer, bytes](std::uint32_t rank) {
                         if (rank == 0)
                             return std::vector<TraceNode>{
-                                pointToPoint(1, true, 0, static_cast<int>(peer), bytes)};
+                                pointToPointNode(1, true, 0, static_cast<int>(peer), bytes, 3)};
                         if (rank == peer)
                             return std::vector<TraceNode>{
-                                pointToPoint(1, false, static_cast<int>(peer), 0, bytes)};
-                        return std::vector<TraceNode>{compute(1, 0, 0, 0)};
+                                pointToPointNode(1, false, static_cast<int>(peer), 0, bytes, 3)};
+                        return std::vector<TraceNode>{computeNode(1, 0, 0, 0)};
                     };
                     each.expectedNs.assign(8, 1);
                     each.expectedNs[0] = arrival;

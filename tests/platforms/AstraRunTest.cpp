@@ -7,6 +7,7 @@
 #include "platforms/astra/AstraPlatform.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
+#include "tests/support/TraceNodes.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,10 @@
 namespace etsim::platforms::astra {
 namespace {
 
+using etsim::test::computeNode;
+using etsim::test::gpuCollectiveNode;
+using etsim::test::gpuMemoryNode;
+using etsim::test::pointToPointNode;
 using etsim::test::ScTest;
 using etsim::test::TempDir;
 namespace fs = std::filesystem;
@@ -25,64 +30,6 @@ using et::NodeType;
 using et::TraceNode;
 
 constexpr std::uint64_t ps = 1000; // per ns
-
-TraceNode node(std::uint64_t id, NodeType type, std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result;
-    result.id = id;
-    result.name = "node" + std::to_string(id);
-    result.type = type;
-    result.dataDeps = std::move(deps);
-    return result;
-}
-
-TraceNode allReduce(std::uint64_t id, std::int64_t bytes, std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result = node(id, NodeType::CommColl, std::move(deps));
-    result.setIsCpuOp(false);
-    result.setCommType(et::CollectiveType::AllReduce);
-    result.setCommSize(bytes);
-    return result;
-}
-
-TraceNode compute(std::uint64_t id,
-                  std::int64_t flops,
-                  std::uint64_t bytes,
-                  std::uint64_t micros,
-                  std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result = node(id, NodeType::Comp, std::move(deps));
-    result.setIsCpuOp(false);
-    result.setNumOps(flops);
-    result.setTensorSize(bytes);
-    result.durationMicros = micros;
-    return result;
-}
-
-TraceNode pointToPoint(std::uint64_t id,
-                       bool send,
-                       int self,
-                       int peer,
-                       std::int64_t bytes,
-                       std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result = node(id, send ? NodeType::CommSend : NodeType::CommRecv, std::move(deps));
-    result.setIsCpuOp(false);
-    result.setCommSrc(send ? self : peer);
-    result.setCommDst(send ? peer : self);
-    result.setCommTag(5);
-    result.setCommSize(bytes);
-    return result;
-}
-
-TraceNode
-memoryNode(std::uint64_t id, bool load, std::uint64_t bytes, std::vector<std::uint64_t> deps = {})
-{
-    TraceNode result = node(id, load ? NodeType::MemLoad : NodeType::MemStore, std::move(deps));
-    result.setIsCpuOp(false);
-    result.setTensorSize(bytes);
-    return result;
-}
 
 // dir/job.<rank>.et for every rank, written with etsim's writer.
 fs::path writeTrace(const TempDir& dir,
@@ -166,8 +113,9 @@ void expectEveryRankFinishesAt(const platform::RunReport& report, std::uint64_t 
 void ringAllReduce(Congestion congestion)
 {
     TempDir dir;
-    fs::path trace = writeTrace(
-        dir, 4, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(1, 1 << 20)}; });
+    fs::path trace = writeTrace(dir, 4, [](std::uint32_t) {
+        return std::vector<TraceNode>{gpuCollectiveNode(1, et::CollectiveType::AllReduce, 1 << 20)};
+    });
     platform::RunReport report = run(dir, {ring4, ringSystem(), "", congestion}, trace);
     expectEveryRankFinishesAt(report, 43000);
     ASSERT_EQ(report.collectives.size(), 1U);
@@ -194,8 +142,9 @@ TEST_F(ScTest, AstraRingAllReduceOfOneMebibyteTakes43000NsUnaware)
 TEST_F(ScTest, Astra64RankThreeDimensionAllReduce)
 {
     TempDir dir;
-    fs::path trace = writeTrace(
-        dir, 64, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(7, 1 << 20)}; });
+    fs::path trace = writeTrace(dir, 64, [](std::uint32_t) {
+        return std::vector<TraceNode>{gpuCollectiveNode(7, et::CollectiveType::AllReduce, 1 << 20)};
+    });
     AstraSetup setup{"topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ 2, 8, 4 ]\n"
                      "bandwidth: [ 200, 100, 50 ]\nlatency: [ 50, 500, 2000 ]\n",
                      ringSystem("", 4, 1, R"("ring", "ring", "ring")"),
@@ -214,8 +163,9 @@ TEST_F(ScTest, Astra64RankThreeDimensionAllReduce)
 void switchTwoActiveChunks(Congestion congestion, std::uint64_t finishNs)
 {
     TempDir dir;
-    fs::path trace = writeTrace(
-        dir, 4, [](std::uint32_t) { return std::vector<TraceNode>{allReduce(1, 1 << 20)}; });
+    fs::path trace = writeTrace(dir, 4, [](std::uint32_t) {
+        return std::vector<TraceNode>{gpuCollectiveNode(1, et::CollectiveType::AllReduce, 1 << 20)};
+    });
     platform::RunReport report = run(dir,
                                      {"topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
                                       "latency: [ 500 ]\n",
@@ -248,11 +198,11 @@ TEST_F(ScTest, AstraRooflineComputeByHand)
 {
     TempDir dir;
     fs::path trace = writeTrace(dir, 2, [](std::uint32_t rank) {
-        TraceNode cpu = compute(4, 0, 0, 7, {3});
+        TraceNode cpu = computeNode(4, 0, 0, 7, {3});
         cpu.setIsCpuOp(true);
-        std::vector<TraceNode> nodes{compute(1, 2000000, 1234567, 99),
-                                     compute(2, 123456789000, 1000000, 99, {1}),
-                                     compute(3, 5000, 0, 99, {2}),
+        std::vector<TraceNode> nodes{computeNode(1, 2000000, 1234567, 99),
+                                     computeNode(2, 123456789000, 1000000, 99, {1}),
+                                     computeNode(3, 5000, 0, 99, {2}),
                                      cpu};
         if (rank == 1)
             nodes.resize(1);
@@ -279,9 +229,9 @@ TEST_F(ScTest, AstraReplayedComputeByHand)
 {
     TempDir dir;
     fs::path trace = writeTrace(dir, 2, [](std::uint32_t) {
-        return std::vector<TraceNode>{compute(1, 1000000000, 1000, 5),
-                                      compute(2, 1000000000, 1000, 0, {1}),
-                                      compute(3, 0, 0, 12, {2})};
+        return std::vector<TraceNode>{computeNode(1, 1000000000, 1000, 5),
+                                      computeNode(2, 1000000000, 1000, 0, {1}),
+                                      computeNode(3, 0, 0, 12, {2})};
     });
     platform::RunReport report = run(dir,
                                      {"topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]"
@@ -303,8 +253,8 @@ TEST_F(ScTest, AstraRemoteMemoryPerNpuByHand)
 {
     TempDir dir;
     fs::path trace = writeTrace(dir, 2, [](std::uint32_t) {
-        return std::vector<TraceNode>{memoryNode(1, true, 1000003),
-                                      memoryNode(2, false, 1000003, {1})};
+        return std::vector<TraceNode>{gpuMemoryNode(1, true, 1000003),
+                                      gpuMemoryNode(2, false, 1000003, {1})};
     });
     platform::RunReport report = run(dir,
                                      {ring2,
@@ -322,8 +272,9 @@ TEST_F(ScTest, AstraRemoteMemoryPerNpuByHand)
 TEST_F(ScTest, AstraRemoteMemoryPoolByHand)
 {
     TempDir dir;
-    fs::path trace = writeTrace(
-        dir, 2, [](std::uint32_t) { return std::vector<TraceNode>{memoryNode(1, true, 1000000)}; });
+    fs::path trace = writeTrace(dir, 2, [](std::uint32_t) {
+        return std::vector<TraceNode>{gpuMemoryNode(1, true, 1000000)};
+    });
     platform::RunReport report = run(dir,
                                      {ring2,
                                       ringSystem(),
@@ -343,7 +294,7 @@ TEST_F(ScTest, AstraMemoryNodeWithoutRemoteMemoryFails)
 {
     TempDir dir;
     fs::path trace = writeTrace(
-        dir, 2, [](std::uint32_t) { return std::vector<TraceNode>{memoryNode(1, true, 1000)}; });
+        dir, 2, [](std::uint32_t) { return std::vector<TraceNode>{gpuMemoryNode(1, true, 1000)}; });
     try {
         run(dir,
             {"topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n",
@@ -354,7 +305,7 @@ TEST_F(ScTest, AstraMemoryNodeWithoutRemoteMemoryFails)
         FAIL() << "a memory node ran without a remote memory";
     } catch (const sc_core::sc_report& error) {
         const std::string text = error.what();
-        EXPECT_NE(text.find("node 1 (\"node1\"): a MEM_LOAD_NODE needs ASTRA-sim's remote memory"),
+        EXPECT_NE(text.find("node 1 (\"n1\"): a MEM_LOAD_NODE needs ASTRA-sim's remote memory"),
                   std::string::npos)
             << text;
         EXPECT_NE(text.find("give --astra-memory FILE"), std::string::npos) << text;
@@ -374,13 +325,14 @@ void sendRecv(Congestion congestion, std::uint64_t twoHopsNs)
     fs::path trace = writeTrace(dir, 4, [](std::uint32_t rank) -> std::vector<TraceNode> {
         switch (rank) {
         case 0:
-            return {pointToPoint(1, true, 0, 1, 1000000), pointToPoint(2, true, 0, 2, 1000000)};
+            return {pointToPointNode(1, true, 0, 1, 1000000, 5),
+                    pointToPointNode(2, true, 0, 2, 1000000, 5)};
         case 1:
-            return {pointToPoint(1, false, 1, 0, 1000000)};
+            return {pointToPointNode(1, false, 1, 0, 1000000, 5)};
         case 2:
-            return {compute(1, 0, 0, 100), pointToPoint(2, false, 2, 0, 1000000, {1})};
+            return {computeNode(1, 0, 0, 100), pointToPointNode(2, false, 2, 0, 1000000, 5, {1})};
         default:
-            return {compute(1, 0, 0, 1)};
+            return {computeNode(1, 0, 0, 1)};
         }
     });
     platform::RunReport report = run(dir, {ring4, ringSystem(), "", congestion}, trace);

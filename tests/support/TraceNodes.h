@@ -35,6 +35,71 @@ inline et::TraceNode memoryNode(std::uint64_t id,
     return node;
 }
 
+/// A node of `type` that runs on the GPU (is_cpu_op false).
+inline et::TraceNode
+gpuNode(std::uint64_t id, et::NodeType type, std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node = traceNode(id, type, std::move(deps));
+    node.setIsCpuOp(false);
+    return node;
+}
+
+/// A GPU compute node of `ops` operations over `bytes` of tensors, `micros` when replayed.
+inline et::TraceNode computeNode(std::uint64_t id,
+                                 std::uint64_t ops,
+                                 std::uint64_t bytes,
+                                 std::uint64_t micros,
+                                 std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node = gpuNode(id, et::NodeType::Comp, std::move(deps));
+    node.setNumOps(static_cast<std::int64_t>(ops));
+    node.setTensorSize(bytes);
+    node.durationMicros = micros;
+    return node;
+}
+
+/// A GPU load (`load`) or store of `bytes`.
+inline et::TraceNode gpuMemoryNode(std::uint64_t id,
+                                   bool load,
+                                   std::uint64_t bytes,
+                                   std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node =
+        gpuNode(id, load ? et::NodeType::MemLoad : et::NodeType::MemStore, std::move(deps));
+    node.setTensorSize(bytes);
+    return node;
+}
+
+/// A GPU collective of `bytes` over the whole world.
+inline et::TraceNode gpuCollectiveNode(std::uint64_t id,
+                                       et::CollectiveType type,
+                                       std::uint64_t bytes,
+                                       std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node = gpuNode(id, et::NodeType::CommColl, std::move(deps));
+    node.setCommType(type);
+    node.setCommSize(static_cast<std::int64_t>(bytes));
+    return node;
+}
+
+/// On rank `self`: a send (`send`) of `bytes` to `peer` with `tag`, or the matching receive.
+inline et::TraceNode pointToPointNode(std::uint64_t id,
+                                      bool send,
+                                      int self,
+                                      int peer,
+                                      std::uint64_t bytes,
+                                      std::int32_t tag,
+                                      std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node =
+        gpuNode(id, send ? et::NodeType::CommSend : et::NodeType::CommRecv, std::move(deps));
+    node.setCommSrc(send ? self : peer);
+    node.setCommDst(send ? peer : self);
+    node.setCommTag(tag);
+    node.setCommSize(static_cast<std::int64_t>(bytes));
+    return node;
+}
+
 /// A GPU compute node named "n<id>" that takes `durationMicros` when replayed.
 inline et::TraceNode compNode(std::uint64_t id,
                               std::vector<std::uint64_t> data = {},
