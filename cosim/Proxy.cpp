@@ -64,11 +64,6 @@ std::string replaceAll(std::string text, const std::string& from, const std::str
 
 } // namespace
 
-const char* toString(IoMode mode)
-{
-    return mode == IoMode::Thread ? "thread" : "inline";
-}
-
 Proxy::Proxy(const sc_core::sc_module_name& name,
              ProxyOptions options,
              Simulation* simulation,

@@ -44,7 +44,6 @@ enum class IoMode : std::uint8_t {
     Inline = 0,
     Thread = 1,
 };
-const char* toString(IoMode mode);
 
 struct ProxyOptions {
     static constexpr std::uint32_t defaultMaxOutstanding = 4096;
