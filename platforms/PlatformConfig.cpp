@@ -3,6 +3,7 @@
 #include "cosim/CosimConfig.h"
 #include "kernel/Error.h"
 #include "platforms/PresetData.h"
+#include "platforms/collectives/CustomAlgorithms.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -346,6 +347,7 @@ PlatformConfig parseRoot(ConfigMap& map)
             config.fabricCosim = fabric.nested("cosim", cosim::parseCosimConfig);
         return net::parseNetConfig(fabric);
     });
+    loadCustomAlgorithms(config.fabric);
     if (config.fabric.endpointCount() != config.ranks)
         config.fabric.topologyLocation.fail(
             "the topology has " + std::to_string(config.fabric.endpointCount()) +
