@@ -30,9 +30,14 @@ const char* mscclName(ProgramOpKind kind)
 std::optional<ProgramOpKind> opKindFromMscclName(std::string_view name)
 {
     constexpr ProgramOpKind all[] = {
-        ProgramOpKind::Send,         ProgramOpKind::Recv, ProgramOpKind::RecvReduceCopy,
-        ProgramOpKind::RecvReduceSend, ProgramOpKind::RecvCopySend,
-        ProgramOpKind::RecvReduceCopySend, ProgramOpKind::Copy, ProgramOpKind::Reduce,
+        ProgramOpKind::Send,
+        ProgramOpKind::Recv,
+        ProgramOpKind::RecvReduceCopy,
+        ProgramOpKind::RecvReduceSend,
+        ProgramOpKind::RecvCopySend,
+        ProgramOpKind::RecvReduceCopySend,
+        ProgramOpKind::Copy,
+        ProgramOpKind::Reduce,
         ProgramOpKind::Nop,
     };
     for (ProgramOpKind kind : all)
@@ -56,7 +61,8 @@ const char* mscclName(ProgramBuffer buffer)
 
 std::optional<ProgramBuffer> bufferFromMscclName(std::string_view name)
 {
-    for (ProgramBuffer buffer : {ProgramBuffer::Input, ProgramBuffer::Output, ProgramBuffer::Scratch})
+    for (ProgramBuffer buffer :
+         {ProgramBuffer::Input, ProgramBuffer::Output, ProgramBuffer::Scratch})
         if (name == mscclName(buffer))
             return buffer;
     return std::nullopt;
@@ -80,8 +86,10 @@ const char* mscclCollectiveName(CollectiveType type)
 
 std::optional<CollectiveType> collectiveFromMscclName(std::string_view name)
 {
-    for (CollectiveType type : {CollectiveType::AllReduce, CollectiveType::AllGather,
-                                CollectiveType::ReduceScatter, CollectiveType::AllToAll})
+    for (CollectiveType type : {CollectiveType::AllReduce,
+                                CollectiveType::AllGather,
+                                CollectiveType::ReduceScatter,
+                                CollectiveType::AllToAll})
         if (name == mscclCollectiveName(type))
             return type;
     if (name == "reducescatter")

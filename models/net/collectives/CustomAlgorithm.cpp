@@ -22,8 +22,7 @@ CustomAlgorithm::CustomAlgorithm(std::shared_ptr<const CollectiveProgram> progra
 {
     const CollectiveProgram& prog = *source;
     label = "custom (" + prog.source + ")";
-    verifyProgram(prog);
-    ProgramMatching matching = matchProgram(prog);
+    const ProgramMatching matching = verifyProgram(prog).matching;
     std::uint32_t ranks = prog.rankCount();
     // Step of each operation's receive, [rank][op].
     std::vector<std::vector<std::uint32_t>> recvStep(ranks);
@@ -108,16 +107,15 @@ void CustomAlgorithm::check(const PhaseShape& shape) const
     const CollectiveProgram& prog = *source;
     // A plain Chakra algorithm trace does not say which collective it implements.
     if (prog.type != CollectiveType::None && shape.type != prog.type)
-        throw Error(prog.source + " is a " + toString(prog.type) + " algorithm, but it is asked to run a " +
-                    toString(shape.type) +
+        throw Error(prog.source + " is a " + toString(prog.type) +
+                    " algorithm, but it is asked to run a " + toString(shape.type) +
                     " phase (a local_bw_aware all-reduce over several dimensions runs "
                     "reduce-scatter and all-gather phases; list the custom algorithm under "
                     "that collective, or use optimization: baseline)");
     if (shape.size != prog.rankCount())
         throw Error(prog.source + " has " + std::to_string(prog.rankCount()) +
                     " ranks but the group it runs on has " + std::to_string(shape.size) +
-                    " members; write the algorithm for " + std::to_string(shape.size) +
-                    " ranks");
+                    " members; write the algorithm for " + std::to_string(shape.size) + " ranks");
 }
 
 std::uint32_t CustomAlgorithm::stepCount(const PhaseShape& /*shape*/) const
@@ -136,10 +134,10 @@ void CustomAlgorithm::plan(const PhaseShape& shape,
     const Step& at = memberSteps[step];
     std::uint64_t chunk = source->inputChunks == 0 ? 0 : shape.inputBytes / source->inputChunks;
     for (const Message& message : at.sends)
-        plan.sends.push_back(StepSend{
-            message.peer,
-            message.fixedBytes != 0 ? message.fixedBytes : message.count * chunk,
-            message.peerStep});
+        plan.sends.push_back(
+            StepSend{message.peer,
+                     message.fixedBytes != 0 ? message.fixedBytes : message.count * chunk,
+                     message.peerStep});
     plan.receives = at.receives;
     plan.reducedBytes = at.reducedChunks * chunk;
 }

@@ -43,6 +43,7 @@ struct VerifyResult {
     std::uint64_t messages = 0;
     /// False when the program does not say which chunks move (see chunksKnown).
     bool dataChecked = false;
+    ProgramMatching matching;
 };
 
 /// Steps 1-4; throws etsim::Error naming the first problem.
