@@ -64,10 +64,12 @@ ExitCode verify(const std::vector<std::string>& files)
         }
         try {
             net::CollectiveProgram program =
-                xml ? platform::parseMsccl([&] {
-                    std::ifstream in(file, std::ios::binary);
-                    return std::string(std::istreambuf_iterator<char>(in), {});
-                }(), file)
+                xml ? platform::parseMsccl(
+                          [&] {
+                              std::ifstream in(file, std::ios::binary);
+                              return std::string(std::istreambuf_iterator<char>(in), {});
+                          }(),
+                          file)
                     : platform::loadChakraAlgorithm(file);
             net::VerifyResult result = net::verifyProgram(program);
             std::cout << file << ": " << program.rankCount() << " ranks, " << result.operations
@@ -104,8 +106,8 @@ ExitCode generate(const GenOptions& options)
             fs::rename(temporary, options.out);
             std::cout << "wrote " << options.out << "\n";
         } else if (options.format == "chakra") {
-            platform::writeChakraAlgorithm(program, options.out,
-                                           Size::parse(options.bytes).bytes());
+            platform::writeChakraAlgorithm(
+                program, options.out, Size::parse(options.bytes).bytes());
             std::cout << "wrote " << options.out << ".{0.." << options.ranks - 1 << "}.et\n";
         } else {
             throw Error("--format must be msccl or chakra, not " + options.format);
@@ -121,8 +123,7 @@ ExitCode generate(const GenOptions& options)
 
 void addCollectiveCommands(CLI::App& app, ExitCode& result)
 {
-    CLI::App* collective =
-        app.add_subcommand("collective", "Check custom collective algorithms");
+    CLI::App* collective = app.add_subcommand("collective", "Check custom collective algorithms");
     collective->require_subcommand(1);
     auto files = std::make_shared<std::vector<std::string>>();
     CLI::App* verifyCommand = collective->add_subcommand(
@@ -139,18 +140,21 @@ void addCollectiveCommands(CLI::App& app, ExitCode& result)
     command->add_option("--algorithm", options->algorithm, "ring or halving_doubling")
         ->capture_default_str();
     command
-        ->add_option("--collective", options->collective,
-                     "all_reduce, reduce_scatter or all_gather")
+        ->add_option(
+            "--collective", options->collective, "all_reduce, reduce_scatter or all_gather")
         ->capture_default_str();
     command->add_option("--ranks", options->ranks, "Ranks of the group")->capture_default_str();
     command->add_option("--format", options->format, "msccl (one .xml file) or chakra")
         ->capture_default_str();
     command
-        ->add_option("--bytes", options->bytes,
+        ->add_option("--bytes",
+                     options->bytes,
                      "chakra: the collective size the messages' comm_size is cut from")
         ->capture_default_str();
-    command->add_option("--out", options->out,
-                        "msccl: the file to write; chakra: the prefix of PREFIX.<rank>.et")
+    command
+        ->add_option("--out",
+                     options->out,
+                     "msccl: the file to write; chakra: the prefix of PREFIX.<rank>.et")
         ->required();
     command->callback([options, &result]() { result = generate(*options); });
 }

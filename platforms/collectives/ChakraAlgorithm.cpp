@@ -106,8 +106,9 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
     while (fs::exists(rankFile(prefix, ranks)))
         ++ranks;
     if (ranks == 0)
-        throw Error(rankFile(prefix, 0) +
-                    ": no such file; an algorithm trace prefix names PREFIX.0.et, PREFIX.1.et, ...");
+        throw Error(
+            rankFile(prefix, 0) +
+            ": no such file; an algorithm trace prefix names PREFIX.0.et, PREFIX.1.et, ...");
     // A gap in the numbering is a missing file, not a smaller algorithm.
     for (std::uint32_t later = ranks + 1; later <= ranks + 64; ++later)
         if (fs::exists(rankFile(prefix, later)))
@@ -142,8 +143,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         std::vector<std::vector<std::pair<std::uint64_t, std::string>>> nodeDeps;
         et::TraceNode node;
         while (reader.next(node)) {
-            std::string where =
-                file + " node " + std::to_string(node.id) + " (" + node.name + ")";
+            std::string where = file + " node " + std::to_string(node.id) + " (" + node.name + ")";
             if (opOfNode.count(node.id))
                 throw Error(where + ": the node id appears twice in the file");
             ChunkAttrs attrs = chunkAttrs(node);
@@ -191,8 +191,9 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 op.kind = ProgramOpKind::Nop;
                 break;
             default:
-                throw Error(where + ": an algorithm trace holds only COMM_SEND, COMM_RECV and "
-                                    "COMP nodes, not node type " +
+                throw Error(where +
+                            ": an algorithm trace holds only COMM_SEND, COMM_RECV and "
+                            "COMP nodes, not node type " +
                             std::to_string(static_cast<int>(node.type)));
             }
             op.channel = static_cast<std::uint32_t>(node.commTag().value_or(0));

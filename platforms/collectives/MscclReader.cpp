@@ -2,11 +2,10 @@
 
 #include "kernel/Error.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
 #include <algorithm>
 #include <fstream>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 #include <limits>
 #include <map>
 #include <memory>
@@ -75,12 +74,12 @@ public:
         if (used == 0 || used != value.size())
             fail(std::string(attribute) + "=\"" + value + "\" is not an integer");
         if (number < low || number > high)
-            fail(std::string(attribute) + "=" + value + " is out of range (" +
-                 std::to_string(low) + " to " + std::to_string(high) + ")");
+            fail(std::string(attribute) + "=" + value + " is out of range (" + std::to_string(low) +
+                 " to " + std::to_string(high) + ")");
         return number;
     }
-    std::int64_t integer(const char* attribute, std::int64_t low, std::int64_t high,
-                         std::int64_t fallback) const
+    std::int64_t
+    integer(const char* attribute, std::int64_t low, std::int64_t high, std::int64_t fallback) const
     {
         return has(attribute) ? integer(attribute, low, high) : fallback;
     }
@@ -150,7 +149,9 @@ constexpr std::int64_t maxCount = 1 << 24;
 
 // One GPU: its threadblocks' steps become operations; dependencies are resolved after all
 // threadblocks are read (depid may name a later one).
-void readGpu(const std::string& file, const Element& gpu, std::uint32_t rank,
+void readGpu(const std::string& file,
+             const Element& gpu,
+             std::uint32_t rank,
              CollectiveProgram& program)
 {
     auto& ops = program.ranks[rank].ops;
@@ -181,25 +182,34 @@ void readGpu(const std::string& file, const Element& gpu, std::uint32_t rank,
                     std::to_string(sendPeer) + " on channel " + std::to_string(channel) +
                     " (the order of their messages would be undefined; use another channel)");
         if (recvPeer >= 0 && !recvConnections.insert({recvPeer, channel}).second)
-            tb.fail("a second threadblock of gpu " + std::to_string(rank) +
-                    " receives from gpu " + std::to_string(recvPeer) + " on channel " +
-                    std::to_string(channel) + " (use another channel)");
+            tb.fail("a second threadblock of gpu " + std::to_string(rank) + " receives from gpu " +
+                    std::to_string(recvPeer) + " on channel " + std::to_string(channel) +
+                    " (use another channel)");
         std::int64_t expected = 0;
         for (const xmlNode* stepNode : tb.children("step")) {
             Element step(file, stepNode);
-            step.only({"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid",
-                       "deps", "hasdep"});
+            step.only({"s",
+                       "type",
+                       "srcbuf",
+                       "srcoff",
+                       "dstbuf",
+                       "dstoff",
+                       "cnt",
+                       "depid",
+                       "deps",
+                       "hasdep"});
             std::int64_t index = step.integer("s", 0, maxCount);
             if (index != expected)
-                step.fail("s=" + std::to_string(index) + " but the threadblock's steps must be "
+                step.fail("s=" + std::to_string(index) +
+                          " but the threadblock's steps must be "
                           "numbered 0, 1, 2, ... in order (expected " +
                           std::to_string(expected) + ")");
             ++expected;
             ProgramOp op;
             op.kind = kindOf(step);
-            op.where = file + ":" + std::to_string(step.line()) + " (gpu " +
-                       std::to_string(rank) + " tb " + std::to_string(id) + " step " +
-                       std::to_string(index) + " " + net::mscclName(op.kind) + ")";
+            op.where = file + ":" + std::to_string(step.line()) + " (gpu " + std::to_string(rank) +
+                       " tb " + std::to_string(id) + " step " + std::to_string(index) + " " +
+                       net::mscclName(op.kind) + ")";
             op.channel = static_cast<std::uint32_t>(channel);
             op.threadblock = static_cast<std::uint32_t>(id);
             if (net::sends(op.kind)) {
@@ -254,8 +264,11 @@ net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fi
     if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         throw Error(fileName + ": the file is too large for an MSCCL program");
     std::unique_ptr<xmlDoc, DocFree> doc(
-        xmlCtxtReadMemory(context.get(), text.data(), static_cast<int>(text.size()),
-                          fileName.c_str(), nullptr,
+        xmlCtxtReadMemory(context.get(),
+                          text.data(),
+                          static_cast<int>(text.size()),
+                          fileName.c_str(),
+                          nullptr,
                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
     if (!doc) {
         const xmlError* error = xmlCtxtGetLastError(context.get());
@@ -271,8 +284,17 @@ net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fi
     Element algo(fileName, root);
     if (name(root) != "algo")
         algo.fail("the root element must be <algo> (an MSCCL program)");
-    algo.only({"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll", "inplace",
-               "outofplace", "redop", "minBytes", "maxBytes"});
+    algo.only({"name",
+               "proto",
+               "nchannels",
+               "nchunksperloop",
+               "ngpus",
+               "coll",
+               "inplace",
+               "outofplace",
+               "redop",
+               "minBytes",
+               "maxBytes"});
     CollectiveProgram program;
     program.source = fileName;
     program.name = algo.has("name") ? algo.text("name") : fileName;
@@ -301,8 +323,8 @@ net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fi
             program.outputChunks = out;
         } else if (in != program.inputChunks || out != program.outputChunks) {
             gpu.fail("i_chunks=" + std::to_string(in) + " o_chunks=" + std::to_string(out) +
-                     " differ from the first gpu's (" + std::to_string(program.inputChunks) +
-                     ", " + std::to_string(program.outputChunks) +
+                     " differ from the first gpu's (" + std::to_string(program.inputChunks) + ", " +
+                     std::to_string(program.outputChunks) +
                      "); every rank must have the same buffers");
         }
         if (in == 0)

@@ -82,8 +82,7 @@ void ring(CollectiveProgram& program)
             op(ProgramOpKind::RecvReduceCopySend, {in, done}, {in, done});
             for (std::uint32_t k = 0; k + 1 < p; ++k) {
                 std::uint32_t c = mod(static_cast<std::int64_t>(r) - k);
-                op(k + 2 < p ? ProgramOpKind::RecvCopySend : ProgramOpKind::Recv, {in, c},
-                   {in, c});
+                op(k + 2 < p ? ProgramOpKind::RecvCopySend : ProgramOpKind::Recv, {in, c}, {in, c});
             }
             break;
         }
@@ -101,7 +100,8 @@ void ring(CollectiveProgram& program)
             op(ProgramOpKind::Send, {out, r}, {out, r});
             for (std::uint32_t k = 0; k + 1 < p; ++k) {
                 std::uint32_t c = mod(static_cast<std::int64_t>(r) - 1 - k);
-                op(k + 2 < p ? ProgramOpKind::RecvCopySend : ProgramOpKind::Recv, {out, c},
+                op(k + 2 < p ? ProgramOpKind::RecvCopySend : ProgramOpKind::Recv,
+                   {out, c},
                    {out, c});
             }
             break;
@@ -145,11 +145,21 @@ void halvingDoubling(CollectiveProgram& program)
                 bool upper = (r & distance) != 0;
                 std::uint32_t keep = upper ? lo + size : lo;
                 std::uint32_t give = upper ? lo : lo + size;
-                add(program, r, s, step(ProgramOpKind::Send, {in, give}, {in, give}, size, partner, partner), last);
+                add(program,
+                    r,
+                    s,
+                    step(ProgramOpKind::Send, {in, give}, {in, give}, size, partner, partner),
+                    last);
                 bool final = s + 1 == levels && type == CollectiveType::ReduceScatter;
-                last = add(program, r, s,
-                           step(ProgramOpKind::RecvReduceCopy, {in, keep},
-                                final ? ChunkRef{out, 0} : ChunkRef{in, keep}, size, partner, partner));
+                last = add(program,
+                           r,
+                           s,
+                           step(ProgramOpKind::RecvReduceCopy,
+                                {in, keep},
+                                final ? ChunkRef{out, 0} : ChunkRef{in, keep},
+                                size,
+                                partner,
+                                partner));
                 lo = keep;
                 kept[s] = keep;
             }
@@ -167,16 +177,81 @@ void halvingDoubling(CollectiveProgram& program)
             std::uint32_t block = distance; // chunks held before this level
             std::uint32_t mine = kept[s];
             std::uint32_t theirs = mine ^ distance;
-            add(program, r, s, step(ProgramOpKind::Send, {buffer, mine}, {buffer, mine}, block, partner, partner), last);
-            last = add(program, r, s,
-                       step(ProgramOpKind::Recv, {buffer, theirs}, {buffer, theirs}, block, partner, partner));
+            add(program,
+                r,
+                s,
+                step(ProgramOpKind::Send, {buffer, mine}, {buffer, mine}, block, partner, partner),
+                last);
+            last = add(program,
+                       r,
+                       s,
+                       step(ProgramOpKind::Recv,
+                            {buffer, theirs},
+                            {buffer, theirs},
+                            block,
+                            partner,
+                            partner));
+        }
+    }
+}
+
+void direct(CollectiveProgram& program)
+{
+    std::uint32_t p = program.rankCount();
+    CollectiveType type = program.type;
+    for (std::uint32_t r = 0; r < p; ++r) {
+        // Threadblock k talks to peer r + k + 1; reductions into one chunk are chained through
+        // the threadblocks so that they never race.
+        auto peerOf = [&](std::uint32_t k) { return (r + k + 1) % p; };
+        std::uint32_t local = p - 1; // the threadblock of local copies
+        std::uint32_t copied = net::noPeer;
+        if (type == CollectiveType::AllGather)
+            copied = add(program, r, local, step(ProgramOpKind::Copy, {in, 0}, {out, r}, 1, 0, 0));
+        if (type == CollectiveType::AllToAll)
+            copied = add(program, r, local, step(ProgramOpKind::Copy, {in, r}, {out, r}, 1, 0, 0));
+        std::uint32_t last = net::noPeer;
+        for (std::uint32_t k = 0; k + 1 < p; ++k) {
+            std::uint32_t q = peerOf(k);
+            switch (type) {
+            case CollectiveType::AllReduce:
+            case CollectiveType::ReduceScatter: {
+                add(program, r, k, step(ProgramOpKind::Send, {in, q}, {in, q}, 1, q, q));
+                bool scatter = type == CollectiveType::ReduceScatter;
+                ChunkRef mine = scatter && k > 0 ? ChunkRef{out, 0} : ChunkRef{in, r};
+                ChunkRef into = scatter ? ChunkRef{out, 0} : ChunkRef{in, r};
+                last = add(
+                    program, r, k, step(ProgramOpKind::RecvReduceCopy, mine, into, 1, q, q), last);
+                break;
+            }
+            case CollectiveType::AllGather:
+                add(program, r, k, step(ProgramOpKind::Send, {out, r}, {out, r}, 1, q, q), copied);
+                add(program, r, k, step(ProgramOpKind::Recv, {out, q}, {out, q}, 1, q, q));
+                break;
+            case CollectiveType::AllToAll:
+                add(program, r, k, step(ProgramOpKind::Send, {in, q}, {in, q}, 1, q, q));
+                add(program, r, k, step(ProgramOpKind::Recv, {out, q}, {out, q}, 1, q, q));
+                break;
+            default:
+                throw Error(std::string("gen collective: direct is written for all_reduce, "
+                                        "reduce_scatter, all_gather and all_to_all, not ") +
+                            toString(type));
+            }
+        }
+        if (type != CollectiveType::AllReduce)
+            continue;
+        // Then the reduced chunk r to every peer, after the last reduction.
+        for (std::uint32_t k = 0; k + 1 < p; ++k) {
+            std::uint32_t q = peerOf(k);
+            add(program, r, k, step(ProgramOpKind::Send, {in, r}, {in, r}, 1, q, q), last);
+            add(program, r, k, step(ProgramOpKind::Recv, {in, q}, {in, q}, 1, q, q));
         }
     }
 }
 
 } // namespace
 
-CollectiveProgram generateProgram(net::AlgorithmKind algorithm, CollectiveType type, std::uint32_t ranks)
+CollectiveProgram
+generateProgram(net::AlgorithmKind algorithm, CollectiveType type, std::uint32_t ranks)
 {
     if (ranks < 2)
         throw Error("gen collective: needs at least 2 ranks, not " + std::to_string(ranks));
@@ -199,6 +274,9 @@ CollectiveProgram generateProgram(net::AlgorithmKind algorithm, CollectiveType t
         program.inputChunks = 1;
         program.outputChunks = ranks;
         break;
+    case CollectiveType::AllToAll:
+        program.inputChunks = program.outputChunks = ranks;
+        break;
     default:
         break;
     }
@@ -210,9 +288,12 @@ CollectiveProgram generateProgram(net::AlgorithmKind algorithm, CollectiveType t
     case net::AlgorithmKind::HalvingDoubling:
         halvingDoubling(program);
         break;
+    case net::AlgorithmKind::Direct:
+        direct(program);
+        break;
     default:
         throw Error("gen collective: " + std::string(enumName(net::algorithmNames, algorithm)) +
-                    " is not written as a program yet (ring, halving_doubling)");
+                    " is not written as a program yet (ring, direct, halving_doubling)");
     }
     return program;
 }
@@ -223,14 +304,14 @@ std::string writeMsccl(const CollectiveProgram& program)
     if (!coll)
         throw Error(std::string("MSCCL has no collective ") + toString(program.type));
     std::ostringstream xml;
-    xml << "<algo name=\"" << program.name << "\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\""
-        << program.chunksPerLoop << "\" ngpus=\"" << program.rankCount() << "\" coll=\""
-        << coll << "\" inplace=\"" << (program.inPlace ? 1 : 0) << "\">\n";
+    xml << "<algo name=\"" << program.name
+        << "\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"" << program.chunksPerLoop
+        << "\" ngpus=\"" << program.rankCount() << "\" coll=\"" << coll << "\" inplace=\""
+        << (program.inPlace ? 1 : 0) << "\">\n";
     for (std::uint32_t rank = 0; rank < program.rankCount(); ++rank) {
         const auto& ops = program.ranks[rank].ops;
-        xml << "  <gpu id=\"" << rank << "\" i_chunks=\"" << program.inputChunks
-            << "\" o_chunks=\"" << program.outputChunks << "\" s_chunks=\""
-            << program.scratchChunks << "\">\n";
+        xml << "  <gpu id=\"" << rank << "\" i_chunks=\"" << program.inputChunks << "\" o_chunks=\""
+            << program.outputChunks << "\" s_chunks=\"" << program.scratchChunks << "\">\n";
         // Threadblock -> its operations in order; each operation's (tb, step).
         std::map<std::uint32_t, std::vector<std::uint32_t>> blocks;
         std::vector<std::pair<std::uint32_t, std::uint32_t>> position(ops.size());
@@ -266,8 +347,8 @@ std::string writeMsccl(const CollectiveProgram& program)
                 xml << "      <step s=\"" << s << "\" type=\"" << net::mscclName(op.kind)
                     << "\" srcbuf=\"" << net::mscclName(op.src.buffer) << "\" srcoff=\""
                     << op.src.offset << "\" dstbuf=\"" << net::mscclName(op.dst.buffer)
-                    << "\" dstoff=\"" << op.dst.offset << "\" cnt=\"" << op.count
-                    << "\" depid=\"" << depTb << "\" deps=\"" << depStep << "\" hasdep=\"0\"/>\n";
+                    << "\" dstoff=\"" << op.dst.offset << "\" cnt=\"" << op.count << "\" depid=\""
+                    << depTb << "\" deps=\"" << depStep << "\" hasdep=\"0\"/>\n";
             }
             xml << "    </tb>\n";
         }

@@ -7,6 +7,7 @@
 #include "models/net/NetConfig.h"
 #include "models/net/collectives/CustomAlgorithm.h"
 #include "models/net/collectives/ProgramVerifier.h"
+#include "platforms/PlatformConfig.h"
 #include "platforms/collectives/ChakraAlgorithm.h"
 #include "platforms/collectives/CustomAlgorithms.h"
 #include "platforms/collectives/MscclReader.h"
@@ -31,8 +32,9 @@ class Scratch {
 public:
     Scratch()
         : folder(fs::temp_directory_path() /
-                 ("etsim-custom-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                  "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                 ("etsim-custom-" +
+                  std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name()))
     {
         fs::create_directories(folder);
     }
@@ -72,7 +74,8 @@ struct Timing {
 
 Timing timeAllReduce(const net::NetConfig& config, std::uint64_t bytes)
 {
-    net::test::CollectiveRun run = net::test::runCollective(config, CollectiveType::AllReduce, bytes);
+    net::test::CollectiveRun run =
+        net::test::runCollective(config, CollectiveType::AllReduce, bytes);
     return Timing{run.donePs, run.record.endPs, run.record.busBandwidth()};
 }
 
@@ -89,6 +92,7 @@ TEST(CustomCollective, MscclProgramsMatchTheBuiltInAlgorithmTime)
         {AlgorithmKind::Ring, "ring", "ring", 8},
         {AlgorithmKind::Ring, "ring", "switch", 8},
         {AlgorithmKind::HalvingDoubling, "halving_doubling", "switch", 8},
+        {AlgorithmKind::Direct, "direct", "fully_connected", 8},
         {AlgorithmKind::HalvingDoubling, "halving_doubling", "fully_connected", 16},
     };
     // Divisible by 4 chunks x 16 ranks, so built-in and program cut the same message sizes.
@@ -109,8 +113,8 @@ TEST(CustomCollective, MscclProgramsMatchTheBuiltInAlgorithmTime)
             EXPECT_GT(expected.endPs, 0U);
             for (const std::string& entry : {"{msccl: " + xml + "}", "{chakra: " + prefix + "}"}) {
                 SCOPED_TRACE(entry);
-                net::NetConfig custom = net::loadNetConfigString(
-                    platformYaml(fidelity, c.topology, c.ranks, entry));
+                net::NetConfig custom =
+                    net::loadNetConfigString(platformYaml(fidelity, c.topology, c.ranks, entry));
                 loadCustomAlgorithms(custom);
                 ASSERT_NE(custom.customAlgorithm(CollectiveType::AllReduce, 0), nullptr);
                 Timing got = timeAllReduce(custom, bytes);
@@ -126,7 +130,8 @@ TEST(CustomCollective, AnotherProgramGivesAnotherTime)
 {
     Scratch scratch;
     std::string xml = scratch.write(
-        "ring8.xml", writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 8)));
+        "ring8.xml",
+        writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 8)));
     net::NetConfig halving =
         net::loadNetConfigString(platformYaml("flow", "switch", 8, "halving_doubling"));
     net::NetConfig ring =
@@ -149,7 +154,8 @@ std::string ring4()
 }
 
 // Replaces the first `from` after `<gpu id="gpu"` in `xml`.
-std::string mutate(std::string xml, std::uint32_t gpu, const std::string& from, const std::string& to)
+std::string
+mutate(std::string xml, std::uint32_t gpu, const std::string& from, const std::string& to)
 {
     std::size_t at = xml.find("<gpu id=\"" + std::to_string(gpu) + "\"");
     at = xml.find(from, at);
@@ -184,11 +190,18 @@ std::string loadError(const std::string& xml)
 
 TEST(CollectiveVerifier, AcceptsEveryGeneratedProgram)
 {
-    for (AlgorithmKind algorithm : {AlgorithmKind::Ring, AlgorithmKind::HalvingDoubling})
-        for (CollectiveType type :
-             {CollectiveType::AllReduce, CollectiveType::ReduceScatter, CollectiveType::AllGather})
+    for (AlgorithmKind algorithm :
+         {AlgorithmKind::Ring, AlgorithmKind::HalvingDoubling, AlgorithmKind::Direct})
+        for (CollectiveType type : {CollectiveType::AllReduce,
+                                    CollectiveType::ReduceScatter,
+                                    CollectiveType::AllGather,
+                                    CollectiveType::AllToAll})
             for (std::uint32_t ranks : {2U, 4U, 8U, 16U, 64U}) {
-                SCOPED_TRACE(std::to_string(ranks));
+                if (type == CollectiveType::AllToAll && algorithm != AlgorithmKind::Direct)
+                    continue;
+                if (ranks > 16 && algorithm != AlgorithmKind::Ring)
+                    continue; // the quadratic direct programs stay small to keep the test fast
+                SCOPED_TRACE(std::to_string(ranks) + " " + toString(type));
                 net::CollectiveProgram program = generateProgram(algorithm, type, ranks);
                 net::VerifyResult direct = net::verifyProgram(program);
                 EXPECT_TRUE(direct.dataChecked);
@@ -262,8 +275,8 @@ TEST(CollectiveVerifier, ReceiveWithoutSendIsADeadlock)
 TEST(CollectiveVerifier, DependencyCycleIsADeadlock)
 {
     // gpu 1's first step waits for its last one.
-    std::string error = verifyError(mutate(ring4(), 1, "depid=\"-1\" deps=\"-1\"",
-                                           "depid=\"0\" deps=\"6\""));
+    std::string error =
+        verifyError(mutate(ring4(), 1, "depid=\"-1\" deps=\"-1\"", "depid=\"0\" deps=\"6\""));
     EXPECT_NE(error.find("deadlock: a dependency cycle"), std::string::npos) << error;
     EXPECT_NE(error.find("gpu 1 tb 0 step 0 s"), std::string::npos) << error;
 }
@@ -302,11 +315,11 @@ TEST(MscclReader, BadFilesNameFileLineAndElement)
     EXPECT_NE(attribute.find("<step>: the attribute loop is not modelled"), std::string::npos)
         << attribute;
     std::string coll = loadError(replaceFirst(good, "allreduce", "broadcast"));
-    EXPECT_NE(coll.find("algo.xml:1: <algo>: coll=\"broadcast\" is not modelled"), std::string::npos)
+    EXPECT_NE(coll.find("algo.xml:1: <algo>: coll=\"broadcast\" is not modelled"),
+              std::string::npos)
         << coll;
     std::string gpus = loadError(replaceFirst(good, "ngpus=\"4\"", "ngpus=\"5\""));
-    EXPECT_NE(gpus.find("ngpus=5 but the program has 4 <gpu> elements"), std::string::npos)
-        << gpus;
+    EXPECT_NE(gpus.find("ngpus=5 but the program has 4 <gpu> elements"), std::string::npos) << gpus;
     std::string missing = loadError(mutate(good, 0, "cnt=\"1\" ", ""));
     EXPECT_NE(missing.find("<step>: needs the attribute cnt"), std::string::npos) << missing;
 }
@@ -344,10 +357,38 @@ TEST(ChakraAlgorithm, RoundTripKeepsTheProgramAndMissingFilesAreNamed)
         loadChakraAlgorithm(prefix);
         FAIL() << "accepted";
     } catch (const Error& error) {
-        EXPECT_NE(std::string(error.what()).find("hd.3.et: missing, but " + prefix + ".4.et exists"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(error.what()).find("hd.3.et: missing, but " + prefix + ".4.et exists"),
+            std::string::npos)
             << error.what();
     }
+}
+
+TEST(MscclReader, PlatformFileFindsTheProgramBesideIt)
+{
+    Scratch scratch;
+    scratch.write("ring2.xml",
+                  writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 2)));
+    std::string platform = scratch.write("pair.yaml", R"(name: pair
+ranks: 2
+accelerator:
+  preset: h100_sxm
+  hbm: {preset: hbm3_h100}
+fabric:
+  fidelity: flow
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "1 us"}
+  collectives:
+    algorithms: {all_reduce: [{msccl: ring2.xml}]}
+)");
+    PlatformConfig config = loadPlatformFile(platform);
+    const net::CollectiveAlgorithmIf* custom =
+        config.fabric.customAlgorithm(CollectiveType::AllReduce, 0);
+    ASSERT_NE(custom, nullptr);
+    EXPECT_NE(std::string(custom->name()).find("ring2.xml"), std::string::npos);
+    EXPECT_EQ(config.fabric.customAlgorithm(CollectiveType::AllGather, 0), nullptr);
 }
 
 TEST(MscclReader, ConfigErrorNamesTheListEntry)
@@ -367,7 +408,8 @@ TEST(MscclReader, ConfigErrorNamesTheListEntry)
     }
     // A program for another group size is refused when the collective runs.
     std::string eight = scratch.write(
-        "ring8.xml", writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 8)));
+        "ring8.xml",
+        writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 8)));
     net::NetConfig wrong =
         net::loadNetConfigString(platformYaml("flow", "ring", 4, "{msccl: " + eight + "}"));
     loadCustomAlgorithms(wrong);
