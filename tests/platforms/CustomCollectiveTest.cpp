@@ -70,13 +70,31 @@ struct Timing {
     std::vector<std::uint64_t> donePs;
     std::uint64_t endPs = 0;
     double busBandwidth = 0;
+    std::uint64_t messages = 0;
+    std::vector<double> linkBytes;
+    std::vector<std::uint64_t> linkBusyPs;
 };
 
+// One all-reduce on every rank, with the stats a report takes from the engine.
 Timing timeAllReduce(const net::NetConfig& config, std::uint64_t bytes)
 {
-    net::test::CollectiveRun run =
-        net::test::runCollective(config, CollectiveType::AllReduce, bytes);
-    return Timing{run.donePs, run.record.endPs, run.record.busBandwidth()};
+    std::uint32_t ranks = config.endpointCount();
+    net::CommEngine engine(config, ranks);
+    Timing timing;
+    timing.donePs.assign(ranks, 0);
+    engine.setCompletion([&](std::uint64_t token) { timing.donePs[token] = engine.nowPs(); });
+    for (std::uint32_t rank = 0; rank < ranks; ++rank)
+        engine.post(net::test::collectiveNode(rank, CollectiveType::AllReduce, bytes), rank);
+    engine.run();
+    const net::CollectiveRecord& record = engine.records().at(0);
+    timing.endPs = record.endPs;
+    timing.busBandwidth = record.busBandwidth();
+    timing.messages = engine.network().messagesSent();
+    for (std::size_t link = 0; link < engine.network().linkCount(); ++link) {
+        timing.linkBytes.push_back(engine.network().linkBytes(link));
+        timing.linkBusyPs.push_back(engine.network().linkBusyPs(link));
+    }
+    return timing;
 }
 
 TEST(CustomCollective, MscclProgramsMatchTheBuiltInAlgorithmTime)
@@ -121,6 +139,9 @@ TEST(CustomCollective, MscclProgramsMatchTheBuiltInAlgorithmTime)
                 EXPECT_EQ(got.donePs, expected.donePs);
                 EXPECT_EQ(got.endPs, expected.endPs);
                 EXPECT_DOUBLE_EQ(got.busBandwidth, expected.busBandwidth);
+                EXPECT_EQ(got.messages, expected.messages);
+                EXPECT_EQ(got.linkBytes, expected.linkBytes);
+                EXPECT_EQ(got.linkBusyPs, expected.linkBusyPs);
             }
         }
 }
