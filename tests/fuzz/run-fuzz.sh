@@ -5,14 +5,17 @@
 # Inputs that crash, leak or time out are copied to tests/et_driver/corpus/ (keep them: a
 # gtest reads them) and the script fails.
 # SECONDS = 0 only builds (ctest runs that first, so the timed run is all fuzzing).
-# Usage: tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS
+# FUZZER is trace_reader (the default) or msccl (the MSCCL reader and verifier, seeded from
+# tests/fuzz/msccl-seeds/, where failing inputs are kept too).
+# Usage: tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS [FUZZER]
 set -euo pipefail
-if [[ $# -ne 2 ]]; then
-    echo "usage: $0 BUILD_DIR SECONDS" >&2
+if [[ $# -ne 2 && $# -ne 3 ]]; then
+    echo "usage: $0 BUILD_DIR SECONDS [trace_reader|msccl]" >&2
     exit 2
 fi
 build_dir=$1
 budget=$2
+fuzzer=${3:-trace_reader}
 started=$SECONDS
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -24,8 +27,38 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DETSIM_FUZZ=ON \
         -DETSIM_BUILD_TESTS=OFF -DETSIM_BUILD_BENCH=OFF -DETSIM_BUILD_APPS=OFF >/dev/null
 fi
-cmake --build "$build_dir" -j 2 --target etsim_fuzz_trace_reader etsim_fuzz_seeds >/dev/null
+cmake --build "$build_dir" -j 2 --target etsim_fuzz_trace_reader etsim_fuzz_seeds \
+    etsim_fuzz_msccl >/dev/null
 [[ $budget -eq 0 ]] && exit 0
+
+if [[ $fuzzer == msccl ]]; then
+    seeds="$source_dir/tests/fuzz/msccl-seeds"
+    corpus="$build_dir/fuzz/msccl-corpus"
+    artifacts="$build_dir/fuzz/msccl-artifacts"
+    rm -rf "$artifacts"
+    mkdir -p "$corpus" "$artifacts"
+    left=$((budget - (SECONDS - started) - 5))
+    ((left < 1)) && left=1
+    echo "fuzzing the MSCCL reader for ${left}s"
+    status=0
+    "$build_dir/tests/fuzz/etsim_fuzz_msccl" -max_total_time="$left" -max_len=16384 \
+        -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" "$corpus" "$seeds" 2>"$build_dir/fuzz/msccl-log.txt" ||
+        status=$?
+    tail -n 12 "$build_dir/fuzz/msccl-log.txt"
+    found=$(find "$artifacts" -type f | wc -l)
+    if [[ $status -ne 0 || $found -ne 0 ]]; then
+        for input in "$artifacts"/*; do
+            [[ -f "$input" ]] || continue
+            cp "$input" "$seeds/$(basename "$input")"
+            echo "kept $(basename "$input") in tests/fuzz/msccl-seeds/"
+        done
+        echo "run-fuzz.sh: the fuzzer found a failing input (exit $status); see" \
+            "$build_dir/fuzz/msccl-log.txt" >&2
+        exit 1
+    fi
+    exit 0
+fi
 
 seeds="$build_dir/fuzz/seeds"
 corpus="$build_dir/fuzz/corpus"
