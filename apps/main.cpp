@@ -2,7 +2,6 @@
 // libraries, and maps what happened to the exit codes of apps/ExitCode.h.
 
 #include "apps/CollectiveCommands.h"
-#include "apps/Demo.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
@@ -54,7 +53,6 @@ int main(int argc, char** argv)
             }
             return std::string();
         });
-    etsim::apps::addDemoCommand(app, logSpec, result);
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
     etsim::apps::addCollectiveCommands(app, result);
