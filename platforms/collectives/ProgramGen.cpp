@@ -107,7 +107,7 @@ void ring(CollectiveProgram& program)
             break;
         }
         default:
-            throw Error(std::string("gen collective: ring is written for all_reduce, "
+            throw Error(std::string("ring is written for all_reduce, "
                                     "reduce_scatter and all_gather, not ") +
                         toString(program.type));
         }
@@ -121,13 +121,12 @@ void halvingDoubling(CollectiveProgram& program)
     while ((1U << levels) < p)
         ++levels;
     if ((1U << levels) != p)
-        throw Error("gen collective: halving_doubling needs a power-of-two rank count, not " +
-                    std::to_string(p));
+        throw Error("halving_doubling needs a power-of-two rank count, not " + std::to_string(p));
     CollectiveType type = program.type;
     bool halve = type == CollectiveType::AllReduce || type == CollectiveType::ReduceScatter;
     bool doubling = type == CollectiveType::AllReduce || type == CollectiveType::AllGather;
     if (!halve && !doubling)
-        throw Error(std::string("gen collective: halving_doubling is written for all_reduce, "
+        throw Error(std::string("halving_doubling is written for all_reduce, "
                                 "reduce_scatter and all_gather, not ") +
                     toString(type));
     for (std::uint32_t r = 0; r < p; ++r) {
@@ -232,7 +231,7 @@ void direct(CollectiveProgram& program)
                 add(program, r, k, step(ProgramOpKind::Recv, {out, q}, {out, q}, 1, q, q));
                 break;
             default:
-                throw Error(std::string("gen collective: direct is written for all_reduce, "
+                throw Error(std::string("direct is written for all_reduce, "
                                         "reduce_scatter, all_gather and all_to_all, not ") +
                             toString(type));
             }
@@ -254,7 +253,7 @@ CollectiveProgram
 generateProgram(net::AlgorithmKind algorithm, CollectiveType type, std::uint32_t ranks)
 {
     if (ranks < 2)
-        throw Error("gen collective: needs at least 2 ranks, not " + std::to_string(ranks));
+        throw Error("a collective needs at least 2 ranks, not " + std::to_string(ranks));
     CollectiveProgram program;
     program.type = type;
     program.ranks.resize(ranks);
@@ -292,7 +291,7 @@ generateProgram(net::AlgorithmKind algorithm, CollectiveType type, std::uint32_t
         direct(program);
         break;
     default:
-        throw Error("gen collective: " + std::string(enumName(net::algorithmNames, algorithm)) +
+        throw Error(std::string(enumName(net::algorithmNames, algorithm)) +
                     " is not written as a program yet (ring, direct, halving_doubling)");
     }
     return program;
