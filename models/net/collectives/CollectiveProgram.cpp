@@ -1,48 +1,48 @@
 #include "models/net/collectives/CollectiveProgram.h"
 
+#include <iterator>
+
 namespace etsim::net {
+
+namespace {
+
+// Per kind, in ProgramOpKind order: MSCCL name, receives, sends, reduces.
+struct KindTraits {
+    const char* name;
+    bool receives;
+    bool sends;
+    bool reduces;
+};
+constexpr KindTraits kindTraits[] = {
+    {"s", false, true, false},
+    {"r", true, false, false},
+    {"rrc", true, false, true},
+    {"rrs", true, true, true},
+    {"rcs", true, true, false},
+    {"rrcs", true, true, true},
+    {"cpy", false, false, false},
+    {"re", false, false, true},
+    {"nop", false, false, false},
+};
+static_assert(std::size(kindTraits) == static_cast<std::size_t>(ProgramOpKind::Nop) + 1);
+
+const KindTraits& traitsOf(ProgramOpKind kind)
+{
+    return kindTraits[static_cast<std::size_t>(kind)];
+}
+
+} // namespace
 
 const char* mscclName(ProgramOpKind kind)
 {
-    switch (kind) {
-    case ProgramOpKind::Send:
-        return "s";
-    case ProgramOpKind::Recv:
-        return "r";
-    case ProgramOpKind::RecvReduceCopy:
-        return "rrc";
-    case ProgramOpKind::RecvReduceSend:
-        return "rrs";
-    case ProgramOpKind::RecvCopySend:
-        return "rcs";
-    case ProgramOpKind::RecvReduceCopySend:
-        return "rrcs";
-    case ProgramOpKind::Copy:
-        return "cpy";
-    case ProgramOpKind::Reduce:
-        return "re";
-    case ProgramOpKind::Nop:
-        return "nop";
-    }
-    return "?";
+    return traitsOf(kind).name;
 }
 
 std::optional<ProgramOpKind> opKindFromMscclName(std::string_view name)
 {
-    constexpr ProgramOpKind all[] = {
-        ProgramOpKind::Send,
-        ProgramOpKind::Recv,
-        ProgramOpKind::RecvReduceCopy,
-        ProgramOpKind::RecvReduceSend,
-        ProgramOpKind::RecvCopySend,
-        ProgramOpKind::RecvReduceCopySend,
-        ProgramOpKind::Copy,
-        ProgramOpKind::Reduce,
-        ProgramOpKind::Nop,
-    };
-    for (ProgramOpKind kind : all)
-        if (name == mscclName(kind))
-            return kind;
+    for (std::size_t index = 0; index < std::size(kindTraits); ++index)
+        if (name == kindTraits[index].name)
+            return static_cast<ProgramOpKind>(index);
     return std::nullopt;
 }
 
@@ -99,42 +99,17 @@ std::optional<CollectiveType> collectiveFromMscclName(std::string_view name)
 
 bool receives(ProgramOpKind kind)
 {
-    switch (kind) {
-    case ProgramOpKind::Recv:
-    case ProgramOpKind::RecvReduceCopy:
-    case ProgramOpKind::RecvReduceSend:
-    case ProgramOpKind::RecvCopySend:
-    case ProgramOpKind::RecvReduceCopySend:
-        return true;
-    default:
-        return false;
-    }
+    return traitsOf(kind).receives;
 }
 
 bool sends(ProgramOpKind kind)
 {
-    switch (kind) {
-    case ProgramOpKind::Send:
-    case ProgramOpKind::RecvReduceSend:
-    case ProgramOpKind::RecvCopySend:
-    case ProgramOpKind::RecvReduceCopySend:
-        return true;
-    default:
-        return false;
-    }
+    return traitsOf(kind).sends;
 }
 
 bool reduces(ProgramOpKind kind)
 {
-    switch (kind) {
-    case ProgramOpKind::RecvReduceCopy:
-    case ProgramOpKind::RecvReduceSend:
-    case ProgramOpKind::RecvReduceCopySend:
-    case ProgramOpKind::Reduce:
-        return true;
-    default:
-        return false;
-    }
+    return traitsOf(kind).reduces;
 }
 
 } // namespace etsim::net
