@@ -503,6 +503,12 @@ void checkController(const ControllerConfig& c, const ConfigFail& fail)
         fail("write_high_watermark", "must be in (0, 1], a fraction of write_queue");
     if (!(c.writeLowWatermark >= 0.0 && c.writeLowWatermark < c.writeHighWatermark))
         fail("write_low_watermark", "must be in [0, write_high_watermark)");
+    if (c.bankBuffer == 0)
+        fail("bank_buffer", "must be at least 1");
+    if (c.buffer == RequestBuffer::Bankwise && c.commandMux != CommandMux::Oldest)
+        fail("command_mux", "a bankwise buffer offers one command per bank; use oldest");
+    if (c.commandMux == CommandMux::Oldest && c.buffer != RequestBuffer::Bankwise)
+        fail("buffer", "the oldest command mux takes one command per bank; use bankwise");
 }
 
 void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
@@ -591,6 +597,14 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             override(m, "write_high_watermark", c.writeHighWatermark);
             override(m, "write_low_watermark", c.writeLowWatermark);
             override(m, "latency", c.latency);
+            c.commandBus = m.enumField("command_bus", commandBusNames, c.commandBus);
+            c.actTiming = m.enumField("act_timing", actTimingNames, c.actTiming);
+            c.buffer = m.enumField("buffer", requestBufferNames, c.buffer);
+            override(m, "bank_buffer", c.bankBuffer);
+            c.commandMux = m.enumField("command_mux", commandMuxNames, c.commandMux);
+            c.refreshPrecharge =
+                m.enumField("refresh_precharge", refreshPrechargeNames, c.refreshPrecharge);
+            c.admission = m.enumField("admission", admissionNames, c.admission);
             checkController(c, atKeyIn(m));
         });
     }
@@ -660,6 +674,14 @@ YAML::Node toYaml(const HbmConfig& config)
     controller["write_high_watermark"] = exactNumberText(c.writeHighWatermark);
     controller["write_low_watermark"] = exactNumberText(c.writeLowWatermark);
     controller["latency"] = toString(c.latency);
+    controller["command_bus"] = std::string(enumName(commandBusNames, c.commandBus));
+    controller["act_timing"] = std::string(enumName(actTimingNames, c.actTiming));
+    controller["buffer"] = std::string(enumName(requestBufferNames, c.buffer));
+    controller["bank_buffer"] = std::to_string(c.bankBuffer);
+    controller["command_mux"] = std::string(enumName(commandMuxNames, c.commandMux));
+    controller["refresh_precharge"] =
+        std::string(enumName(refreshPrechargeNames, c.refreshPrecharge));
+    controller["admission"] = std::string(enumName(admissionNames, c.admission));
     node["controller"] = controller;
     YAML::Node analytic(YAML::NodeType::Map);
     analytic["efficiency"] = exactNumberText(config.analytic.efficiency);
