@@ -84,9 +84,8 @@ public:
     }
 
     /// A string key that must hold one of `allowed` (the first is the default when absent).
-    std::string choice(const std::string& key,
-                       const std::vector<std::string>& allowed,
-                       const std::string& why)
+    std::string
+    choice(const std::string& key, const std::vector<std::string>& allowed, const std::string& why)
     {
         if (!has(key))
             return allowed.front();
@@ -105,8 +104,8 @@ public:
     {
         if (std::optional<std::uint64_t> v = optionalUnsigned(key); v && *v != only)
             fail(key,
-                 std::to_string(*v) + " is not modelled by etsim (" + why + "); supported: " +
-                     std::to_string(only));
+                 std::to_string(*v) + " is not modelled by etsim (" + why +
+                     "); supported: " + std::to_string(only));
     }
 
     void onlyFlag(const std::string& key, bool only, const std::string& why)
@@ -316,9 +315,8 @@ void readMcconfig(const Part& part, HbmConfig& config)
 {
     Section s(part.file, "mcconfig", part.content);
     ControllerConfig& c = config.controller;
-    std::string page = s.choice("PagePolicy",
-                                {"Open", "Closed", "OpenAdaptive", "ClosedAdaptive"},
-                                "page policies");
+    std::string page = s.choice(
+        "PagePolicy", {"Open", "Closed", "OpenAdaptive", "ClosedAdaptive"}, "page policies");
     c.pagePolicy = page == "Open"           ? PagePolicyKind::Open
                    : page == "Closed"       ? PagePolicyKind::Closed
                    : page == "OpenAdaptive" ? PagePolicyKind::OpenAdaptive
@@ -406,16 +404,17 @@ DramsysInitiator readInitiator(Section& simulation, const fs::path& folder)
     init.name = s.text("name");
     init.dataLength = s.unsignedValue("dataLength");
     if (init.dataLength == 0 || (init.dataLength & (init.dataLength - 1)) != 0)
-        s.fail("dataLength", "must be a power of two (DRAMSys requires naturally aligned "
-                             "requests)");
+        s.fail("dataLength",
+               "must be a power of two (DRAMSys requires naturally aligned "
+               "requests)");
     std::optional<std::uint64_t> reads = s.optionalUnsigned("maxPendingReadRequests");
     std::optional<std::uint64_t> writes = s.optionalUnsigned("maxPendingWriteRequests");
     if (reads && writes && *reads != *writes)
         s.fail("maxPendingWriteRequests",
                "separate read and write limits are not modelled by etsim; give equal limits");
     if (std::optional<std::uint64_t> limit = reads ? reads : writes)
-        init.maxPending = narrow(s, reads ? "maxPendingReadRequests" : "maxPendingWriteRequests",
-                                 *limit);
+        init.maxPending =
+            narrow(s, reads ? "maxPendingReadRequests" : "maxPendingWriteRequests", *limit);
     if (type == "player") {
         init.kind = DramsysInitiator::Kind::Player;
         init.name = (folder / init.name).string();
@@ -435,8 +434,7 @@ DramsysInitiator readInitiator(Section& simulation, const fs::path& folder)
         if (s.has("maxTransactions"))
             s.fail("maxTransactions", "not modelled by etsim; use numRequests");
     } else {
-        s.fail("type",
-               "\"" + type + "\" is not modelled by etsim; supported: generator, player");
+        s.fail("type", "\"" + type + "\" is not modelled by etsim; supported: generator, player");
     }
     s.finish();
     return init;
@@ -468,16 +466,15 @@ DramsysSimulation loadDramsysSimulation(const std::string& path)
     try {
         validate(out.config);
     } catch (const Error& error) {
-        throw Error(path + ": the configuration it describes is not valid for etsim: " +
-                    error.what());
+        throw Error(path +
+                    ": the configuration it describes is not valid for etsim: " + error.what());
     }
     return out;
 }
 
 DramsysGenerator::DramsysGenerator(const DramsysInitiator& initiator, std::uint64_t capacity)
     : spec(initiator)
-    , increment(initiator.addressIncrement != 0 ? initiator.addressIncrement
-                                                : initiator.dataLength)
+    , increment(initiator.addressIncrement != 0 ? initiator.addressIncrement : initiator.dataLength)
     , alignment(initiator.dataAlignment != 0 ? initiator.dataAlignment : initiator.dataLength)
     , engine(static_cast<std::default_random_engine::result_type>(initiator.seed))
 {
@@ -486,8 +483,9 @@ DramsysGenerator::DramsysGenerator(const DramsysInitiator& initiator, std::uint6
     // whole request.
     maxAddress = spec.maxAddress.value_or(spec.random ? capacity - spec.dataLength : capacity - 1);
     if (minAddress > capacity - 1 || maxAddress > capacity - 1)
-        throw Error("tracesetup " + spec.name + ": minAddress and maxAddress must be below the "
-                                                "memory size " +
+        throw Error("tracesetup " + spec.name +
+                    ": minAddress and maxAddress must be below the "
+                    "memory size " +
                     std::to_string(capacity));
     if (maxAddress < minAddress || (!spec.random && maxAddress == minAddress))
         throw Error("tracesetup " + spec.name + ": maxAddress must be above minAddress");

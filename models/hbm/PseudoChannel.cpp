@@ -149,12 +149,16 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
         };
         if (refresh->command() == Command::RefAb) {
             std::uint32_t banks = config.organisation.banksPerPc();
+            bool prea = config.controller.refreshPrecharge == RefreshPrecharge::AllBank;
             bool anyOpen = false;
-            for (std::uint32_t b = 0; b < banks; ++b)
+            for (std::uint32_t b = 0; b < banks && !(prea && anyOpen); ++b)
                 if (device.openRow(b) != closedRow) {
-                    add(Command::Pre, b);
+                    if (!prea)
+                        add(Command::Pre, b);
                     anyOpen = true;
                 }
+            if (prea && anyOpen)
+                add(Command::PreAb, 0);
             if (!anyOpen)
                 add(Command::RefAb, 0);
         } else {
