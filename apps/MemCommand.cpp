@@ -318,7 +318,8 @@ ExitCode runMem(const MemOptions& o)
     const std::string limit =
         o.outstanding == 0 ? std::string("no limit") : std::to_string(o.outstanding);
     std::unique_ptr<hbm::DramsysGenerator> dramsysGenerator;
-    const hbm::DramsysInitiator* initiator = dramsys ? &dramsys->initiator : nullptr;
+    const hbm::DramsysInitiator* initiator =
+        dramsys && dramsys->initiator ? &*dramsys->initiator : nullptr;
     std::string tracePath = o.trace;
     Size traceRequestSize = size;
     std::string traceClock = o.clock;

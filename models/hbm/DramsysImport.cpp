@@ -336,6 +336,7 @@ void readMcconfig(const Part& part, HbmConfig& config)
                                    "with DRAMSys's intervals");
     c.refresh = refresh == "AllBank" ? RefreshKind::AllBank : RefreshKind::None;
     c.refreshPrecharge = RefreshPrecharge::AllBank;
+    c.refreshStart = RefreshStart::Staggered;
     s.only("RefreshMaxPostponed", 0, "postponed refreshes");
     s.only("RefreshMaxPulledin", 0, "pulled-in refreshes");
     s.onlyFlag("RefreshManagement", false, "refresh management (RFM)");
@@ -442,7 +443,7 @@ DramsysInitiator readInitiator(Section& simulation, const fs::path& folder)
 
 } // namespace
 
-DramsysSimulation loadDramsysSimulation(const std::string& path)
+DramsysSimulation loadDramsysSimulation(const std::string& path, bool needTraffic)
 {
     json whole = readJson(path);
     if (!whole.is_object() || !whole.contains("simulation"))
@@ -461,7 +462,8 @@ DramsysSimulation loadDramsysSimulation(const std::string& path)
     readAddressMapping(loadPart(simulation, "addressmapping", folder), out.config);
     readMcconfig(loadPart(simulation, "mcconfig", folder), out.config);
     readSimconfig(loadPart(simulation, "simconfig", folder));
-    out.initiator = readInitiator(simulation, folder);
+    if (needTraffic || simulation.has("tracesetup"))
+        out.initiator = readInitiator(simulation, folder);
     simulation.finish();
     try {
         validate(out.config);

@@ -44,12 +44,14 @@ struct DramsysInitiator {
 struct DramsysSimulation {
     std::string simulationId;
     HbmConfig config;
-    DramsysInitiator initiator;
+    /// The tracesetup's initiator; absent when the file has no tracesetup.
+    std::optional<DramsysInitiator> initiator;
 };
 
 /// Throws etsim::Error "<file>: <key>: <problem>; <what etsim supports>" for a key or value
-/// that etsim does not model.
-DramsysSimulation loadDramsysSimulation(const std::string& path);
+/// that etsim does not model. `needTraffic`: the tracesetup must be there (etsim mem);
+/// otherwise it may be absent (a platform's memory, whose traffic is the workload).
+DramsysSimulation loadDramsysSimulation(const std::string& path, bool needTraffic = true);
 
 /// DRAMSys's sequential and random generators: request i may issue at i / clock; the read or
 /// write choice and the random addresses are drawn from the standard library's default engine

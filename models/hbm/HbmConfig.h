@@ -88,6 +88,12 @@ enum class RefreshPrecharge { PerBank, AllBank };
 constexpr EnumName<RefreshPrecharge> refreshPrechargeNames[] = {
     {"per_bank", RefreshPrecharge::PerBank}, {"all_bank", RefreshPrecharge::AllBank}};
 
+/// When each PC of a channel refreshes first: all after tREFI, or staggered in bit-reversed PC
+/// order (PC r of n at tREFI - reverse(r) x tREFI / n, as DRAMSys spreads its ranks).
+enum class RefreshStart { Aligned, Staggered };
+constexpr EnumName<RefreshStart> refreshStartNames[] = {{"aligned", RefreshStart::Aligned},
+                                                        {"staggered", RefreshStart::Staggered}};
+
 /// How requests enter the controller: each when it arrives, or one at a time in arrival order,
 /// at most one per cycle, the next waiting until the controller has stored the previous one
 /// (a TLM initiator that waits for END_REQ, as DRAMSys's trace players do).
@@ -259,6 +265,7 @@ struct ControllerConfig {
     std::uint32_t bankBuffer = 8;
     CommandMux commandMux = CommandMux::Scheduler;
     RefreshPrecharge refreshPrecharge = RefreshPrecharge::PerBank;
+    RefreshStart refreshStart = RefreshStart::Aligned;
     Admission admission = Admission::Parallel;
 };
 
@@ -286,7 +293,8 @@ struct HbmConfig {
 /// The parameter set of a preset (hardware-models.md 2.1, 2.2; docs/hbm.md lists them).
 HbmConfig hbmPreset(HbmPreset preset);
 
-/// Unloaded read of an idle bank: controller latency + (tRCDRD + CL + burst) cycles. The
+/// Unloaded read of an idle bank: controller latency + (tRCDRD + CL + burst) cycles, one more
+/// with ActTiming::SecondCycle. The
 /// presets use it as the analytic latency.
 Time idleReadLatency(const HbmConfig& config);
 

@@ -44,6 +44,8 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
                                                 *pagePolicy,
                                                 clock,
                                                 channelStats.addGroup("pc" + std::to_string(pc))));
+        for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
+            pcs[channel * org.pcsPerChannel + pc]->staggerRefresh(pc, org.pcsPerChannel);
         if (sharedBus)
             for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
                 pcs[channel * org.pcsPerChannel + pc]->shareBus(&buses[channel]);

@@ -91,6 +91,23 @@ const Candidate& readyFirst(const Candidate& a, const Candidate& b)
     return a.sequence <= b.sequence ? a : b;
 }
 
+void PseudoChannel::staggerRefresh(std::uint32_t index, std::uint32_t count)
+{
+    if (!refresh || config.controller.refreshStart != RefreshStart::Staggered || count < 2)
+        return;
+    std::uint32_t bits = 0;
+    while ((1U << bits) < count)
+        ++bits;
+    std::uint32_t reversed = 0;
+    for (std::uint32_t b = 0; b < bits; ++b)
+        if (index & (1U << b))
+            reversed |= 1U << (bits - 1 - b);
+    std::uint64_t interval = refresh->nextDue();
+    // interval - reversed × interval / count, rounded up to whole cycles
+    std::uint64_t offset = std::uint64_t{reversed} * interval;
+    refresh->firstDueAt(interval - offset / count);
+}
+
 bool PseudoChannel::canAccept(bool write) const
 {
     // A bank-wise buffer's admission rule spans the channel: HbmDevice applies it.

@@ -106,6 +106,10 @@ public:
     void commit(std::uint64_t cycle, const Candidate& chosen, BurstDone& done, bool& completed);
     /// Requests queued for `bank`.
     std::uint32_t bankQueued(std::uint32_t bank) const { return perBank[bank]; }
+    /// PC `index` of `count` in its channel: with RefreshStart::Staggered its first refresh
+    /// moves to tREFI - reverse(index) x tREFI / count (reverse: index's log2(count) bits
+    /// reversed), rounded up to a cycle.
+    void staggerRefresh(std::uint32_t index, std::uint32_t count);
     /// Shares the channel's command buses (CommandBus::PerChannel).
     void shareBus(BusState* shared) { device.shareBus(shared); }
 

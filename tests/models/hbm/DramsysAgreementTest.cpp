@@ -26,17 +26,17 @@ struct Figures {
 Figures runExample(bool random)
 {
     std::optional<std::filesystem::path> reference = etsim::test::sharedReference();
-    DramsysSimulation sim = loadDramsysSimulation(
-        (*reference / "dramsys-configs" / "hbm2-example.json").string());
-    DramsysInitiator traffic = sim.initiator;
+    DramsysSimulation sim =
+        loadDramsysSimulation((*reference / "dramsys-configs" / "hbm2-example.json").string());
+    DramsysInitiator traffic = *sim.initiator;
     traffic.numRequests = 200000;
     traffic.rwRatio = 1.0;
     traffic.random = random;
     DramsysGenerator generator(traffic, sim.config.organisation.deviceBytes());
     MemoryRunOptions options;
     options.outstanding = 0;
-    MemoryRunReport report =
-        runMemory(sim.config, [&](MemRequest& r) { return generator.next(r); }, options);
+    MemoryRunReport report = runMemory(
+        sim.config, [&](MemRequest& r) { return generator.next(r); }, options);
     return Figures{report.bandwidth(),
                    report.rowBuffer->activates,
                    report.rowBuffer->refreshes,

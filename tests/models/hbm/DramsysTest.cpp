@@ -9,18 +9,20 @@
 // controller one cycle after its BEGIN_REQ (ThinkDelayFw 1); read data ends RL + DQSCK + 2 =
 // 20 cycles after the RD.
 
+#include "kernel/Config.h"
 #include "kernel/Error.h"
 #include "models/hbm/DramsysImport.h"
 #include "tests/models/hbm/HbmTestSupport.h"
 #include "tests/support/SharedTraces.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 namespace etsim::hbm::test {
@@ -96,6 +98,7 @@ HbmConfig dramsysHbm2()
     k.commandBus = CommandBus::PerChannel;
     k.actTiming = ActTiming::SecondCycle;
     k.refreshPrecharge = RefreshPrecharge::AllBank;
+    k.refreshStart = RefreshStart::Staggered;
     k.admission = Admission::InOrder;
     k.latency = Time::fromPs(1 * ns);
     validate(c);
@@ -109,8 +112,8 @@ std::uint64_t at(std::uint32_t pc,
                  std::uint32_t row,
                  std::uint32_t column)
 {
-    return (std::uint64_t{row} << 16) | (std::uint64_t{column} << 11) | (bank << 8) |
-           (group << 6) | (pc << 5);
+    return (std::uint64_t{row} << 16) | (std::uint64_t{column} << 11) | (bank << 8) | (group << 6) |
+           (pc << 5);
 }
 
 // (cycle, pc, command, bank) of an issued command
@@ -119,7 +122,8 @@ using Issued = std::tuple<std::uint64_t, std::uint32_t, std::string, std::uint32
 void watch(DeviceRun& run, std::vector<Issued>& issued)
 {
     run.device.setObserver(
-        [&issued](std::uint32_t pc, std::uint64_t cycle, Command c, std::uint32_t bank, std::uint32_t) {
+        [&issued](
+            std::uint32_t pc, std::uint64_t cycle, Command c, std::uint32_t bank, std::uint32_t) {
             issued.emplace_back(cycle, pc, toString(c), bank);
         });
 }
@@ -218,6 +222,35 @@ TEST(DramsysCommands, AllBankRefreshClosesTheRowsWithOnePrea)
     EXPECT_EQ(run.donePs.at(3), (1347 + 20) * ns);
 }
 
+TEST(DramsysCommands, RefreshesOfTheTwoPseudoChannelsAreStaggered)
+{
+    HbmConfig config = dramsysHbm2();
+    config.controller.refresh = RefreshKind::AllBank;
+    config.timing.refi = 1000;
+    DeviceRun run(config);
+    std::vector<Issued> issued;
+    watch(run, issued);
+    // PC 1 of 2 (bit-reversed 1) refreshes first at tREFI - tREFI / 2 = cycle 500, PC 0 at
+    // 1000. A read to PC 1 at 600 ns finds its refresh due: PREA at entry (601), REF tRP later.
+    run.submitAt(0, 1, at(1, 0, 0, 1, 0), 32);
+    run.submitAt(600 * ns, 2, at(1, 0, 0, 1, 1), 32);
+    run.drain();
+    std::vector<Issued> expected{{1, 1, "act", 0},
+                                 {14, 1, "rd", 0},
+                                 {601, 1, "prea", 0},
+                                 {615, 1, "refab", 0},
+                                 {834, 1, "act", 0},
+                                 {847, 1, "rd", 0}};
+    EXPECT_EQ(issued, expected);
+    // With aligned starts PC 1 refreshes at 1000 like PC 0: the read at 600 is a row hit.
+    config.controller.refreshStart = RefreshStart::Aligned;
+    DeviceRun aligned(config);
+    aligned.submitAt(0, 1, at(1, 0, 0, 1, 0), 32);
+    aligned.submitAt(600 * ns, 2, at(1, 0, 0, 1, 1), 32);
+    aligned.drain();
+    EXPECT_EQ(aligned.donePs.at(2) - 600 * ns, 21 * ns);
+}
+
 TEST(DramsysMux, OldestPicksTheCommandThatFinishesFirstThenTheOlder)
 {
     Candidate act;
@@ -277,7 +310,7 @@ TEST(DramsysImport, MapsEveryFieldOfTheHbm2Example)
                   entry.second.as<std::string>())
             << entry.first.as<std::string>();
     EXPECT_EQ(c.addressMap.bits, expected.addressMap.bits);
-    const DramsysInitiator& g = sim.initiator;
+    const DramsysInitiator& g = *sim.initiator;
     EXPECT_EQ(g.kind, DramsysInitiator::Kind::Generator);
     EXPECT_DOUBLE_EQ(g.clock.hz(), 2e9);
     EXPECT_EQ(g.dataLength, 32U);
@@ -286,14 +319,44 @@ TEST(DramsysImport, MapsEveryFieldOfTheHbm2Example)
     EXPECT_FALSE(g.random);
 }
 
+TEST(DramsysImport, PlatformHbmSectionTakesADramsysFile)
+{
+    std::filesystem::path configs = referenceConfigs();
+    if (configs.empty())
+        GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
+    std::string file = (configs / "hbm2-example.json").string();
+    HbmConfig fromYaml =
+        loadConfigString("dramsys: " + file + "\n", "platform.yaml").map(parseHbmConfig);
+    HbmConfig direct = loadDramsysSimulation(file).config;
+    EXPECT_EQ(fromYaml.fidelity, Fidelity::Detailed);
+    EXPECT_EQ(YAML::Dump(toYaml(fromYaml)["controller"]), YAML::Dump(toYaml(direct)["controller"]));
+    EXPECT_EQ(YAML::Dump(toYaml(fromYaml)["timing"]), YAML::Dump(toYaml(direct)["timing"]));
+    // The analytic fidelity's latency is the imported memory's idle read: 1 + 13 + 18 + 2.
+    EXPECT_EQ(fromYaml.analytic.latency.ps(), 34 * ns);
+    HbmConfig analytic =
+        loadConfigString("dramsys: " + file + "\nfidelity: analytic\n", "platform.yaml")
+            .map(parseHbmConfig);
+    EXPECT_EQ(analytic.fidelity, Fidelity::Analytic);
+
+    std::string error;
+    try {
+        loadConfigString("dramsys: " + file + "\npreset: hbm2\n", "platform.yaml")
+            .map(parseHbmConfig);
+    } catch (const Error& e) {
+        error = e.what();
+    }
+    EXPECT_NE(error.find("platform.yaml:1:"), std::string::npos) << error;
+    EXPECT_NE(error.find("remove `preset`"), std::string::npos) << error;
+}
+
 // A copy of the example in a temporary folder, with `from` replaced by `to` in `part`.
 std::string exampleWith(const std::string& part,
                         const std::string& from,
                         const std::string& to,
                         const std::filesystem::path& configs)
 {
-    std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                ("etsim-dramsys-" + std::to_string(::getpid()));
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("etsim-dramsys-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::copy(configs, dir, std::filesystem::copy_options::recursive);
     std::filesystem::path file = dir / part;
@@ -322,16 +385,17 @@ TEST(DramsysImport, RefusesWhatItDoesNotModelNamingFileAndKey)
     std::filesystem::path configs = referenceConfigs();
     if (configs.empty())
         GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
-    std::string e = importError(exampleWith(
-        "mcconfig/fr_fcfs.json", "\"FrFcfs\"", "\"FrFcfsGrp\"", configs));
+    std::string e =
+        importError(exampleWith("mcconfig/fr_fcfs.json", "\"FrFcfs\"", "\"FrFcfsGrp\"", configs));
     EXPECT_NE(e.find("fr_fcfs.json: mcconfig.Scheduler: \"FrFcfsGrp\" is not modelled"),
               std::string::npos)
         << e;
     EXPECT_NE(e.find("supported: FrFcfs"), std::string::npos) << e;
 
-    e = importError(exampleWith(
-        "mcconfig/fr_fcfs.json", "\"RefreshMaxPostponed\": 0", "\"RefreshMaxPostponed\": 8",
-        configs));
+    e = importError(exampleWith("mcconfig/fr_fcfs.json",
+                                "\"RefreshMaxPostponed\": 0",
+                                "\"RefreshMaxPostponed\": 8",
+                                configs));
     EXPECT_NE(e.find("mcconfig.RefreshMaxPostponed: 8 is not modelled"), std::string::npos) << e;
 
     e = importError(
@@ -340,9 +404,10 @@ TEST(DramsysImport, RefusesWhatItDoesNotModelNamingFileAndKey)
               std::string::npos)
         << e;
 
-    e = importError(exampleWith(
-        "hbm2-example.json", "\"addressDistribution\": \"sequential\"",
-        "\"addressDistribution\": \"zigzag\"", configs));
+    e = importError(exampleWith("hbm2-example.json",
+                                "\"addressDistribution\": \"sequential\"",
+                                "\"addressDistribution\": \"zigzag\"",
+                                configs));
     EXPECT_NE(e.find("tracesetup[0].addressDistribution: supported: sequential, random"),
               std::string::npos)
         << e;
