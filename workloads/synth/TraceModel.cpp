@@ -6,6 +6,7 @@
 #include "et_driver/TraceInfo.h"
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceSet.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 
 #include <algorithm>
@@ -861,13 +862,7 @@ TraceModel modelFromJson(const json& root, const std::string& where)
 
 void saveModel(const TraceModel& model, const fs::path& file)
 {
-    std::ofstream out(file);
-    if (!out)
-        throw Error(file.string() + ": cannot write the model; check the folder and permissions");
-    out << modelToJson(model).dump(1) << "\n";
-    out.close();
-    if (!out)
-        throw Error(file.string() + ": write failed (disk full?)");
+    writeFileAtomically(file, modelToJson(model).dump(1) + "\n");
 }
 
 TraceModel loadModel(const fs::path& file)
