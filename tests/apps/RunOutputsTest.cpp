@@ -187,6 +187,38 @@ TEST(RunOutputs, AnUnwritableReportIsRefusedBeforeTheRunWithTheReason)
     EXPECT_TRUE(contains(folder.output, ": is a folder; give a file name")) << folder.output;
 }
 
+// Four ranks, each with its compute engine on its own reference peer, which all stall after
+// their first GEMM, with a 1 s timeout. The first proxy to time out ends the run; the others
+// are told to terminate together and waited for together (2 s), not 2 s + 1 s each in turn
+// (which took 10 s here, and 27 s for 8 peers with a 5 s timeout).
+TEST(RunOutputs, SeveralStalledPeersEndTheRunWithinOneTimeoutAndOneShutdownWait)
+{
+    TempDir dir;
+    CommandResult gen = runEtsim("gen transformer --layers 1 --hidden 512 --heads 8 --ffn 2048 "
+                                 "--seq-len 512 --dp 4 --tp 1 --out " +
+                                 dir.path().string() + " --name step");
+    ASSERT_EQ(gen.code, 0) << gen.output;
+    const fs::path platform = dir.write(
+        "platform.yaml",
+        "name: stalls\nranks: 4\naccelerator:\n  preset: h100_sxm\n  compute:\n    cosim:\n"
+        "      peer: \"unix:" +
+            dir.file("engine{rank}.sock").string() + "\"\n      spawn: \"" + ETSIM_REF_PEER +
+            " --endpoint {endpoint} --stall-after 1\"\n      lookahead: 1 us\n"
+            "      timeout: 1 s\n"
+            "fabric:\n  topology:\n    kind: multi_dim\n    dims:\n"
+            "      - {kind: switch, size: 4, bandwidth: \"50 GB/s\", latency: \"1 us\"}\n");
+    const fs::path report = dir.file("report.json");
+    const auto start = std::chrono::steady_clock::now();
+    CommandResult run = runEtsim("run --quiet --platform " + platform.string() + " --trace " +
+                                 dir.file("step").string() + " --report " + report.string());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(run.code, 1) << run.output;
+    EXPECT_TRUE(contains(run.output, "no frame from the peer within 1000 ms")) << run.output;
+    EXPECT_EQ(readJson(report)["outcome"], "failed");
+    EXPECT_LT(seconds, 6.0) << run.output;
+}
+
 // Runs `command` through the shell inside a private mount namespace with a 16 KiB tmpfs at
 // `folder`, then lists what is left in it; nullopt when the system allows no such namespace.
 std::optional<CommandResult> onAFullDisk(const fs::path& folder, const std::string& command)
