@@ -1,6 +1,5 @@
 #include "platforms/Job.h"
 
-#include "et_driver/TraceError.h"
 #include "kernel/Error.h"
 #include "kernel/Log.h"
 #include "kernel/Simulation.h"
@@ -12,16 +11,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <iomanip>
 #include <limits>
 #include <map>
-#include <openssl/evp.h>
 #include <optional>
-#include <ostream>
 #include <sstream>
-#include <zlib.h>
 
 namespace etsim::platform {
 
@@ -35,40 +28,6 @@ double scalarAt(const StatGroup& root, const std::string& path)
     if (const auto* counter = dynamic_cast<const Counter*>(stat))
         return static_cast<double>(counter->value());
     return 0.0;
-}
-
-// Three decimals in the largest unit that keeps the number at least 1 (table columns).
-std::string formatPs(std::uint64_t ps)
-{
-    char text[32];
-    const double value = static_cast<double>(ps);
-    if (ps >= 1000000000ULL)
-        std::snprintf(text, sizeof text, "%.3f ms", value * 1e-9);
-    else if (ps >= 1000000ULL)
-        std::snprintf(text, sizeof text, "%.3f us", value * 1e-6);
-    else
-        std::snprintf(text, sizeof text, "%.3f ns", value * 1e-3);
-    return text;
-}
-
-// Decimal units, three decimals: "1.202 GB".
-std::string formatBytes(double bytes)
-{
-    char text[32];
-    if (bytes >= 1e9)
-        std::snprintf(text, sizeof text, "%.3f GB", bytes * 1e-9);
-    else if (bytes >= 1e6)
-        std::snprintf(text, sizeof text, "%.3f MB", bytes * 1e-6);
-    else if (bytes >= 1e3)
-        std::snprintf(text, sizeof text, "%.3f kB", bytes * 1e-3);
-    else
-        std::snprintf(text, sizeof text, "%.0f B", bytes);
-    return text;
-}
-
-double percent(std::uint64_t part, std::uint64_t whole)
-{
-    return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
 // Process ids of the timeline: ranks first, then the fabric, then one per node of ranks.
@@ -237,165 +196,6 @@ void summarise(RunReport& report,
                Timeline* timeline);
 
 } // namespace
-
-// ---------------------------------------------------------------------------------------------
-
-std::pair<std::uint64_t, std::uint64_t> parseTimelineWindow(const std::string& text)
-{
-    const std::string where = "--timeline-window " + text + ": ";
-    const std::size_t colon = text.find(':');
-    if (colon == std::string::npos)
-        throw Error(where + "expected START:END with units, e.g. 2ms:3ms (either side may be "
-                            "empty)");
-    auto parseSide = [&](const std::string& side, std::uint64_t empty) {
-        if (side.find_first_not_of(" \t") == std::string::npos)
-            return empty;
-        try {
-            return Time::parse(side).ps();
-        } catch (const Error& error) {
-            throw Error(where + "\"" + side + "\" is not a time: " + error.what() +
-                        " (write a unit, e.g. 2ms, 1.5 us, 700 ns)");
-        }
-    };
-    const std::uint64_t start = parseSide(text.substr(0, colon), 0);
-    const std::uint64_t end =
-        parseSide(text.substr(colon + 1), std::numeric_limits<std::uint64_t>::max());
-    if (end <= start)
-        throw Error(where + "the end (" + toString(Time::fromPs(end)) +
-                    ") must come after the start (" + toString(Time::fromPs(start)) + ")");
-    return {start, end};
-}
-
-std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text)
-{
-    if (text == "all")
-        return std::nullopt;
-    std::vector<std::uint32_t> ranks;
-    if (text == "none")
-        return ranks;
-    auto number = [&](const std::string& item, const std::string& digits) {
-        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-            digits.size() > 9)
-            throw Error("--timeline-ranks " + text + ": \"" + item +
-                        "\" is not a rank or a range (write all, none, or e.g. 0,3,8-15)");
-        return static_cast<std::uint32_t>(std::stoul(digits));
-    };
-    std::size_t begin = 0;
-    while (begin <= text.size()) {
-        std::size_t comma = text.find(',', begin);
-        if (comma == std::string::npos)
-            comma = text.size();
-        const std::string item = text.substr(begin, comma - begin);
-        const std::size_t dash = item.find('-');
-        if (dash == std::string::npos) {
-            ranks.push_back(number(item, item));
-        } else {
-            const std::uint32_t first = number(item, item.substr(0, dash));
-            const std::uint32_t last = number(item, item.substr(dash + 1));
-            if (last < first)
-                throw Error("--timeline-ranks " + text + ": the range \"" + item +
-                            "\" ends before it starts");
-            if (last - first >= (1U << 24))
-                throw Error("--timeline-ranks " + text + ": the range \"" + item +
-                            "\" holds more ranks than a platform can have");
-            for (std::uint32_t rank = first; rank <= last; ++rank)
-                ranks.push_back(rank);
-        }
-        begin = comma + 1;
-    }
-    return ranks;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-TraceFileInfo describeTraceFile(const std::filesystem::path& path)
-{
-    TraceFileInfo info;
-    info.path = path.string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(info.path + ": cannot open to hash it (check that the file is readable)");
-    // OpenSSL's EVP interface: one context per file, freed on every path out.
-    std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> sha(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-    if (!sha || EVP_DigestInit_ex(sha.get(), EVP_sha256(), nullptr) != 1)
-        throw Error(info.path + ": cannot start a SHA-256 digest (OpenSSL libcrypto failed)");
-    std::array<char, 1 << 16> buffer{};
-    uLong crc = crc32(0L, Z_NULL, 0);
-    while (in) {
-        in.read(buffer.data(), buffer.size());
-        const std::streamsize got = in.gcount();
-        if (got <= 0)
-            break;
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), static_cast<uInt>(got));
-        if (EVP_DigestUpdate(sha.get(), buffer.data(), static_cast<std::size_t>(got)) != 1)
-            throw Error(info.path + ": SHA-256 digest failed (OpenSSL libcrypto)");
-        info.bytes += static_cast<std::uint64_t>(got);
-    }
-    if (in.bad())
-        throw Error(info.path + ": read error after " + std::to_string(info.bytes) +
-                    " bytes while hashing it");
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int digestLength = 0;
-    if (EVP_DigestFinal_ex(sha.get(), digest.data(), &digestLength) != 1 || digestLength != 32)
-        throw Error(info.path + ": SHA-256 digest failed (OpenSSL libcrypto)");
-    constexpr char hexDigits[] = "0123456789abcdef";
-    info.sha256.reserve(2 * digestLength);
-    for (unsigned int i = 0; i < digestLength; ++i) {
-        info.sha256 += hexDigits[digest[i] >> 4];
-        info.sha256 += hexDigits[digest[i] & 0xf];
-    }
-    char hex[9];
-    std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
-    info.crc32 = hex;
-    return info;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-TraceInput::TraceInput(const std::filesystem::path& prefixOrFolder, std::uint32_t replicate)
-{
-    rankFiles = et::findRankFiles(prefixOrFolder);
-    if (replicate == 0) {
-        set = std::make_unique<et::TraceSet>(prefixOrFolder);
-        return;
-    }
-    if (rankFiles.size() != 1)
-        throw Error("--replicate " + std::to_string(replicate) + " runs a one-rank trace, but " +
-                    prefixOrFolder.string() + " has " + std::to_string(rankFiles.size()) +
-                    " ranks; drop --replicate");
-    for (std::uint32_t rank = 0; rank < replicate; ++rank)
-        replicas.push_back(std::make_unique<et::TraceReader>(rankFiles.front().path));
-}
-
-TraceInput::~TraceInput() = default;
-
-std::size_t TraceInput::rankCount() const
-{
-    return set ? set->rankCount() : replicas.size();
-}
-
-std::vector<et::NodeSource> TraceInput::sources()
-{
-    std::vector<et::NodeSource> list;
-    if (set) {
-        for (std::uint32_t rank = 0; rank < set->rankCount(); ++rank)
-            list.emplace_back([this, rank](et::TraceNode& node) { return set->next(rank, node); });
-    } else {
-        for (auto& reader : replicas)
-            list.push_back(et::readerSource(*reader));
-    }
-    return list;
-}
-
-std::vector<TraceFileInfo> TraceInput::files() const
-{
-    std::vector<TraceFileInfo> list;
-    for (const et::RankFile& file : rankFiles)
-        list.push_back(describeTraceFile(file.path));
-    return list;
-}
-
-// ---------------------------------------------------------------------------------------------
 
 RankBreakdown
 breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> intervals)
@@ -597,8 +397,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     if (result.outcome == RunOutcome::Interrupted) {
         report.problem = "interrupted" +
                          (options.stop->reason().empty() ? "" : " by " + options.stop->reason()) +
-                         " at simulated time " +
-                         formatPs(Time::fromScTime(result.simulatedTime).ps());
+                         " at simulated time " + toString(Time::fromScTime(result.simulatedTime));
     } else if (report.finished) {
         report.problem = et::deadlockReport(drivers);
         if (!report.problem.empty()) {
@@ -710,153 +509,5 @@ void summarise(RunReport& report,
 }
 
 } // namespace
-
-// ---------------------------------------------------------------------------------------------
-
-void writeReportText(std::ostream& out, const RunReport& report)
-{
-    out << "etsim run: " << (report.platformName.empty() ? "platform" : report.platformName) << ", "
-        << report.ranks.size() << " ranks, " << report.nodes << " nodes, " << report.outcome
-        << "\n";
-    out << "simulated time: " << formatPs(report.simulatedPs) << "\n";
-    if (!report.finished && !report.problem.empty())
-        out << "\n" << report.problem << "\n";
-
-    out << "\nper rank (compute / memory / exposed comm / idle; overlap = compute with comm in "
-           "flight)\n";
-    out << "  rank        finish       compute        memory  exposed comm          idle"
-           "       overlap  astra exposed\n";
-    // A thousand ranks would drown the report: show the first 16 and the slowest.
-    std::vector<const RankBreakdown*> shown;
-    for (const RankBreakdown& rank : report.ranks)
-        if (shown.size() < 16)
-            shown.push_back(&rank);
-    if (report.ranks.size() > 16) {
-        const RankBreakdown* slowest = &report.ranks.front();
-        for (const RankBreakdown& rank : report.ranks)
-            if (rank.finishPs > slowest->finishPs)
-                slowest = &rank;
-        if (slowest->rank >= 16)
-            shown.push_back(slowest);
-    }
-    for (const RankBreakdown* rank : shown) {
-        out << "  " << std::setw(4) << rank->rank << std::setw(14) << formatPs(rank->finishPs)
-            << std::setw(14) << formatPs(rank->computePs) << std::setw(14)
-            << formatPs(rank->memoryPs) << std::setw(14) << formatPs(rank->exposedCommPs)
-            << std::setw(14) << formatPs(rank->idlePs) << std::setw(14) << formatPs(rank->overlapPs)
-            << std::setw(15) << formatPs(rank->astraExposedCommPs) << "\n";
-    }
-    if (shown.size() < report.ranks.size())
-        out << "  ... " << report.ranks.size() - shown.size() << " more ranks in the JSON report\n";
-    if (!report.ranks.empty()) {
-        std::uint64_t finish = 0, compute = 0, memory = 0, comm = 0, idle = 0;
-        for (const RankBreakdown& rank : report.ranks) {
-            finish += rank.finishPs;
-            compute += rank.computePs;
-            memory += rank.memoryPs;
-            comm += rank.exposedCommPs;
-            idle += rank.idlePs;
-        }
-        out << std::fixed << std::setprecision(1) << "  all ranks: compute "
-            << percent(compute, finish) << " %, memory " << percent(memory, finish)
-            << " %, exposed comm " << percent(comm, finish) << " %, idle " << percent(idle, finish)
-            << " %\n";
-    }
-
-    out << "\ncollectives\n";
-    if (report.collectives.empty())
-        out << "  none in the fabric\n";
-    for (const CollectiveSummary& collective : report.collectives) {
-        out << "  " << std::left << std::setw(16) << collective.type << std::right << std::setw(6)
-            << collective.count << " x, " << std::setw(12)
-            << formatBytes(static_cast<double>(collective.bytes)) << ", " << std::setw(12)
-            << formatPs(collective.timePs) << " total\n";
-    }
-
-    const ResourceSummary& resources = report.resources;
-    out << "\nutilisation\n" << std::fixed << std::setprecision(1);
-    out << "  tensor units busy " << 100.0 * resources.tensorBusy << " %, FLOP utilisation "
-        << 100.0 * resources.flopUtilisation << " % of peak\n";
-    out << "  HBM bandwidth " << 100.0 * resources.hbmUtilisation << " % of peak ("
-        << formatBytes(resources.hbmBytes) << " moved)\n";
-    for (const LinkSummary& link : resources.busiestLinks)
-        out << "  link " << link.name << ": " << 100.0 * link.utilisation << " % busy, "
-            << formatBytes(link.bytes) << "\n";
-    if (!resources.linksUnavailable.empty())
-        out << "  link utilisation unavailable: " << resources.linksUnavailable << "\n";
-
-    out << "\nsimulator: " << std::setprecision(3) << report.wallSeconds << " s wall, "
-        << report.events << " events (" << std::setprecision(0)
-        << (report.wallSeconds > 0 ? static_cast<double>(report.events) / report.wallSeconds : 0.0)
-        << " events/s)";
-    if (report.fallbacks > 0)
-        out << ", " << report.fallbacks << " nodes ran as fallbacks (see the warnings)";
-    out << "\n";
-    if (!report.timelinePath.empty())
-        out << "timeline: " << report.timelinePath << " (" << report.timelineEvents << " events, "
-            << formatBytes(static_cast<double>(report.timelineBytes)) << ")\n";
-    out.unsetf(std::ios::floatfield);
-}
-
-nlohmann::ordered_json reportToJson(const RunReport& report,
-                                    const std::vector<std::string>& commandLine,
-                                    const std::string& version)
-{
-    auto ns = [](std::uint64_t ps) { return static_cast<double>(ps) / 1000.0; };
-    nlohmann::ordered_json json;
-    json["schema_version"] = reportSchemaVersion;
-    json["etsim_version"] = version;
-    json["outcome"] = report.outcome;
-    json["simulated_time_ns"] = ns(report.simulatedPs);
-    json["ranks"] = nlohmann::ordered_json::array();
-    for (const RankBreakdown& rank : report.ranks)
-        json["ranks"].push_back({{"rank", rank.rank},
-                                 {"finish_ns", ns(rank.finishPs)},
-                                 {"compute_ns", ns(rank.computePs)},
-                                 {"exposed_comm_ns", ns(rank.exposedCommPs)},
-                                 {"memory_ns", ns(rank.memoryPs)},
-                                 {"idle_ns", ns(rank.idlePs)},
-                                 {"comm_ns", ns(rank.commPs)},
-                                 {"overlap_ns", ns(rank.overlapPs)},
-                                 {"astra_exposed_comm_ns", ns(rank.astraExposedCommPs)},
-                                 {"nodes", rank.nodes}});
-    json["collectives"] = nlohmann::ordered_json::array();
-    for (const CollectiveSummary& collective : report.collectives)
-        json["collectives"].push_back({{"type", collective.type},
-                                       {"count", collective.count},
-                                       {"bytes", collective.bytes},
-                                       {"time_ns", ns(collective.timePs)}});
-    nlohmann::ordered_json links = nlohmann::ordered_json::array();
-    for (const LinkSummary& link : report.resources.busiestLinks)
-        links.push_back(
-            {{"name", link.name}, {"utilisation", link.utilisation}, {"bytes", link.bytes}});
-    json["resources"] = {{"tensor_busy", report.resources.tensorBusy},
-                         {"flop_utilisation", report.resources.flopUtilisation},
-                         {"flops", report.resources.flops},
-                         {"hbm_utilisation", report.resources.hbmUtilisation},
-                         {"hbm_bytes", report.resources.hbmBytes},
-                         {"busiest_links", links}};
-    if (!report.resources.linksUnavailable.empty())
-        json["resources"]["links_unavailable"] = report.resources.linksUnavailable;
-    json["wall_seconds"] = report.wallSeconds;
-    json["events"] = report.events;
-    json["nodes"] = report.nodes;
-    json["fallback_nodes"] = report.fallbacks;
-    if (!report.finished)
-        json["problem"] = report.problem;
-    if (!report.shutdownProblems.empty())
-        json["shutdown_problems"] = report.shutdownProblems;
-    json["platform"] = {{"name", report.platformName}, {"resolved", report.platform}};
-    json["trace_files"] = nlohmann::ordered_json::array();
-    for (const TraceFileInfo& file : report.traceFiles)
-        json["trace_files"].push_back({{"path", file.path},
-                                       {"bytes", file.bytes},
-                                       {"sha256", file.sha256},
-                                       {"crc32", file.crc32}});
-    json["command_line"] = commandLine;
-    if (!report.timelinePath.empty())
-        json["timeline"] = report.timelinePath;
-    return json;
-}
 
 } // namespace etsim::platform
