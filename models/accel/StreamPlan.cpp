@@ -25,8 +25,7 @@ void planStream(StreamPlan& plan,
     }
     const std::uint64_t slices = std::max<std::uint64_t>(count, 1);
     auto slice = [&](std::uint64_t index, Time arrival) {
-        const Time duration =
-            Time::fromPs(sliceShare(plan.estimate.time.ps(), index, slices));
+        const Time duration = Time::fromPs(sliceShare(plan.estimate.time.ps(), index, slices));
         return ComputeEngine::place(engineFree, arrival, duration).end;
     };
     if (plan.compute && count == 0) {
@@ -42,6 +41,8 @@ void planStream(StreamPlan& plan,
     engines.clear();
     Time previousSent = t0;
     Time lastLoaded = t0;
+    // Every chunk but the last is full: its DMA time is worked out once.
+    const Time fullChunkDma = Size::fromBytes(shape.chunkBytes) / shape.dmaBandwidth;
     for (std::uint64_t i = 0; i < count; ++i) {
         ChunkTimes& chunk = plan.chunks[i];
         chunk.bytes = std::min(shape.chunkBytes, shape.streamBytes - i * shape.chunkBytes);
@@ -59,12 +60,16 @@ void planStream(StreamPlan& plan,
         chunk.sent = sent;
         previousSent = sent;
         const Time memoryDone = Time::fromPs(memory.serve(memoryFree, sent.ps(), chunk.bytes));
-        chunk.loaded = std::max(memoryDone, sent + Size::fromBytes(chunk.bytes) / shape.dmaBandwidth);
+        const Time dma = chunk.bytes == shape.chunkBytes
+                             ? fullChunkDma
+                             : Size::fromBytes(chunk.bytes) / shape.dmaBandwidth;
+        chunk.loaded = std::max(memoryDone, sent + dma);
         engines.push_back(chunk.loaded);
         lastLoaded = std::max(lastLoaded, chunk.loaded);
         if (plan.compute) {
             // A slice starts when its chunk is in and the previous slice is done.
-            chunk.computeSent = i == 0 ? chunk.loaded : std::max(chunk.loaded, plan.chunks[i - 1].computed);
+            chunk.computeSent =
+                i == 0 ? chunk.loaded : std::max(chunk.loaded, plan.chunks[i - 1].computed);
             chunk.computed = slice(i, chunk.computeSent);
         }
     }

@@ -23,8 +23,8 @@ namespace {
 using etsim::test::gemmNode;
 using etsim::test::memoryNode;
 using etsim::test::recvNode;
-using etsim::test::sendNode;
 using etsim::test::ScKernel;
+using etsim::test::sendNode;
 using etsim::test::TempDir;
 namespace fs = std::filesystem;
 
