@@ -2,12 +2,14 @@
 # Whole-run benchmark: the workloads of a user's day, end to end, each run REPEATS times
 # (median reported) under /usr/bin/time -v. Usage:
 #
-#   bench/whole-run.sh BUILD_DIR [REPEATS] [WORKLOADS]
+#   bench/whole-run.sh BUILD_DIR [REPEATS] [WORKLOADS] [KEY=VALUE...]
 #
 # WORKLOADS is a comma-separated subset of: llama (Llama-3 70B cut to 8 layers, TP 8 x PP 4 x
 # DP 4 = 128 ranks, on hgx_h100_4node), ring_flow and ring_aware (a 1,024-rank ring
 # all-reduce of 1 MiB, 4 chunks, 50 GiB/s and 500 ns links, in the `flow` and `astra_aware`
-# fabric modes, through etsim_bench_models). Default: all, 3 repeats.
+# fabric modes, through etsim_bench_models). Default: all, 3 repeats. KEY=VALUE pairs are
+# passed to the `etsim run` workloads as --set, e.g. accelerator.dma.per_chunk=true to time
+# the per-chunk transactions that the streaming fast path replaces.
 #
 # Prints one Markdown table row per workload: median wall and CPU (user + system) time,
 # work done (trace nodes, or fabric messages), rates per CPU second and per wall second,
@@ -18,6 +20,8 @@ set -euo pipefail
 build=${1:?usage: bench/whole-run.sh BUILD_DIR [REPEATS] [WORKLOADS]}
 repeats=${2:-3}
 workloads=${3:-llama,ring_flow,ring_aware}
+sets=()
+for pair in "${@:4}"; do sets+=(--set "$pair"); done
 etsim="$build/apps/etsim"
 bench="$build/bench/etsim_bench_models"
 work=$(mktemp -d)
@@ -77,7 +81,8 @@ for workload in "${selected[@]}"; do
             --global-batch 32 --micro-batch 1 --out "$work/llama" >/dev/null
         measure "Llama-3 70B, 8 layers, 128 ranks" report -- "$etsim" run \
             --platform hgx_h100_4node --trace "$work/llama/transformer" --quiet \
-            --report "$work/report.json" --set ranks=128 --set 'fabric.topology.dims[1].size=16'
+            --report "$work/report.json" --set ranks=128 --set 'fabric.topology.dims[1].size=16' \
+            "${sets[@]}"
         ;;
     ring_flow | ring_aware)
         mode=$([[ $workload == ring_flow ]] && echo 0 || echo 1)

@@ -1,5 +1,6 @@
 #include "models/accel/StreamPlan.h"
 
+#include "kernel/IntMath.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -13,8 +14,8 @@ void planStream(StreamPlan& plan,
                 const EtNodeInfo& node)
 {
     const Time t0 = shape.start;
-    const std::uint64_t count =
-        (shape.streamBytes + shape.chunkBytes - 1) / shape.chunkBytes; // 0 when nothing streams
+    // No chunks when nothing streams (a compute node that fits in SRAM).
+    const std::uint64_t count = ceilDiv(shape.streamBytes, shape.chunkBytes);
     plan.chunks.resize(count);
     plan.compute = engine != nullptr;
     std::vector<Time>& engineFree = plan.engineFree;
