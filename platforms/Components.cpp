@@ -29,17 +29,54 @@ private:
     hbm::HbmController controller;
 };
 
+// The analytic HBM's timing, for the accelerator's streaming fast path (StreamMemory.h).
+class AnalyticStreamMemory final : public accel::StreamMemory {
+public:
+    explicit AnalyticStreamMemory(hbm::AnalyticHbm& model) : model(model) {}
+    std::uint64_t freeAt() const override { return model.freeAt(); }
+    std::uint64_t
+    serve(std::uint64_t& freePs, std::uint64_t arrivalPs, std::uint64_t bytes) const override
+    {
+        return model.serve(freePs, arrivalPs, bytes);
+    }
+    std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes) override
+    {
+        return model.complete(arrivalPs, bytes);
+    }
+
+private:
+    hbm::AnalyticHbm& model;
+};
+
+// The analytic model of the HBM controller behind `memory`, or nullptr (another memory, or
+// the detailed fidelity).
+hbm::AnalyticHbm* analyticHbmBehind(TargetSocket& memory)
+{
+    auto* socket = dynamic_cast<sc_core::sc_object*>(&memory);
+    auto* controller = socket != nullptr
+                           ? dynamic_cast<hbm::HbmController*>(socket->get_parent_object())
+                           : nullptr;
+    return controller != nullptr ? controller->analyticModel() : nullptr;
+}
+
 class AcceleratorComponent final : public Component {
 public:
     AcceleratorComponent(const std::string& name, const RankContext& rank, TargetSocket& memory)
         : accelerator(name.c_str(), rank.config.accelerator, rank.stats)
     {
         accelerator.memory.bind(memory);
+        // A rank's HBM serves its accelerator only (the driver's memory nodes come through the
+        // accelerator too), so an analytic one can hand its timing to the fast path.
+        if (hbm::AnalyticHbm* model = analyticHbmBehind(memory)) {
+            streamMemory = std::make_unique<AnalyticStreamMemory>(*model);
+            accelerator.useStreamMemory(*streamMemory);
+        }
     }
     TargetSocket& target() override { return accelerator.target; }
     bool idle() const override { return accelerator.inFlight() == 0; }
 
 private:
+    std::unique_ptr<AnalyticStreamMemory> streamMemory;
     accel::Accelerator accelerator;
 };
 
