@@ -257,7 +257,7 @@ TEST(PlatformConfig, ErrorsNameFileLineAndKey)
     EXPECT_EQ(errorOf([] { loadPlatformString("ranks: [8\n", "p.yaml"); }).substr(0, 21),
               "p.yaml:2:1: invalid Y");
     EXPECT_EQ(errorOf([] { loadPlatformFile("/nonexistent/p.yaml"); }),
-              "/nonexistent/p.yaml: cannot open: no such file or not readable");
+              "/nonexistent/p.yaml: cannot open: No such file or directory");
 }
 
 // Each instant counted once: compute, then memory, then communication, then idle.
