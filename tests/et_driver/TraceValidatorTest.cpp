@@ -182,7 +182,7 @@ TEST_F(Validator, ControlCycleNeedsTheControlEdge)
     ValidationReport report = check(nodes);
     EXPECT_EQ(report.count(FindingKind::DataCycle), 0U);
     Finding f = only(report, FindingKind::CtrlCycle);
-    EXPECT_EQ(f.severity, Severity::Warning);
+    EXPECT_EQ(f.severity, Severity::Error); // a run with control edges deadlocks on it
     EXPECT_EQ(f.problem,
               "control dependency cycle of 2 nodes (each waits for the next): 1 \"n1\" -> 2 "
               "\"n2\" -> 1");
