@@ -138,12 +138,13 @@ void CommEngine::postSend(const EtNodeInfo& info, std::uint64_t token)
         id = static_cast<std::uint32_t>(sends.size());
         sends.emplace_back();
     }
-    sends[id] = SendRecord{token, info.node, src, info.bytes, false, false, 0};
+    const NodeAttribute::Value* eager = info.findAttribute(eagerAttribute);
+    const bool rendezvous = eager != nullptr && std::holds_alternative<std::int64_t>(*eager) &&
+                            std::get<std::int64_t>(*eager) == 0;
+    sends[id] = SendRecord{token, info.node, src, info.bytes, false, false, 0, false, dst};
     ++pendingNodes;
-    Tag tag;
-    tag.pointToPoint = true;
-    tag.member = id;
-    core->send(src, dst, info.bytes, allocateTag(tag));
+    if (!rendezvous)
+        startSend(id);
     Channel& channel = channels[ChannelKey{src, dst, info.tag}];
     channel.sends.push_back(id);
     matchChannel(channel);
@@ -190,9 +191,21 @@ void CommEngine::matchChannel(Channel& channel)
         channel.recvs.pop_front();
         send.matched = true;
         send.recv = recvId;
+        if (!send.started)
+            startSend(sendId);
         if (send.arrived)
             completeSendRecv(sendId);
     }
+}
+
+void CommEngine::startSend(std::uint32_t sendId)
+{
+    SendRecord& send = sends[sendId];
+    send.started = true;
+    Tag tag;
+    tag.pointToPoint = true;
+    tag.member = sendId;
+    core->send(send.rank, send.dst, send.bytes, allocateTag(tag));
 }
 
 void CommEngine::completeSendRecv(std::uint32_t sendId)

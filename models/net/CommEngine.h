@@ -13,8 +13,11 @@
 // endpoint delay; every step ends with the endpoint delay plus the reduction cost
 // (3 * reduced bytes / local memory bandwidth).
 //
-// Point-to-point: a send starts its message at once (eager) and completes when the message
-// arrives; a recv completes when the matching message has arrived. Sends and recvs match by
+// Point-to-point: an eager send starts its message at once, a rendezvous send (attribute
+// `eager` 0) when its matching recv is posted, as MPI's rendezvous protocol and NCCL's
+// send/recv do; a send completes when its message arrives, a recv when the matching message
+// has arrived. A rendezvous send whose recv never comes therefore never completes, and the
+// run ends as a deadlock that names it. Sends and recvs match by
 // (source, destination, tag) in order; a size mismatch is an error naming both nodes.
 
 #include "kernel/Extensions.h"
@@ -172,6 +175,9 @@ private:
         bool arrived = false;
         bool matched = false;
         std::uint32_t recv = 0;
+        // Rendezvous: the destination, until the message is started at the match.
+        bool started = false;
+        std::uint32_t dst = 0;
     };
     struct RecvRecord {
         std::uint64_t token = 0;
@@ -215,6 +221,7 @@ private:
     void postSend(const EtNodeInfo& info, std::uint64_t token);
     void postRecv(const EtNodeInfo& info, std::uint64_t token);
     void matchChannel(Channel& channel);
+    void startSend(std::uint32_t sendId);
     void completeSendRecv(std::uint32_t send);
 
     std::uint32_t createInstance(const EtNodeInfo& info, std::uint64_t key);
