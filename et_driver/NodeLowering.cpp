@@ -365,19 +365,13 @@ void NodeLowering::lowerPointToPoint(const TraceNode& node, LoweredNode& out)
         hostReplay(node, out);
         return;
     }
+    // The peer's range and comm_src/comm_dst of the node's own rank were checked in lower()
+    // (NodeLimits); only a missing peer is left.
     std::optional<std::int32_t> peer = send ? node.commDst() : node.commSrc();
-    std::optional<std::int32_t> self = send ? node.commSrc() : node.commDst();
     const char* peerKey = send ? "comm_dst" : "comm_src";
-    const char* selfKey = send ? "comm_src" : "comm_dst";
     if (!peer)
         throw Error(where(node) + ": " + nodeTypeName(node.type) + " has no " + peerKey +
                     "; give the peer rank");
-    if (*peer < 0 || static_cast<std::size_t>(*peer) >= context.rankCount())
-        throw Error(where(node) + ": " + peerKey + " " + std::to_string(*peer) +
-                    " is not a rank of this " + std::to_string(context.rankCount()) + "-rank job");
-    if (self && *self != static_cast<std::int32_t>(toUnderlying(rankId)))
-        throw Error(where(node) + ": " + selfKey + " " + std::to_string(*self) +
-                    " is not the node's own rank");
     std::optional<std::int64_t> size = node.commSize();
     if (!size || *size < 0)
         throw Error(where(node) + ": " + nodeTypeName(node.type) + " " +
