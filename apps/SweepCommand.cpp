@@ -41,6 +41,9 @@ ExitCode sweepCommand(const SweepCliOptions& options)
     sweep::SweepSpec spec;
     try {
         spec = sweep::loadSweepSpec(options.spec);
+    } catch (const FileAccessError& error) {
+        std::cerr << "etsim sweep: " << error.what() << "\n";
+        return ExitCode::CannotStart;
     } catch (const Error& error) {
         std::cerr << "etsim sweep: " << error.what() << "\n";
         return ExitCode::InputProblem;
