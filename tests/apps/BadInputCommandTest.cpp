@@ -373,6 +373,12 @@ TEST(BadInputCommand, UnreadableFilesAndOverrideSyntaxCannotStart)
         EXPECT_FALSE(contains(result.output, "preset:hgx_h100:1:1")) << set << result.output;
     }
 
+    for (const std::string& command : {"mem --config ", "sweep "}) {
+        CommandResult result = runEtsim(command + dir.file("folder.yaml").string());
+        EXPECT_EQ(result.code, 2) << command << result.output;
+        EXPECT_TRUE(contains(result.output, "cannot read: is a folder")) << result.output;
+    }
+
     CommandResult plot =
         runEtsim("plot " + dir.path().string() + " -o " + dir.file("p.svg").string());
     EXPECT_EQ(plot.code, 2) << plot.output;
