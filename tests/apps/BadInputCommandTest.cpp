@@ -56,7 +56,7 @@ TEST(BadInputCommand, PlatformWhoseTopLevelIsNotAMapping)
     TempDir dir;
     std::string trace =
         writeTrace(dir, "t", [](int) { return std::vector{test::computeNode(1, 1000, 1000, 1)}; });
-    for (const std::string& text : {"hello\n", "42\n", "- ranks\n- 8\n", "", "~\n"}) {
+    for (const char* text : {"hello\n", "42\n", "- ranks\n- 8\n", "", "~\n"}) {
         const std::string file = dir.write("p.yaml", text).string();
         CommandResult result = runEtsim("run --platform " + file + " --trace " + trace);
         EXPECT_EQ(result.code, 1) << text << result.output;
@@ -366,14 +366,14 @@ TEST(BadInputCommand, UnreadableFilesAndOverrideSyntaxCannotStart)
     EXPECT_EQ(folder.code, 2) << folder.output;
     EXPECT_TRUE(contains(folder.output, "cannot read: is a folder")) << folder.output;
 
-    for (const std::string& set : {"'fabric.topology.dims[x]=1'", "'ranks=[1,'", "'a..b=1'"}) {
-        CommandResult result = runEtsim(run(trace, "--set " + set));
+    for (const char* set : {"'fabric.topology.dims[x]=1'", "'ranks=[1,'", "'a..b=1'"}) {
+        CommandResult result = runEtsim(run(trace, std::string("--set ") + set));
         EXPECT_EQ(result.code, 2) << set << result.output;
         EXPECT_TRUE(contains(result.output, "etsim run: --set ")) << set << result.output;
         EXPECT_FALSE(contains(result.output, "preset:hgx_h100:1:1")) << set << result.output;
     }
 
-    for (const std::string& command : {"mem --config ", "sweep "}) {
+    for (const char* command : {"mem --config ", "sweep "}) {
         CommandResult result = runEtsim(command + dir.file("folder.yaml").string());
         EXPECT_EQ(result.code, 2) << command << result.output;
         EXPECT_TRUE(contains(result.output, "cannot read: is a folder")) << result.output;
