@@ -180,7 +180,7 @@ TEST(PlatformConfig, UnknownOverrideKeyNamesTheOverride)
                   loadPlatform("hgx_h100", {{"fabric.topology.dims[3].size", "2"}});
               }),
               "--set fabric.topology.dims[3].size=2: fabric.topology.dims[3]: index out of range: "
-              "the list has 1 elements");
+              "the list has 1 elements, valid indices are 0 to 0");
 }
 
 TEST(PlatformConfig, BadOverrideValueNamesTheOverride)
