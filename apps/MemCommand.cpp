@@ -96,9 +96,6 @@ hbm::HbmConfig memoryConfig(const MemOptions& o)
     hbm::HbmConfig config;
     bool fidelityInFile = false;
     if (!o.config.empty()) {
-        std::ifstream probe(o.config);
-        if (!probe)
-            cannotStart("--config " + o.config + ": cannot open the file");
         try {
             config = loadConfigFile(o.config).map([&](ConfigMap& map) {
                 // The file holds the hbm map, at its top or under an `hbm` key.
@@ -113,6 +110,8 @@ hbm::HbmConfig memoryConfig(const MemOptions& o)
                 });
                 return parsed;
             });
+        } catch (const FileAccessError& error) {
+            throw Stop{ExitCode::CannotStart, "--config " + o.config + ": " + error.problem()};
         } catch (const Error& error) {
             throw Stop{ExitCode::InputProblem, error.what()};
         }

@@ -8,6 +8,7 @@
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 #include "kernel/StopRequest.h"
+#include "kernel/InputFile.h"
 #include "kernel/Units.h"
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
@@ -57,6 +58,9 @@ struct RunOptions {
     std::string astraCommGroups;
     bool quiet = false;
     bool listPlatforms = false;
+    // Whether --report / --timeline were given at all: `--report ""` names no file.
+    bool reportGiven = false;
+    bool timelineGiven = false;
 };
 
 ExitCode fail(ExitCode code, const std::string& message)
@@ -154,6 +158,25 @@ std::optional<std::string> checkAstraOptions(const RunOptions& options)
     return std::nullopt;
 }
 
+// The output options that cannot work: an empty name, or two outputs on one file (the second
+// write would replace the first). The problem, or nullopt.
+std::optional<std::string> checkOutputPaths(const RunOptions& options)
+{
+    if (options.reportGiven && options.report.empty())
+        return std::string("--report needs a file name (e.g. --report report.json)");
+    if (options.timelineGiven && options.timeline.empty())
+        return std::string("--timeline needs a file name (e.g. --timeline timeline.json)");
+    if (options.report.empty() || options.timeline.empty())
+        return std::nullopt;
+    std::error_code error;
+    const fs::path report = fs::weakly_canonical(options.report, error);
+    const fs::path timeline = fs::weakly_canonical(options.timeline, error);
+    if (report == timeline || fs::equivalent(options.report, options.timeline, error))
+        return "--report " + options.report + " and --timeline " + options.timeline +
+               " name the same file; give each output its own file";
+    return std::nullopt;
+}
+
 // Loads ASTRA-sim's files and prints a warning for every key etsim ignores.
 platform::PlatformConfig loadAstra(const RunOptions& options)
 {
@@ -193,6 +216,8 @@ ExitCode runCommand(const RunOptions& options,
     }
     if (options.trace.empty())
         return fail(ExitCode::CannotStart, "--trace is required (a prefix or a folder)");
+    if (std::optional<std::string> problem = checkOutputPaths(options))
+        return fail(ExitCode::CannotStart, *problem);
     // Found out now, not after a long run: a report that cannot be written.
     if (!options.report.empty())
         if (std::string problem = checkWritable(options.report); !problem.empty())
@@ -250,6 +275,8 @@ ExitCode runCommand(const RunOptions& options,
         else
             config = isFile ? platform::loadPlatformFile(options.platform, overrides)
                             : platform::loadPlatform(options.platform, overrides);
+    } catch (const FileAccessError& error) {
+        return fail(ExitCode::CannotStart, error.what());
     } catch (const Error& error) {
         return failWithReport(error.what());
     }
@@ -314,12 +341,17 @@ ExitCode runCommand(const RunOptions& options,
         report = platform::runJob(config, job, jobOptions);
         if (signals.signal() != 0 && report.outcome == "interrupted")
             signal = signals.signal();
+    } catch (const FileAccessError& error) {
+        printer->finish();
+        return fail(ExitCode::CannotStart, error.what());
     } catch (const Error& error) {
         printer->finish();
         return failWithReport(error.what(), failed);
     } catch (const sc_core::sc_report& error) {
+        // The message alone: what() adds SystemC's own source file and line, which tell the
+        // user nothing about the input.
         printer->finish();
-        return failWithReport(error.what(), failed);
+        return failWithReport(error.get_msg(), failed);
     }
     printer->finish();
 
@@ -407,7 +439,9 @@ void addRunCommands(CLI::App& app,
                     "containing \"empty\" means none, as in ASTRA-sim");
     run->add_flag("--quiet", options->quiet, "No progress and no text report");
     run->add_flag("--list-platforms", options->listPlatforms, "List the bundled platforms");
-    run->callback([options, &logSpec, &commandLine, &result]() {
+    run->callback([run, options, &logSpec, &commandLine, &result]() {
+        options->reportGiven = run->count("--report") > 0;
+        options->timelineGiven = run->count("--timeline") > 0;
         result = runCommand(*options, logSpec, commandLine);
     });
 
@@ -418,15 +452,9 @@ void addRunCommands(CLI::App& app,
     plot->add_option("REPORT", *plotInput, "The JSON report")->required();
     plot->add_option("-o,--output", *plotOutput, "SVG file to write")->required();
     plot->callback([plotInput, plotOutput, &result]() {
-        std::ifstream in(*plotInput);
-        if (!in) {
-            std::cerr << "etsim plot: " << *plotInput << ": cannot open\n";
-            result = ExitCode::CannotStart;
-            return;
-        }
         nlohmann::json report;
         try {
-            report = nlohmann::json::parse(in);
+            report = readJsonFile(*plotInput, "a JSON report (etsim run --report)");
             std::ofstream out(*plotOutput);
             if (!out) {
                 std::cerr << "etsim plot: " << *plotOutput << ": cannot write\n";
@@ -435,6 +463,9 @@ void addRunCommands(CLI::App& app,
             }
             writeReportSvg(out, report);
             result = ExitCode::Success;
+        } catch (const FileAccessError& error) {
+            std::cerr << "etsim plot: " << error.what() << "\n";
+            result = ExitCode::CannotStart;
         } catch (const std::exception& error) {
             std::cerr << "etsim plot: " << *plotInput << ": " << error.what() << "\n";
             result = ExitCode::InputProblem;

@@ -7,6 +7,7 @@
 #include "et_driver/TraceValidator.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -47,8 +48,12 @@ std::optional<std::string> openProblem(const fs::path& path)
         return std::nullopt;
     };
     std::error_code error;
-    if (fs::is_regular_file(path, error))
+    const fs::file_status status = fs::status(path, error);
+    if (fs::is_regular_file(status))
         return unreadable(path);
+    // Opening a FIFO would block; a device would never end.
+    if (fs::exists(status) && !fs::is_directory(status))
+        return path.string() + ": is " + fileTypeText(status.type()) + ", not a trace file";
     std::string name = path.filename().string();
     bool looksLikeFile = name.size() > 3 && (name.compare(name.size() - 3, 3, ".et") == 0 ||
                                              name.compare(name.size() - 3, 3, ".gz") == 0);

@@ -227,8 +227,14 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
             return result(RunOutcome::Interrupted);
         }
         sc_core::sc_time chunkEnd = sc_core::sc_max_time();
-        if (reportProgress)
-            chunkEnd = sc_core::sc_time_stamp() + options.progressInterval;
+        if (reportProgress) {
+            // A chunk reaches at least the next event, so a long idle span of simulated time
+            // (a replayed node of days) costs one chunk, not one per progress interval.
+            const sc_core::sc_time left = sc_core::sc_max_time() - sc_core::sc_time_stamp();
+            const sc_core::sc_time step =
+                std::max(options.progressInterval, sc_core::sc_time_to_pending_activity());
+            chunkEnd = step >= left ? sc_core::sc_max_time() : sc_core::sc_time_stamp() + step;
+        }
         if (until != nullptr)
             chunkEnd = std::min(chunkEnd, *until);
         if (chunkEnd == sc_core::sc_max_time())

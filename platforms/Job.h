@@ -125,6 +125,9 @@ std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text)
 
 /// Samples per utilisation counter track when TimelineSpec::samplePs is 0.
 inline constexpr std::uint64_t defaultTimelineSamples = 500;
+/// Most samples per utilisation counter track: a narrower TimelineSpec::samplePs is widened
+/// to (window or run) / this, so `--timeline-sample 1ps` cannot make a timeline of gigabytes.
+inline constexpr std::uint64_t maxTimelineSamples = 100000;
 
 struct RunReport;
 

@@ -1,6 +1,8 @@
 #include "models/accel/Accelerator.h"
 
+#include "kernel/Error.h"
 #include "kernel/IntMath.h"
+#include "kernel/Units.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -156,11 +158,40 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     }
     job.info = extension->info;
     if (job.info.durationPs != 0) {
+        // Checked: SystemC adds the delay to its clock without a check, and a sum past 2^64
+        // ps would wrap to a time in the past (the node then took no time at all).
+        try {
+            (void)(Time::fromScTime(sc_core::sc_time_stamp()) + Time::fromPs(job.info.durationPs));
+        } catch (const UnitError& error) {
+            job.failed = true;
+            report(toString(job.info.node) + " of " + toString(job.info.rank) +
+                   " would end past the end of the simulated clock (2^64 ps, about 213 days): " +
+                   error.what() + "; check its duration_micros");
+            finish(id);
+            return;
+        }
         replayedJobs[&request] = id;
         replayed.notify(request, Time::fromPs(job.info.durationPs).toScTime());
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
+    // One node moves at most what the memory holds: the DMA work (chunks, and HBM bursts
+    // behind them) grows with the bytes, and a corrupt tensor_size would otherwise keep the
+    // model busy for years.
+    const bool moves = job.info.kind == NodeKind::MemLoad || job.info.kind == NodeKind::MemStore ||
+                       job.info.kind == NodeKind::Compute;
+    if (moves && job.info.bytes > hbm.capacity()) {
+        job.failed = true;
+        const std::string what = toString(job.info.node) + " of " + toString(job.info.rank);
+        // Reported before the error response, which the driver would report first, without
+        // the reason.
+        report(what + " moves " + std::to_string(job.info.bytes) +
+               " B (tensor_size), more than the " + std::to_string(hbm.capacity()) +
+               " B the accelerator's memory holds; a node's tensors must fit its memory, so "
+               "fix the size or split the node");
+        finish(id);
+        return;
+    }
     switch (job.info.kind) {
     case NodeKind::Compute: {
         if (fastState == FastState::Running)

@@ -224,8 +224,8 @@ void parseCollectives(ConfigMap& map, NetConfig& config)
                      " cannot run on groups of any size; use ring, direct or "
                      "double_binary_tree");
     config.chunks = map.optional("chunks", defaultChunks);
-    if (config.chunks == 0)
-        map.fail("chunks", "must be at least 1");
+    if (config.chunks == 0 || config.chunks > maxChunks)
+        map.fail("chunks", "must be from 1 to " + std::to_string(maxChunks));
     config.activeChunks = map.optional("active_chunks", defaultActiveChunks);
     if (config.activeChunks == 0)
         map.fail("active_chunks", "must be at least 1");

@@ -114,6 +114,10 @@ inline constexpr EnumName<CollectiveOptimization> optimizationNames[] = {
 constexpr double defaultEfficiency = 1.0;
 constexpr std::uint32_t defaultChunks = 1;
 constexpr std::uint32_t defaultActiveChunks = 1;
+/// Most chunks a collective is split into (`chunks`, ASTRA-sim's preferred-dataset-splits):
+/// every chunk runs every step of the algorithm as its own messages, so the work of one
+/// collective grows with it; beyond a few hundred the result no longer changes measurably.
+constexpr std::uint32_t maxChunks = 1024;
 constexpr CollectiveOptimization defaultOptimization = CollectiveOptimization::LocalBwAware;
 constexpr Fidelity defaultFidelity = Fidelity::Flow;
 

@@ -121,7 +121,8 @@ TEST_F(AstraConfigTest, BadValuesNameFileLineAndKey)
                             "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 0 ]\n"
                             "latency: [ 1 ]\n");
     EXPECT_EQ(errorOf([&] { loadNetworkConfig(zeroBw, warnings); }),
-              zeroBw.string() + ":3:12: bandwidth: dimension 0 must be > 0 GB/s");
+              zeroBw.string() +
+                  ":3:12: bandwidth: dimension 0 is 0 GB/s; it must be from 1e-6 to 1e9 GB/s");
 
     auto policy = dir.write("p.json", "{\"scheduling-policy\": \"RANDOM\", \"local-mem-bw\": 1}");
     EXPECT_NE(errorOf([&] { loadSystemConfig(policy, warnings); })

@@ -2,6 +2,8 @@
 #include "et_driver/OperatorInfo.h"
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
+#include "kernel/InputLimits.h"
 #include "workloads/synth/TraceModel.h"
 #include "workloads/synth/TraceModelDetail.h"
 
@@ -413,12 +415,11 @@ void saveModel(const TraceModel& model, const fs::path& file)
 
 TraceModel loadModel(const fs::path& file)
 {
-    std::ifstream in(file);
-    if (!in)
-        throw Error(file.string() + ": cannot open the model file; check the path");
+    const std::string text = readTextFile(file, "a model JSON file (etsim gen learn)");
+    checkJsonNesting(text, file.string());
     json root;
     try {
-        root = json::parse(in);
+        root = json::parse(text);
     } catch (const json::parse_error& error) {
         throw Error(file.string() + ": not valid JSON at byte " + std::to_string(error.byte) +
                     "; give a model written by etsim gen learn");
