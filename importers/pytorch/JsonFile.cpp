@@ -1,0 +1,87 @@
+#include "importers/pytorch/JsonFile.h"
+
+#include "et_driver/InflateInputStream.h"
+#include "kernel/Error.h"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <algorithm>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+
+namespace etsim::importers::pytorch {
+
+namespace {
+
+// Closes the descriptor on every path out of readJsonFile.
+struct FileDescriptor {
+    int fd = -1;
+    ~FileDescriptor()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+std::string readAll(const std::filesystem::path& file)
+{
+    FileDescriptor in{::open(file.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (in.fd < 0)
+        throw Error(file.string() + ": cannot open for reading (check the path and permissions)");
+    unsigned char magic[2] = {0, 0};
+    ssize_t got = ::pread(in.fd, magic, 2, 0);
+    bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    google::protobuf::io::FileInputStream raw(in.fd, 1 << 16);
+    std::string text;
+    if (!gzip) {
+        const void* data = nullptr;
+        int size = 0;
+        while (raw.Next(&data, &size))
+            text.append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+        if (raw.GetErrno() != 0)
+            throw Error(file.string() + ": read error (errno " + std::to_string(raw.GetErrno()) +
+                        ")");
+        return text;
+    }
+    et::InflateInputStream inflated(&raw, 1 << 16);
+    const void* data = nullptr;
+    int size = 0;
+    while (inflated.Next(&data, &size))
+        text.append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+    if (!inflated.error().empty())
+        throw Error(file.string() + ": gzip stream after " + std::to_string(text.size()) +
+                    " bytes of JSON: " + inflated.error() + "; re-copy or recapture the file");
+    return text;
+}
+
+} // namespace
+
+nlohmann::json parseJsonText(const std::string& text, const std::string& file)
+{
+    std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        throw Error(file + ": empty file; the trace was not written completely, recapture it");
+    if (text[first] != '{' && text[first] != '[')
+        throw Error(file + ": not a JSON document (a Chakra protobuf trace? Those need no "
+                           "import: `etsim run` and `etsim trace validate` read them)");
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        std::size_t at = std::min<std::size_t>(e.byte, text.size());
+        std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                                   text.begin(), text.begin() + static_cast<long>(at), '\n'));
+        bool atEnd = e.byte >= text.size();
+        throw Error(file + ": line " + std::to_string(line) + ": not valid JSON (" + e.what() +
+                    ")" +
+                    (atEnd ? "; the file ends early: it is truncated, re-copy or recapture it"
+                           : "; the file is corrupt or not a PyTorch/Kineto JSON trace"));
+    }
+}
+
+nlohmann::json readJsonFile(const std::filesystem::path& file)
+{
+    return parseJsonText(readAll(file), file.string());
+}
+
+} // namespace etsim::importers::pytorch
