@@ -122,14 +122,12 @@ void RankGraph::indexOps()
         threadOps[it->second].push_back(i);
         threadOfOp[i] = static_cast<int64_t>(it->second);
     }
-    // Host-only keys: pre-order position, threads one after the other; an operator ends after
-    // its last descendant.
+    // Host-only keys: the id, which PyTorch draws from one counter for all threads when an
+    // operator starts; an operator ends after its last descendant.
     startKey.assign(n, 0);
     endKey.assign(n, 0);
-    int64_t position = 0;
-    for (const std::vector<std::size_t>& thread : threadOps)
-        for (std::size_t op : thread)
-            startKey[op] = endKey[op] = 2 * position++;
+    for (std::size_t op = 0; op < n; ++op)
+        startKey[op] = endKey[op] = 2 * host.ops[op].id;
     for (std::size_t k = n; k-- > 0;) {
         endKey[k] = std::max(endKey[k], startKey[k] + 1);
         if (parentOf[k] >= 0)
