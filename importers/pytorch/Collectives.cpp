@@ -106,6 +106,13 @@ std::vector<std::string> argumentNames(const std::string& schema)
 
 } // namespace
 
+bool dataArgument(const HostOp& record)
+{
+    json types = record.inputTypes();
+    return !types.empty() && types[0].is_string() &&
+           types[0].get_ref<const std::string&>().find("Tensor") != std::string::npos;
+}
+
 int64_t dtypeBytes(const std::string& dtype)
 {
     static const std::map<std::string, int64_t> sizes = {
@@ -140,9 +147,10 @@ GroupTable readGroupTable(const HostTrace& trace)
     for (const HostOp& op : trace.ops) {
         if (op.name != "## process_group:init ##")
             continue;
-        if (op.inputs.empty() || !op.inputs[0].is_string())
+        json values = op.inputValues();
+        if (values.empty() || !values[0].is_string())
             fail(trace, op, "inputs.values[0] must be the process-group list as a JSON string");
-        const std::string& text = op.inputs[0].get_ref<const std::string&>();
+        const std::string& text = values[0].get_ref<const std::string&>();
         json list;
         try {
             list = json::parse(text);
@@ -182,13 +190,9 @@ CommParse parseCommRecord(const HostTrace& trace,
                           const std::string& pointerGroup)
 {
     const HostOp& op = trace.ops[index];
-    const json& values = op.inputs;
+    const json values = op.inputValues();
     // The tensor argument comes first, except in records without data (wait, barrier).
-    std::size_t base =
-        !op.inputTypes.empty() && op.inputTypes[0].is_string() &&
-                op.inputTypes[0].get_ref<const std::string&>().find("Tensor") != std::string::npos
-            ? 1
-            : 0;
+    std::size_t base = dataArgument(op) ? 1 : 0;
     CommParse parse;
     std::string name;
     if (const json* a = attr(op, "collective_name"); a && a->is_string())
@@ -284,7 +288,7 @@ CommParse parseCommRecord(const HostTrace& trace,
             std::vector<std::string> names = argumentNames(caller->opSchema);
             for (std::size_t a = 0; a < names.size(); ++a)
                 if (names[a] == "tag")
-                    r.tag = integerAt(caller->inputs, a).value_or(0);
+                    r.tag = integerAt(caller->inputValues(), a).value_or(0);
         }
     }
     parse.record = r;

@@ -72,6 +72,10 @@ CommParse parseCommRecord(const HostTrace& trace,
                           const GroupTable& groups,
                           const std::string& pointerGroup);
 
+// Whether a record_param_comms node's first argument is its data (tensors); records without
+// data (wait, barrier) start with the sequence number.
+bool dataArgument(const HostOp& record);
+
 // Bytes per element of a record_param_comms dtype ("Float", "BFloat16", ...); 0 if unknown.
 int64_t dtypeBytes(const std::string& dtype);
 

@@ -4,6 +4,9 @@
 #include "kernel/Error.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <limits>
 #include <string_view>
 
 namespace etsim::importers::pytorch {
@@ -18,153 +21,551 @@ bool isRootName(std::string_view name)
            name.rfind("[pytorch|profiler|execution_trace|", 0) == 0;
 }
 
-class NodeReader {
+// A JSON scanner for host traces, in one pass over the text: node objects and attribute lists
+// are read straight into HostOp fields, argument lists are copied as compact text (whitespace
+// outside strings dropped) while their tensor 6-tuples are picked out. No document tree: for a
+// 12 MB trace the tree cost more than the rest of the import.
+class Scanner {
 public:
-    NodeReader(const std::string& file, std::size_t index, json& node)
-        : file(file), index(index), node(node)
+    Scanner(const std::string& text, const std::string& file)
+        : begin(text.data()), p(text.data()), end(text.data() + text.size()), text(text), file(file)
     {
     }
 
-    [[noreturn]] void fail(const std::string& key, const std::string& problem) const
+    [[noreturn]] void fail(const std::string& problem) const
     {
-        std::string where = file + ": nodes[" + std::to_string(index) + "]";
-        if (id)
-            where += " (id " + std::to_string(*id) + ")";
-        throw Error(where + ": \"" + key + "\": " + problem +
-                    "; the file is not a PyTorch execution trace this importer reads, or it "
-                    "was edited: recapture it with torch.profiler.ExecutionTraceObserver");
+        failJson(text, static_cast<std::size_t>(p - begin), problem, file);
     }
 
-    int64_t integer(const json& value, const std::string& key) const
+    void space()
     {
-        if (value.is_number_integer())
-            return value.get<int64_t>();
-        if (value.is_boolean())
-            return value.get<bool>() ? 1 : 0;
-        fail(key, "expected an integer, found " + std::string(value.type_name()));
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            ++p;
+    }
+    char peek()
+    {
+        space();
+        if (p >= end)
+            fail("unexpected end of input");
+        return *p;
+    }
+    void expect(char c)
+    {
+        if (peek() != c)
+            fail(std::string("expected '") + c + "', found '" + *p + "'");
+        ++p;
+    }
+    bool consume(char c)
+    {
+        if (peek() != c)
+            return false;
+        ++p;
+        return true;
+    }
+    bool atEnd()
+    {
+        space();
+        return p >= end;
     }
 
-    int64_t required(const std::string& key) const
+    // A string token; p is at its opening quote. The raw token, quotes included, is
+    // [start, p) afterwards.
+    std::string string()
     {
-        auto it = node.find(key);
-        if (it == node.end())
-            fail(key, "missing");
-        return integer(*it, key);
+        space();
+        const char* start = p;
+        rawString();
+        std::string_view raw(start + 1, static_cast<std::size_t>(p - start - 2));
+        if (raw.find('\\') == std::string_view::npos)
+            return std::string(raw);
+        std::string out;
+        out.reserve(raw.size());
+        for (const char* c = start + 1; c < p - 1; ++c) {
+            if (*c != '\\') {
+                out += *c;
+                continue;
+            }
+            ++c;
+            switch (*c) {
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'u': {
+                unsigned code =
+                    static_cast<unsigned>(std::stoul(std::string(c + 1, c + 5), nullptr, 16));
+                c += 4;
+                if (code < 0x80)
+                    out += static_cast<char>(code);
+                else if (code < 0x800) {
+                    out += static_cast<char>(0xC0 | (code >> 6));
+                    out += static_cast<char>(0x80 | (code & 0x3F));
+                } else {
+                    out += static_cast<char>(0xE0 | (code >> 12));
+                    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+                    out += static_cast<char>(0x80 | (code & 0x3F));
+                }
+                break;
+            }
+            default:
+                out += *c;
+                break;
+            }
+        }
+        return out;
     }
 
-    int64_t optional(const std::string& key, int64_t fallback) const
+    // A string token as a view: its raw content when it has no escapes (keys never do), else
+    // decoded into `storage`.
+    std::string_view key(std::string& storage)
     {
-        auto it = node.find(key);
-        return it == node.end() || it->is_null() ? fallback : integer(*it, key);
+        space();
+        const char* start = p;
+        rawString();
+        std::string_view raw(start + 1, static_cast<std::size_t>(p - start - 2));
+        if (raw.find('\\') == std::string_view::npos)
+            return raw;
+        const char* after = p;
+        p = start;
+        storage = string();
+        p = after;
+        return storage;
     }
 
-    std::string text(const std::string& key) const
+    // Skips a string token, checking it is closed and its escapes are well formed.
+    void rawString()
     {
-        auto it = node.find(key);
-        if (it == node.end() || it->is_null())
-            return {};
-        if (!it->is_string())
-            fail(key, "expected a string, found " + std::string(it->type_name()));
-        return it->get<std::string>();
+        if (peek() != '"')
+            fail("expected a string");
+        ++p;
+        while (true) {
+            const char* q = p;
+            while (q < end && *q != '"' && *q != '\\' && static_cast<unsigned char>(*q) >= 0x20)
+                ++q;
+            if (q >= end) {
+                p = q;
+                fail("unterminated string");
+            }
+            if (*q == '"') {
+                p = q + 1;
+                return;
+            }
+            if (*q != '\\') {
+                p = q;
+                fail("control character in a string");
+            }
+            if (q + 1 >= end) {
+                p = q + 1;
+                fail("unterminated string");
+            }
+            char e = q[1];
+            if (e == 'u') {
+                for (int k = 2; k < 6; ++k)
+                    if (q + k >= end || std::isxdigit(static_cast<unsigned char>(q[k])) == 0) {
+                        p = q;
+                        fail("bad \\u escape");
+                    }
+                p = q + 6;
+            } else if (std::string_view("\"\\/bfnrt").find(e) != std::string_view::npos)
+                p = q + 2;
+            else {
+                p = q;
+                fail("bad escape");
+            }
+        }
     }
 
-    json list(const std::string& key)
+    // A number token; true with `value` set for an integer that fits int64.
+    bool number(int64_t& value)
     {
-        auto it = node.find(key);
-        if (it == node.end() || it->is_null())
-            return json::array();
-        if (!it->is_array())
-            fail(key, "expected a list, found " + std::string(it->type_name()));
-        return std::move(*it);
+        space();
+        const char* start = p;
+        bool negative = p < end && *p == '-';
+        if (negative)
+            ++p;
+        if (p >= end || std::isdigit(static_cast<unsigned char>(*p)) == 0)
+            fail("expected a value");
+        uint64_t magnitude = 0;
+        bool fits = true;
+        while (p < end && std::isdigit(static_cast<unsigned char>(*p)) != 0) {
+            uint64_t digit = static_cast<uint64_t>(*p - '0');
+            if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+                fits = false;
+            magnitude = magnitude * 10 + digit;
+            ++p;
+        }
+        bool integral = true;
+        if (p < end && *p == '.') {
+            integral = false;
+            ++p;
+            if (p >= end || std::isdigit(static_cast<unsigned char>(*p)) == 0)
+                fail("bad number");
+            while (p < end && std::isdigit(static_cast<unsigned char>(*p)) != 0)
+                ++p;
+        }
+        if (p < end && (*p == 'e' || *p == 'E')) {
+            integral = false;
+            ++p;
+            if (p < end && (*p == '+' || *p == '-'))
+                ++p;
+            if (p >= end || std::isdigit(static_cast<unsigned char>(*p)) == 0)
+                fail("bad number");
+            while (p < end && std::isdigit(static_cast<unsigned char>(*p)) != 0)
+                ++p;
+        }
+        numberText = std::string_view(start, static_cast<std::size_t>(p - start));
+        if (!integral || !fits)
+            return false;
+        if (negative) {
+            if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1)
+                return false;
+            value = magnitude == 0 ? 0 : -static_cast<int64_t>(magnitude - 1) - 1;
+        } else {
+            // Process-group pointers and unsigned attributes above int64 wrap, as uint64 -> int64.
+            value = static_cast<int64_t>(magnitude);
+        }
+        return true;
     }
 
+    void literal(const char* word)
+    {
+        std::size_t n = std::strlen(word);
+        if (static_cast<std::size_t>(end - p) < n || std::memcmp(p, word, n) != 0)
+            fail("expected a value");
+        p += n;
+    }
+
+    // Copies one value as compact text into `out`, collecting tensor 6-tuples. Returns
+    // whether the value was a tensor tuple (for the caller's own tuple check).
+    bool compact(std::string& out, std::vector<Tensor>* tensors, int depth = 0)
+    {
+        if (depth > 64)
+            fail("nesting deeper than 64 levels");
+        char c = peek();
+        if (c == '[') {
+            ++p;
+            out += '[';
+            int count = 0;
+            bool tuple = true;
+            int64_t ints[5] = {0, 0, 0, 0, 0};
+            std::string_view device;
+            if (!consume(']')) {
+                while (true) {
+                    if (count > 0)
+                        out += ',';
+                    char e = peek();
+                    if (e == '"') {
+                        const char* start = p;
+                        rawString();
+                        out.append(start, static_cast<std::size_t>(p - start));
+                        if (count == 5)
+                            device = std::string_view(start + 1,
+                                                      static_cast<std::size_t>(p - start - 2));
+                        else
+                            tuple = false;
+                    } else if (e == '-' || std::isdigit(static_cast<unsigned char>(e)) != 0) {
+                        int64_t v = 0;
+                        bool integer = number(v);
+                        out += numberText;
+                        if (integer && count < 5)
+                            ints[count] = v;
+                        else
+                            tuple = false;
+                    } else {
+                        compact(out, tensors, depth + 1);
+                        tuple = false;
+                    }
+                    ++count;
+                    if (consume(']'))
+                        break;
+                    expect(',');
+                }
+            }
+            out += ']';
+            if (tuple && count == 6 && tensors != nullptr) {
+                tensors->push_back(
+                    {ints[0], ints[1], ints[2], ints[3], ints[4], std::string(device)});
+                return true;
+            }
+            return false;
+        }
+        if (c == '{') {
+            ++p;
+            out += '{';
+            bool first = true;
+            if (!consume('}')) {
+                while (true) {
+                    if (!first)
+                        out += ',';
+                    first = false;
+                    space();
+                    const char* start = p;
+                    rawString();
+                    out.append(start, static_cast<std::size_t>(p - start));
+                    expect(':');
+                    out += ':';
+                    compact(out, tensors, depth + 1);
+                    if (consume('}'))
+                        break;
+                    expect(',');
+                }
+            }
+            out += '}';
+            return false;
+        }
+        if (c == '"') {
+            const char* start = p;
+            rawString();
+            out.append(start, static_cast<std::size_t>(p - start));
+            return false;
+        }
+        if (c == 't' || c == 'f' || c == 'n') {
+            const char* word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+            literal(word);
+            out += word;
+            return false;
+        }
+        int64_t ignored = 0;
+        number(ignored);
+        out += numberText;
+        return false;
+    }
+
+    void skip()
+    {
+        scratch.clear();
+        compact(scratch, nullptr);
+    }
+
+    // An integer value (booleans count as 0/1); fails naming `what` otherwise.
+    int64_t integer(std::string_view what)
+    {
+        char c = peek();
+        if (c == 't' || c == 'f') {
+            literal(c == 't' ? "true" : "false");
+            return c == 't' ? 1 : 0;
+        }
+        int64_t v = 0;
+        if (c == '"' || c == '[' || c == '{' || c == 'n' || !number(v))
+            fail("\"" + std::string(what) + "\": expected an integer");
+        return v;
+    }
+
+    // Any value as a JSON tree (attribute values: small).
+    json tree()
+    {
+        std::string value;
+        compact(value, nullptr);
+        return json::parse(value);
+    }
+
+private:
+    const char* begin;
+    const char* p;
+    const char* end;
+    const std::string& text;
     const std::string& file;
-    std::size_t index;
-    json& node;
-    std::optional<int64_t> id;
+    std::string_view numberText;
+    std::string scratch;
 };
 
-// 1.0.1: flat keys on the node.
-void readFlat(NodeReader& in, HostOp& op)
+void readIo(Scanner& in, IoLists& io)
 {
-    op.parent = in.optional("parent", -1);
-    op.rfId =
-        in.node.contains("rf_id") ? std::optional<int64_t>(in.optional("rf_id", 0)) : std::nullopt;
-    op.fwParent = in.optional("fw_parent", 0);
-    op.seqId = in.optional("seq_id", -1);
-    op.scope = in.optional("scope", 0);
-    op.tid = in.optional("tid", 0);
-    op.fwTid = in.optional("fw_tid", 0);
-    op.opSchema = in.text("op_schema");
-    op.inputs = in.list("inputs");
-    op.inputShapes = in.list("input_shapes");
-    op.inputTypes = in.list("input_types");
-    op.outputs = in.list("outputs");
-    op.outputShapes = in.list("output_shapes");
-    op.outputTypes = in.list("output_types");
-}
-
-void readIo(NodeReader& in, const std::string& key, json& values, json& shapes, json& types)
-{
-    auto it = in.node.find(key);
-    if (it == in.node.end() || it->is_null())
+    in.expect('{');
+    if (in.consume('}'))
         return;
-    if (!it->is_object())
-        in.fail(key,
-                "expected an object {values, shapes, types}, found " +
-                    std::string(it->type_name()));
-    json& io = *it;
-    auto take = [&](const char* name, json& out) {
-        auto found = io.find(name);
-        if (found == io.end() || found->is_null())
-            return;
-        if (!found->is_array())
-            in.fail(key + "." + name, "expected a list, found " + std::string(found->type_name()));
-        out = std::move(*found);
-    };
-    take("values", values);
-    take("shapes", shapes);
-    take("types", types);
-}
-
-// 1.0.2 and later: ctrl_deps, nested inputs/outputs and an attribute list.
-void readNested(NodeReader& in, HostOp& op)
-{
-    op.parent = in.optional("ctrl_deps", -1);
-    readIo(in, "inputs", op.inputs, op.inputShapes, op.inputTypes);
-    readIo(in, "outputs", op.outputs, op.outputShapes, op.outputTypes);
-    auto attrs = in.node.find("attrs");
-    if (attrs == in.node.end() || attrs->is_null())
-        return;
-    if (!attrs->is_array())
-        in.fail("attrs", "expected a list of {name, type, value}");
-    for (std::size_t a = 0; a < attrs->size(); ++a) {
-        const json& attr = (*attrs)[a];
-        std::string key = "attrs[" + std::to_string(a) + "]";
-        if (!attr.is_object() || !attr.contains("name") || !attr["name"].is_string() ||
-            !attr.contains("value"))
-            in.fail(key, "expected an object with \"name\" and \"value\"");
-        const std::string& name = attr["name"].get_ref<const std::string&>();
-        const json& value = attr["value"];
-        if (name == "rf_id")
-            op.rfId = in.integer(value, key + ".value");
-        else if (name == "fw_parent")
-            op.fwParent = in.integer(value, key + ".value");
-        else if (name == "seq_id")
-            op.seqId = in.integer(value, key + ".value");
-        else if (name == "scope")
-            op.scope = in.integer(value, key + ".value");
-        else if (name == "tid")
-            op.tid = in.integer(value, key + ".value");
-        else if (name == "fw_tid")
-            op.fwTid = in.integer(value, key + ".value");
-        else if (name == "op_schema") {
-            if (!value.is_string())
-                in.fail(key + ".value", "op_schema must be a string");
-            op.opSchema = value.get<std::string>();
+    while (true) {
+        std::string storage;
+        std::string_view key = in.key(storage);
+        in.expect(':');
+        if (key == "values") {
+            io.values.clear();
+            in.compact(io.values, &io.tensors);
+        } else if (key == "shapes") {
+            io.shapes.clear();
+            in.compact(io.shapes, nullptr);
+        } else if (key == "types") {
+            io.types.clear();
+            in.compact(io.types, nullptr);
         } else
-            op.attrs[name] = value;
+            in.skip();
+        if (in.consume('}'))
+            return;
+        in.expect(',');
     }
+}
+
+void applyAttr(Scanner& in, HostOp& op, const std::string& name, const json& v)
+{
+    auto asInt = [&]() -> int64_t {
+        if (v.is_boolean())
+            return v.get<bool>() ? 1 : 0;
+        if (!v.is_number_integer())
+            in.fail("attribute \"" + name + "\": expected an integer value");
+        return v.get<int64_t>();
+    };
+    if (name == "rf_id")
+        op.rfId = asInt();
+    else if (name == "fw_parent")
+        op.fwParent = asInt();
+    else if (name == "seq_id")
+        op.seqId = asInt();
+    else if (name == "scope")
+        op.scope = asInt();
+    else if (name == "tid")
+        op.tid = asInt();
+    else if (name == "fw_tid")
+        op.fwTid = asInt();
+    else if (name == "op_schema") {
+        if (!v.is_string())
+            in.fail("attribute \"op_schema\": expected a string");
+        op.opSchema = v.get<std::string>();
+    } else
+        op.attrs[name] = v;
+}
+
+void readAttrs(Scanner& in, HostOp& op)
+{
+    in.expect('[');
+    if (in.consume(']'))
+        return;
+    while (true) {
+        in.expect('{');
+        std::string name;
+        json value;
+        if (!in.consume('}')) {
+            while (true) {
+                std::string storage;
+                std::string_view key = in.key(storage);
+                in.expect(':');
+                if (key == "name")
+                    name = in.peek() == '"' ? in.string() : (in.skip(), std::string());
+                else if (key == "value") {
+                    char c = in.peek();
+                    if (c == '"')
+                        value = in.string();
+                    else if (c == '-' || std::isdigit(static_cast<unsigned char>(c)) != 0) {
+                        int64_t v = 0;
+                        value = in.number(v) ? json(v) : json(nullptr);
+                    } else
+                        value = in.tree();
+                } else
+                    in.skip();
+                if (in.consume('}'))
+                    break;
+                in.expect(',');
+            }
+        }
+        if (name.empty())
+            in.fail("an attribute without a \"name\"");
+        applyAttr(in, op, name, value);
+        if (in.consume(']'))
+            return;
+        in.expect(',');
+    }
+}
+
+// One node object; root nodes are counted, not kept.
+void readNode(Scanner& in, HostTrace& trace)
+{
+    HostOp op;
+    bool hasId = false;
+    auto fail = [&](const std::string& problem) {
+        in.fail("node " + std::to_string(trace.ops.size() + trace.rootNodes) +
+                (hasId ? " (id " + std::to_string(op.id) + ")" : std::string()) + ": " + problem +
+                "; the file is not a PyTorch execution trace this importer reads, or it was "
+                "edited: recapture it with torch.profiler.ExecutionTraceObserver");
+    };
+    in.expect('{');
+    if (!in.consume('}')) {
+        while (true) {
+            std::string storage;
+            std::string_view key = in.key(storage);
+            in.expect(':');
+            char c = in.peek();
+            if (key == "id") {
+                op.id = in.integer(key);
+                hasId = true;
+            } else if (key == "name") {
+                if (c != '"')
+                    fail("\"name\" must be a string");
+                op.name = in.string();
+            } else if (key == "parent" || key == "ctrl_deps") {
+                if (c == 'n')
+                    in.skip();
+                else
+                    op.parent = in.integer(key);
+            } else if (key == "rf_id")
+                op.rfId = in.integer(key);
+            else if (key == "fw_parent")
+                op.fwParent = in.integer(key);
+            else if (key == "seq_id")
+                op.seqId = in.integer(key);
+            else if (key == "scope")
+                op.scope = in.integer(key);
+            else if (key == "tid")
+                op.tid = in.integer(key);
+            else if (key == "fw_tid")
+                op.fwTid = in.integer(key);
+            else if (key == "op_schema" && c == '"')
+                op.opSchema = in.string();
+            else if ((key == "inputs" || key == "outputs") && c == '{')
+                readIo(in, key == "inputs" ? op.inputs : op.outputs);
+            else if (key == "inputs" || key == "outputs") {
+                IoLists& io = key == "inputs" ? op.inputs : op.outputs;
+                io.values.clear();
+                in.compact(io.values, &io.tensors);
+            } else if (key == "input_shapes" || key == "output_shapes") {
+                std::string& out = key == "input_shapes" ? op.inputs.shapes : op.outputs.shapes;
+                out.clear();
+                in.compact(out, nullptr);
+            } else if (key == "input_types" || key == "output_types") {
+                std::string& out = key == "input_types" ? op.inputs.types : op.outputs.types;
+                out.clear();
+                in.compact(out, nullptr);
+            } else if (key == "attrs" && c == '[')
+                readAttrs(in, op);
+            else
+                in.skip();
+            if (in.consume('}'))
+                break;
+            in.expect(',');
+        }
+    }
+    if (!hasId)
+        fail("\"id\": missing");
+    trace.maxId = std::max(trace.maxId, op.id);
+    if (isRootName(op.name)) {
+        ++trace.rootNodes;
+        return;
+    }
+    trace.ops.push_back(std::move(op));
+}
+
+void checkSchema(const std::string& schema, const std::string& file)
+{
+    std::string version = schema.substr(0, schema.find('-'));
+    const std::vector<std::string>& known = knownHostSchemas();
+    if (std::find(known.begin(), known.end(), version) != known.end())
+        return;
+    std::string list;
+    for (const std::string& s : known)
+        list += (list.empty() ? "" : ", ") + s;
+    throw Error(file + ": \"schema\": \"" + schema +
+                "\" is not a host-trace schema this importer knows (known: " + list +
+                "); convert the trace with a PyTorch version that writes one of them, or report "
+                "the new schema");
 }
 
 } // namespace
@@ -175,72 +576,80 @@ const std::vector<std::string>& knownHostSchemas()
     return schemas;
 }
 
-HostTrace parseHostTrace(json&& document, const std::string& file)
+HostTrace parseHostTrace(const std::string& text, const std::string& file)
 {
-    if (!document.is_object() || !document.contains("nodes"))
+    std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        throw Error(file + ": empty file; the trace was not written completely, recapture it");
+    if (text[first] != '{')
+        throw Error(file + ": not a JSON object (a Chakra protobuf trace? Those need no import: "
+                           "`etsim run` and `etsim trace validate` read them)");
+    HostTrace trace;
+    trace.file = file;
+    // Real traces hold 500 to 900 bytes of JSON per node.
+    trace.ops.reserve(text.size() / 400);
+    Scanner in(text, file);
+    bool sawNodes = false;
+    bool sawSchema = false;
+    in.expect('{');
+    if (!in.consume('}')) {
+        while (true) {
+            std::string key = in.string();
+            in.expect(':');
+            char c = in.peek();
+            if (key == "schema") {
+                if (c != '"')
+                    throw Error(file + ": \"schema\": not a string; known schemas: 1.0.1, 1.0.2, "
+                                       "1.0.3, 1.1.0, 1.1.1");
+                trace.schema = in.string();
+                sawSchema = true;
+                checkSchema(trace.schema, file);
+            } else if (key == "pid" && c != '"')
+                trace.pid = in.integer(key);
+            else if (key == "time" && c == '"')
+                trace.time = in.string();
+            else if (key == "start_ts" && c != '"')
+                trace.startTs = in.integer(key);
+            else if (key == "finish_ts" && c != '"')
+                trace.finishTs = in.integer(key);
+            else if (key == "nodes" && c == '[') {
+                sawNodes = true;
+                in.expect('[');
+                if (!in.consume(']'))
+                    while (true) {
+                        readNode(in, trace);
+                        if (in.consume(']'))
+                            break;
+                        in.expect(',');
+                    }
+            } else
+                in.skip();
+            if (in.consume('}'))
+                break;
+            in.expect(',');
+        }
+    }
+    if (!in.atEnd())
+        in.fail("text after the end of the trace object");
+    if (!sawNodes)
         throw Error(file +
                     ": not a PyTorch host execution trace (no top-level \"nodes\"); a Kineto "
                     "trace goes after --kineto, a Chakra .et to `etsim run` directly");
-    HostTrace trace;
-    trace.file = file;
-    auto schema = document.find("schema");
-    if (schema == document.end() || !schema->is_string())
-        throw Error(file + ": \"schema\": missing or not a string; known schemas: 1.0.1, 1.0.2, "
-                           "1.0.3, 1.1.0, 1.1.1");
-    trace.schema = schema->get<std::string>();
-    std::string version = trace.schema.substr(0, trace.schema.find('-'));
-    const std::vector<std::string>& known = knownHostSchemas();
-    if (std::find(known.begin(), known.end(), version) == known.end()) {
-        std::string list;
-        for (const std::string& s : known)
-            list += (list.empty() ? "" : ", ") + s;
-        throw Error(file + ": \"schema\": \"" + trace.schema +
-                    "\" is not a host-trace schema this importer knows (known: " + list +
-                    "); convert the trace with a PyTorch version that writes one of them, or "
-                    "report the new schema");
-    }
-    auto number = [&](const char* key) -> int64_t {
-        auto it = document.find(key);
-        return it != document.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-    };
-    trace.pid = document.contains("pid") && document["pid"].is_number_integer()
-                    ? document["pid"].get<int64_t>()
-                    : -1;
-    if (document.contains("time") && document["time"].is_string())
-        trace.time = document["time"].get<std::string>();
-    trace.startTs = number("start_ts");
-    trace.finishTs = number("finish_ts");
-
-    json& nodes = document["nodes"];
-    if (!nodes.is_array())
-        throw Error(file + ": \"nodes\": expected a list of nodes");
-    trace.ops.reserve(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        json& node = nodes[i];
-        if (!node.is_object())
-            throw Error(file + ": nodes[" + std::to_string(i) + "]: expected an object");
-        NodeReader in(file, i, node);
-        HostOp op;
-        op.id = in.required("id");
-        in.id = op.id;
-        op.name = in.text("name");
-        trace.maxId = std::max(trace.maxId, op.id);
-        if (isRootName(op.name)) {
-            ++trace.rootNodes;
-            continue;
-        }
-        auto inputs = node.find("inputs");
-        bool nested = node.contains("ctrl_deps") || node.contains("attrs") ||
-                      (inputs != node.end() && inputs->is_object());
-        if (nested)
-            readNested(in, op);
-        else
-            readFlat(in, op);
-        trace.ops.push_back(std::move(op));
-    }
-    std::sort(trace.ops.begin(), trace.ops.end(), [](const HostOp& a, const HostOp& b) {
-        return a.id < b.id;
+    if (!sawSchema)
+        throw Error(file +
+                    ": \"schema\": missing; known schemas: 1.0.1, 1.0.2, 1.0.3, 1.1.0, 1.1.1");
+    // Nodes are written when they finish (callees first): sort into call order by id.
+    std::vector<std::size_t> order(trace.ops.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return trace.ops[a].id < trace.ops[b].id;
     });
+    std::vector<HostOp> sorted;
+    sorted.reserve(order.size());
+    for (std::size_t i : order)
+        sorted.push_back(std::move(trace.ops[i]));
+    trace.ops = std::move(sorted);
     for (std::size_t i = 1; i < trace.ops.size(); ++i)
         if (trace.ops[i].id == trace.ops[i - 1].id)
             throw Error(file + ": two nodes have id " + std::to_string(trace.ops[i].id) + " (\"" +
@@ -251,7 +660,7 @@ HostTrace parseHostTrace(json&& document, const std::string& file)
 
 HostTrace readHostTrace(const std::filesystem::path& file)
 {
-    return parseHostTrace(readJsonFile(file), file.string());
+    return parseHostTrace(readTextFile(file), file.string());
 }
 
 void collectTensors(const json& value, std::vector<Tensor>& out)
@@ -262,33 +671,16 @@ void collectTensors(const json& value, std::vector<Tensor>& out)
     for (std::size_t i = 0; tuple && i < 5; ++i)
         tuple = value[i].is_number_integer();
     if (tuple) {
-        Tensor t;
-        t.id = value[0].get<int64_t>();
-        t.storage = value[1].get<int64_t>();
-        t.offset = value[2].get<int64_t>();
-        t.numel = value[3].get<int64_t>();
-        t.itemsize = value[4].get<int64_t>();
-        t.device = value[5].get<std::string>();
-        out.push_back(std::move(t));
+        out.push_back({value[0].get<int64_t>(),
+                       value[1].get<int64_t>(),
+                       value[2].get<int64_t>(),
+                       value[3].get<int64_t>(),
+                       value[4].get<int64_t>(),
+                       value[5].get<std::string>()});
         return;
     }
     for (const json& item : value)
         collectTensors(item, out);
-}
-
-std::vector<Tensor> tensorsOf(const json& values, const json& types)
-{
-    std::vector<Tensor> out;
-    if (!values.is_array())
-        return out;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        bool tensorType =
-            i < types.size() && types[i].is_string() &&
-            types[i].get_ref<const std::string&>().find("Tensor") != std::string::npos;
-        if (tensorType)
-            collectTensors(values[i], out);
-    }
-    return out;
 }
 
 } // namespace etsim::importers::pytorch

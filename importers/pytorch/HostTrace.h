@@ -27,6 +27,15 @@ struct Tensor {
     int64_t bytes() const { return numel * itemsize; }
 };
 
+// An argument list of an operator: the trace's lists as compact JSON text, plus the tensors
+// (6-tuples) found in the values, in order.
+struct IoLists {
+    std::string values = "[]";
+    std::string shapes = "[]";
+    std::string types = "[]";
+    std::vector<Tensor> tensors;
+};
+
 struct HostOp {
     int64_t id = 0;
     // The caller's id (the thread root for top-level operators).
@@ -40,15 +49,14 @@ struct HostOp {
     int64_t fwParent = 0;
     int64_t fwTid = 0;
     std::string opSchema;
-    // Lists as in the trace, one entry per argument.
-    nlohmann::json inputs = nlohmann::json::array();
-    nlohmann::json inputShapes = nlohmann::json::array();
-    nlohmann::json inputTypes = nlohmann::json::array();
-    nlohmann::json outputs = nlohmann::json::array();
-    nlohmann::json outputShapes = nlohmann::json::array();
-    nlohmann::json outputTypes = nlohmann::json::array();
+    IoLists inputs;
+    IoLists outputs;
     // Attributes other than the ones above (1.1.x: collective_name, pg_name, ...), by name.
     nlohmann::json attrs = nlohmann::json::object();
+
+    // The input lists as JSON trees, parsed on demand (most operators never need them).
+    nlohmann::json inputValues() const { return nlohmann::json::parse(inputs.values); }
+    nlohmann::json inputTypes() const { return nlohmann::json::parse(inputs.types); }
 };
 
 struct HostTrace {
@@ -69,15 +77,13 @@ struct HostTrace {
 // ("1.1.0" of "1.1.0-chakra.0.0.4") is one of them.
 const std::vector<std::string>& knownHostSchemas();
 
-// Reads and checks a host ET. Throws etsim::Error naming the file, the node and the key for
-// anything it cannot use (unknown schema with the list of known ones, a node without an
-// integer id, ...).
+// Reads and checks a host ET in one streaming pass over the JSON text (no document tree: a
+// tree of a 12 MB trace costs more than the rest of the import). Throws etsim::Error naming
+// the file, the node and the key for anything it cannot use (unknown schema with the list of
+// known ones, a node without an integer id, invalid or truncated JSON with its line, ...).
 HostTrace readHostTrace(const std::filesystem::path& file);
-HostTrace parseHostTrace(nlohmann::json&& document, const std::string& file);
+HostTrace parseHostTrace(const std::string& text, const std::string& file);
 
-// Every tensor in an argument list (tensors nested in lists included), guided by the type
-// strings: only arguments whose type mentions "Tensor" are searched.
-std::vector<Tensor> tensorsOf(const nlohmann::json& values, const nlohmann::json& types);
 // The tensors of one argument value (a tensor, or lists of tensors).
 void collectTensors(const nlohmann::json& value, std::vector<Tensor>& out);
 

@@ -24,7 +24,7 @@ struct FileDescriptor {
     }
 };
 
-std::string readAll(const std::filesystem::path& file)
+std::string readAllText(const std::filesystem::path& file)
 {
     FileDescriptor in{::open(file.c_str(), O_RDONLY | O_CLOEXEC)};
     if (in.fd < 0)
@@ -57,6 +57,20 @@ std::string readAll(const std::filesystem::path& file)
 
 } // namespace
 
+void failJson(const std::string& text,
+              std::size_t byte,
+              const std::string& what,
+              const std::string& file)
+{
+    std::size_t at = std::min<std::size_t>(byte, text.size());
+    std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                               text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    bool atEnd = byte >= text.size();
+    throw Error(file + ": line " + std::to_string(line) + ": not valid JSON (" + what + ")" +
+                (atEnd ? "; the file ends early: it is truncated, re-copy or recapture it"
+                       : "; the file is corrupt or not a PyTorch/Kineto JSON trace"));
+}
+
 nlohmann::json parseJsonText(const std::string& text, const std::string& file)
 {
     std::size_t first = text.find_first_not_of(" \t\r\n");
@@ -68,20 +82,18 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& file)
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-        std::size_t at = std::min<std::size_t>(e.byte, text.size());
-        std::size_t line = 1 + static_cast<std::size_t>(std::count(
-                                   text.begin(), text.begin() + static_cast<long>(at), '\n'));
-        bool atEnd = e.byte >= text.size();
-        throw Error(file + ": line " + std::to_string(line) + ": not valid JSON (" + e.what() +
-                    ")" +
-                    (atEnd ? "; the file ends early: it is truncated, re-copy or recapture it"
-                           : "; the file is corrupt or not a PyTorch/Kineto JSON trace"));
+        failJson(text, e.byte, e.what(), file);
     }
+}
+
+std::string readTextFile(const std::filesystem::path& file)
+{
+    return readAllText(file);
 }
 
 nlohmann::json readJsonFile(const std::filesystem::path& file)
 {
-    return parseJsonText(readAll(file), file.string());
+    return parseJsonText(readAllText(file), file.string());
 }
 
 } // namespace etsim::importers::pytorch

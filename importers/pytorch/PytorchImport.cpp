@@ -377,7 +377,7 @@ ImportResult importPytorch(const ImportRequest& request)
             output.reserve(final),
             metadataFor(graph->hostTrace(), static_cast<uint32_t>(rankNumber), result.worldSize),
             writerOptions);
-        graph->emit([&](const et::TraceNode& node) { writer.write(node); });
+        graph->emit([&](const ChakraProtoMsg::Node& node) { writer.write(node); });
         writer.close();
         graph->summary.rank = static_cast<uint32_t>(rankNumber);
         result.ranks.push_back(graph->summary);

@@ -57,12 +57,12 @@ void addStringAttr(et::TraceNode& node, const char* name, const std::string& val
 }
 
 // An argument list as Chakra's IOInfo keeps it: the host trace's lists as JSON text.
-ChakraProtoMsg::IOInfo ioInfo(const json& values, const json& shapes, const json& types)
+ChakraProtoMsg::IOInfo ioInfo(const IoLists& lists)
 {
     ChakraProtoMsg::IOInfo io;
-    io.set_values(values.dump());
-    io.set_shapes(shapes.dump());
-    io.set_types(types.dump());
+    io.set_values(lists.values);
+    io.set_shapes(lists.shapes);
+    io.set_types(lists.types);
     return io;
 }
 
@@ -150,14 +150,11 @@ void RankGraph::readComms(int64_t worldSize)
         const HostOp& op = host.ops[i];
         if (op.name != "record_param_comms" || !op.attrs.empty() || !groupTable.byPointer.empty())
             continue;
-        std::size_t base =
-            !op.inputTypes.empty() && op.inputTypes[0].is_string() &&
-                    op.inputTypes[0].get<std::string>().find("Tensor") != std::string::npos
-                ? 1
-                : 0;
-        bool wait = base + 3 < op.inputs.size() && op.inputs[base + 3] == "wait";
-        if (!wait && base + 1 < op.inputs.size() && op.inputs[base + 1].is_number_integer())
-            pointers.insert(op.inputs[base + 1].get<int64_t>());
+        std::size_t base = dataArgument(op) ? 1 : 0;
+        json values = op.inputValues();
+        bool wait = base + 3 < values.size() && values[base + 3] == "wait";
+        if (!wait && base + 1 < values.size() && values[base + 1].is_number_integer())
+            pointers.insert(values[base + 1].get<int64_t>());
     }
     if (pointers.size() > 1)
         throw Error(host.file + ": the trace (schema " + host.schema + ") uses " +
@@ -485,7 +482,7 @@ void RankGraph::synthesiseGpu()
         if (!mayHaveShapes(op.name))
             continue;
         bool onGpu = false;
-        for (const Tensor& t : tensorsOf(op.inputs, op.inputTypes))
+        for (const Tensor& t : op.inputs.tensors)
             onGpu = onGpu || t.device.rfind("cuda", 0) == 0 || t.device.rfind("hip", 0) == 0;
         if (!onGpu)
             continue;
@@ -493,7 +490,7 @@ void RankGraph::synthesiseGpu()
         view.name = op.name;
         view.type = et::NodeType::Comp;
         addStringAttr(view, "op_schema", op.opSchema);
-        et::TraceCodec::setInputs(view, ioInfo(op.inputs, op.inputShapes, op.inputTypes));
+        et::TraceCodec::setInputs(view, ioInfo(op.inputs));
         et::OperatorInfo info = et::operatorInfo(view);
         if (info.kind != et::OpKind::Unknown)
             known[i] = std::move(info);
@@ -722,10 +719,10 @@ void RankGraph::addTensorEdges()
             std::size_t p = byEnd[e++];
             if (endKey[p] == startKey[p] && kinetoOfOp[p] < 0 && kineto != nullptr)
                 continue; // unmatched op: no time to order by
-            for (const Tensor& t : tensorsOf(host.ops[p].outputs, host.ops[p].outputTypes))
+            for (const Tensor& t : host.ops[p].outputs.tensors)
                 producer[tensorKey(t)] = p;
         }
-        for (const Tensor& t : tensorsOf(host.ops[c].inputs, host.ops[c].inputTypes)) {
+        for (const Tensor& t : host.ops[c].inputs.tensors) {
             auto it = producer.find(tensorKey(t));
             if (it == producer.end())
                 continue;
@@ -921,27 +918,6 @@ void RankGraph::fill(const Node& node, et::TraceNode& out) const
         et::TraceCodec::setInputs(out, inputs);
         return;
     }
-    if (node.kind == Node::Kind::Host) {
-        const HostOp& op = host.ops[node.index];
-        out.name = op.name;
-        out.type = et::NodeType::Comp;
-        out.setIsCpuOp(true);
-        out.durationMicros = micros(selfNs[node.index]);
-        if (kinetoOfOp[node.index] >= 0)
-            out.startTimeMicros = micros(startKey[node.index]);
-        if (!op.opSchema.empty())
-            addStringAttr(out, "op_schema", op.opSchema);
-        if (op.rfId)
-            addIntAttr(out, "rf_id", *op.rfId);
-        addIntAttr(out, "tid", op.tid);
-        addIntAttr(out, "seq_id", op.seqId);
-        addIntAttr(out, "scope", op.scope);
-        addIntAttr(out, "fw_parent", op.fwParent);
-        addIntAttr(out, "fw_tid", op.fwTid);
-        et::TraceCodec::setInputs(out, ioInfo(op.inputs, op.inputShapes, op.inputTypes));
-        et::TraceCodec::setOutputs(out, ioInfo(op.outputs, op.outputShapes, op.outputTypes));
-        return;
-    }
     const Gpu& gpu = gpus[node.index];
     out.name = gpu.name;
     out.durationMicros = micros(gpu.durationNs);
@@ -954,9 +930,9 @@ void RankGraph::fill(const Node& node, et::TraceNode& out) const
             const HostOp& op = host.ops[static_cast<std::size_t>(gpu.launchOp)];
             et::applyOperatorInfo(out, *gpu.info);
             uint64_t bytes = 0;
-            for (const Tensor& t : tensorsOf(op.inputs, op.inputTypes))
+            for (const Tensor& t : op.inputs.tensors)
                 bytes += static_cast<uint64_t>(std::max<int64_t>(t.bytes(), 0));
-            for (const Tensor& t : tensorsOf(op.outputs, op.outputTypes))
+            for (const Tensor& t : op.outputs.tensors)
                 bytes += static_cast<uint64_t>(std::max<int64_t>(t.bytes(), 0));
             out.setTensorSize(bytes);
             addIntAttr(out, "host_op", op.id);
@@ -997,7 +973,37 @@ void RankGraph::fill(const Node& node, et::TraceNode& out) const
     addIntAttr(out, "host_op", host.ops[comm.op].id);
 }
 
-void RankGraph::emit(const std::function<void(const et::TraceNode&)>& sink)
+void RankGraph::fillHost(const Node& node, ChakraProtoMsg::Node& out) const
+{
+    // Host ops are most of the nodes: written straight as protobuf, attributes in the
+    // encodings spec section 9 asks for.
+    const HostOp& op = host.ops[node.index];
+    out.set_id(node.id);
+    out.set_name(op.name);
+    out.set_type(ChakraProtoMsg::COMP_NODE);
+    if (kinetoOfOp[node.index] >= 0)
+        out.set_start_time_micros(micros(startKey[node.index]));
+    out.set_duration_micros(micros(selfNs[node.index]));
+    auto attr = [&](const char* name) {
+        ChakraProtoMsg::AttributeProto* a = out.add_attr();
+        a->set_name(name);
+        return a;
+    };
+    attr("is_cpu_op")->set_bool_val(true);
+    if (!op.opSchema.empty())
+        attr("op_schema")->set_string_val(op.opSchema);
+    if (op.rfId)
+        attr("rf_id")->set_int64_val(*op.rfId);
+    attr("tid")->set_int64_val(op.tid);
+    attr("seq_id")->set_int64_val(op.seqId);
+    attr("scope")->set_int64_val(op.scope);
+    attr("fw_parent")->set_int64_val(op.fwParent);
+    attr("fw_tid")->set_int64_val(op.fwTid);
+    *out.mutable_inputs() = ioInfo(op.inputs);
+    *out.mutable_outputs() = ioInfo(op.outputs);
+}
+
+void RankGraph::emit(const std::function<void(const ChakraProtoMsg::Node&)>& sink)
 {
     buildNodes();
     addEdges();
@@ -1008,26 +1014,38 @@ void RankGraph::emit(const std::function<void(const et::TraceNode&)>& sink)
     if (dropping)
         contract(topo);
     et::TraceNode out;
+    ChakraProtoMsg::Node message;
+    std::vector<uint64_t> deps;
     for (uint32_t v : topo) {
         const Node& node = nodes[v];
         if (!node.kept) {
             ++summary.hostNodesDropped;
             continue;
         }
-        fill(node, out);
-        out.dataDeps.clear();
+        deps.clear();
         for (uint32_t d : node.deps)
-            out.dataDeps.push_back(nodes[d].id);
-        std::sort(out.dataDeps.begin(), out.dataDeps.end());
-        ++summary.nodesByType[et::nodeTypeName(out.type) +
-                              (out.type == et::NodeType::Comp
-                                   ? (out.isCpuOp().value_or(false) ? " (CPU)" : " (GPU)")
-                                   : "")];
-        if (out.type == et::NodeType::CommColl)
-            ++summary.collectives[{et::collectiveTypeName(*out.commType()),
-                                   std::string(out.pgName().value_or(""))}];
+            deps.push_back(nodes[d].id);
+        std::sort(deps.begin(), deps.end());
+        message.Clear();
+        if (node.kind == Node::Kind::Host) {
+            fillHost(node, message);
+            ++summary.nodesByType["COMP_NODE (CPU)"];
+        } else {
+            fill(node, out);
+            et::TraceCodec::encode(out, message);
+            ++summary.nodesByType[et::nodeTypeName(out.type) +
+                                  (out.type == et::NodeType::Comp
+                                       ? (out.isCpuOp().value_or(false) ? " (CPU)" : " (GPU)")
+                                       : "")];
+            if (out.type == et::NodeType::CommColl)
+                ++summary.collectives[{et::collectiveTypeName(*out.commType()),
+                                       std::string(out.pgName().value_or(""))}];
+        }
+        message.clear_data_deps();
+        for (uint64_t d : deps)
+            message.add_data_deps(d);
         ++summary.nodes;
-        sink(out);
+        sink(message);
     }
 }
 

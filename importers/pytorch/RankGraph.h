@@ -6,6 +6,7 @@
 
 #include "et_driver/OperatorInfo.h"
 #include "et_driver/TraceNode.h"
+#include "et_driver/proto/et_def.pb.h"
 #include "importers/pytorch/Collectives.h"
 #include "importers/pytorch/HostTrace.h"
 #include "importers/pytorch/KinetoTrace.h"
@@ -100,7 +101,7 @@ public:
     void setRank(uint32_t value) { rank = value; }
 
     // Builds the nodes in a dependency-respecting order and passes them to `sink`.
-    void emit(const std::function<void(const et::TraceNode&)>& sink);
+    void emit(const std::function<void(const ChakraProtoMsg::Node&)>& sink);
 
     RankSummary summary;
 
@@ -146,6 +147,7 @@ private:
     std::vector<uint32_t> order() const;
     void contract(const std::vector<uint32_t>& topo);
     void fill(const Node& node, et::TraceNode& out) const;
+    void fillHost(const Node& node, ChakraProtoMsg::Node& out) const;
     void addDep(uint32_t node, uint32_t on);
     int64_t hostIndex(int64_t id) const;
 
