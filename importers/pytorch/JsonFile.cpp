@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fcntl.h>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace etsim::importers::pytorch {
@@ -34,6 +35,19 @@ std::string readAllText(const std::filesystem::path& file)
     bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     google::protobuf::io::FileInputStream raw(in.fd, 1 << 16);
     std::string text;
+    // Size the buffer once: the file size, or for gzip the uncompressed size its trailer gives
+    // (modulo 4 GiB, so only a hint).
+    struct stat info {};
+    if (::fstat(in.fd, &info) == 0 && info.st_size > 0) {
+        auto size = static_cast<std::size_t>(info.st_size);
+        unsigned char trailer[4] = {0, 0, 0, 0};
+        if (gzip && size >= 4 && ::pread(in.fd, trailer, 4, info.st_size - 4) == 4)
+            size = static_cast<std::size_t>(trailer[0]) |
+                   static_cast<std::size_t>(trailer[1]) << 8 |
+                   static_cast<std::size_t>(trailer[2]) << 16 |
+                   static_cast<std::size_t>(trailer[3]) << 24;
+        text.reserve(std::min<std::size_t>(size + 1, std::size_t(1) << 32));
+    }
     if (!gzip) {
         const void* data = nullptr;
         int size = 0;

@@ -1016,6 +1016,7 @@ void RankGraph::emit(const std::function<void(const ChakraProtoMsg::Node&)>& sin
     et::TraceNode out;
     ChakraProtoMsg::Node message;
     std::vector<uint64_t> deps;
+    uint64_t hostNodes = 0;
     for (uint32_t v : topo) {
         const Node& node = nodes[v];
         if (!node.kept) {
@@ -1029,7 +1030,7 @@ void RankGraph::emit(const std::function<void(const ChakraProtoMsg::Node&)>& sin
         message.Clear();
         if (node.kind == Node::Kind::Host) {
             fillHost(node, message);
-            ++summary.nodesByType["COMP_NODE (CPU)"];
+            ++hostNodes;
         } else {
             fill(node, out);
             et::TraceCodec::encode(out, message);
@@ -1047,6 +1048,8 @@ void RankGraph::emit(const std::function<void(const ChakraProtoMsg::Node&)>& sin
         ++summary.nodes;
         sink(message);
     }
+    if (hostNodes > 0)
+        summary.nodesByType["COMP_NODE (CPU)"] += hostNodes;
 }
 
 } // namespace etsim::importers::pytorch

@@ -5,6 +5,7 @@
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceValidator.h"
+#include "importers/pytorch/JsonFile.h"
 #include "importers/pytorch/PytorchImport.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/TempDir.h"
@@ -301,6 +302,35 @@ TEST(PytorchEdgeCases, SendAndRecvCarryPeerAndTag)
             EXPECT_EQ(n.commSize(), 32);
         }
     EXPECT_TRUE(found);
+}
+
+} // namespace
+} // namespace etsim::importers::pytorch
+
+namespace etsim::importers::pytorch {
+namespace {
+
+// Fuzzer seeds and inputs that once failed: each reads cleanly or ends in one etsim::Error.
+TEST(PytorchCorpus, EveryInputEndsCleanlyOrWithError)
+{
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(ETSIM_IMPORT_CORPUS_DIR)) {
+        if (entry.path().filename() == "README.md")
+            continue;
+        std::string text = test::readFile(entry.path());
+        try {
+            HostTrace host = parseHostTrace(text, entry.path().string());
+            RankGraph graph(std::move(host), nullptr, 0, 2, ImportOptions{});
+            graph.emit([](const ChakraProtoMsg::Node&) {});
+        } catch (const Error&) {
+        }
+        try {
+            parseKinetoTrace(parseJsonText(text, entry.path().string()), entry.path().string());
+        } catch (const Error&) {
+        }
+        ++files;
+    }
+    EXPECT_GE(files, 3U);
 }
 
 } // namespace
