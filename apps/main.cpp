@@ -1,7 +1,6 @@
 // etsim: the command-line front end. Each subcommand parses its options, calls the
 // libraries, and maps what happened to the exit codes of apps/ExitCode.h.
 
-#include "apps/Demo.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
@@ -53,7 +52,6 @@ int main(int argc, char** argv)
             }
             return std::string();
         });
-    etsim::apps::addDemoCommand(app, logSpec, result);
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
     etsim::apps::addMemCommand(app, result);

@@ -1,19 +1,11 @@
 #include "models/accel/Accelerator.h"
 
+#include "kernel/IntMath.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
 
 namespace etsim::accel {
-
-namespace {
-
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-} // namespace
 
 Accelerator::Accelerator(sc_core::sc_module_name name,
                          const AccelConfig& config,

@@ -56,7 +56,9 @@ double CollectiveRecord::busBandwidth() const
 }
 
 CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
-    : settings(config), rankCount(ranks)
+    : settings(config)
+    , rankCount(ranks)
+    , pointToPoint([this](std::uint64_t token) { complete(token); })
 {
     if (ranks == 0)
         throw Error("CommEngine: the fabric needs at least one rank");
@@ -130,23 +132,13 @@ void CommEngine::postSend(const EtNodeInfo& info, std::uint64_t token)
                     std::to_string(rankCount));
     std::uint32_t src = toUnderlying(info.rank);
     std::uint32_t dst = toUnderlying(*info.peer);
-    std::uint32_t id;
-    if (!freeSends.empty()) {
-        id = freeSends.back();
-        freeSends.pop_back();
-    } else {
-        id = static_cast<std::uint32_t>(sends.size());
-        sends.emplace_back();
-    }
-    sends[id] = SendRecord{token, info.node, src, info.bytes, false, false, 0};
+    std::uint32_t id = pointToPoint.addSend(token, info.node, src, info.bytes);
     ++pendingNodes;
     Tag tag;
     tag.pointToPoint = true;
     tag.member = id;
     core->send(src, dst, info.bytes, allocateTag(tag));
-    Channel& channel = channels[ChannelKey{src, dst, info.tag}];
-    channel.sends.push_back(id);
-    matchChannel(channel);
+    pointToPoint.enqueueSend(id, src, dst, info.tag);
 }
 
 void CommEngine::postRecv(const EtNodeInfo& info, std::uint64_t token)
@@ -154,54 +146,9 @@ void CommEngine::postRecv(const EtNodeInfo& info, std::uint64_t token)
     if (!info.peer || toUnderlying(*info.peer) >= rankCount)
         throw Error("fabric: " + where(info) + ": recv needs a source rank below " +
                     std::to_string(rankCount));
-    std::uint32_t id;
-    if (!freeRecvs.empty()) {
-        id = freeRecvs.back();
-        freeRecvs.pop_back();
-    } else {
-        id = static_cast<std::uint32_t>(recvs.size());
-        recvs.emplace_back();
-    }
-    recvs[id] = RecvRecord{token, info.node, toUnderlying(info.rank), info.bytes};
     ++pendingNodes;
-    ChannelKey key{toUnderlying(*info.peer), toUnderlying(info.rank), info.tag};
-    Channel& channel = channels[key];
-    channel.recvs.push_back(id);
-    matchChannel(channel);
-    if (channel.sends.empty() && channel.recvs.empty())
-        channels.erase(key);
-}
-
-void CommEngine::matchChannel(Channel& channel)
-{
-    while (!channel.sends.empty() && !channel.recvs.empty()) {
-        std::uint32_t sendId = channel.sends.front();
-        std::uint32_t recvId = channel.recvs.front();
-        SendRecord& send = sends[sendId];
-        const RecvRecord& recv = recvs[recvId];
-        if (send.bytes != recv.bytes)
-            throw Error(
-                "fabric: send rank " + std::to_string(send.rank) + " node " +
-                std::to_string(toUnderlying(send.node)) + " (" + std::to_string(send.bytes) +
-                " B) matches recv rank " + std::to_string(recv.rank) + " node " +
-                std::to_string(toUnderlying(recv.node)) + " (" + std::to_string(recv.bytes) +
-                " B), but the sizes differ; a send and its recv must agree on comm_size");
-        channel.sends.pop_front();
-        channel.recvs.pop_front();
-        send.matched = true;
-        send.recv = recvId;
-        if (send.arrived)
-            completeSendRecv(sendId);
-    }
-}
-
-void CommEngine::completeSendRecv(std::uint32_t sendId)
-{
-    std::uint32_t recvId = sends[sendId].recv;
-    std::uint64_t token = recvs[recvId].token;
-    freeSends.push_back(sendId);
-    freeRecvs.push_back(recvId);
-    complete(token);
+    pointToPoint.postRecv(
+        token, info.node, toUnderlying(*info.peer), toUnderlying(info.rank), info.bytes, info.tag);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -600,14 +547,8 @@ void CommEngine::delivered(std::uint64_t cookie)
     Tag tag = tags[tagIndex];
     freeTags.push_back(tagIndex);
     if (tag.pointToPoint) {
-        SendRecord& send = sends[tag.member];
-        send.arrived = true;
-        std::uint64_t token = send.token;
-        bool matched = send.matched;
         ++p2pCount;
-        if (matched)
-            completeSendRecv(tag.member);
-        complete(token);
+        pointToPoint.arrived(tag.member);
         return;
     }
     if (!tag.multicast) {

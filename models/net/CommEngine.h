@@ -13,12 +13,12 @@
 // endpoint delay; every step ends with the endpoint delay plus the reduction cost
 // (3 * reduced bytes / local memory bandwidth).
 //
-// Point-to-point: a send starts its message at once (eager) and completes when the message
-// arrives; a recv completes when the matching message has arrived. Sends and recvs match by
-// (source, destination, tag) in order; a size mismatch is an error naming both nodes.
+// Point-to-point: sends are eager and match recvs by (source, destination, tag) in order
+// (PointToPoint.h); this engine carries their messages.
 
 #include "kernel/Extensions.h"
 #include "models/net/NetConfig.h"
+#include "models/net/PointToPoint.h"
 #include "models/net/collectives/HierarchicalPlan.h"
 #include "models/net/flow/EventCalendar.h"
 #include "models/net/flow/NetworkCore.h"
@@ -164,43 +164,6 @@ private:
     // Contributions to one in-switch reduction: instance, chunk, global step, and the member
     // index of the switch line's first member.
     using SwitchKey = std::array<std::uint32_t, 4>;
-    struct SendRecord {
-        std::uint64_t token = 0;
-        NodeId node{};
-        std::uint32_t rank = 0;
-        std::uint64_t bytes = 0;
-        bool arrived = false;
-        bool matched = false;
-        std::uint32_t recv = 0;
-    };
-    struct RecvRecord {
-        std::uint64_t token = 0;
-        NodeId node{};
-        std::uint32_t rank = 0;
-        std::uint64_t bytes = 0;
-    };
-    struct Channel {
-        std::deque<std::uint32_t> sends; // unmatched, in order
-        std::deque<std::uint32_t> recvs; // unmatched, in order
-    };
-    struct ChannelKey {
-        std::uint32_t src = 0;
-        std::uint32_t dst = 0;
-        std::uint64_t tag = 0;
-        bool operator==(const ChannelKey& other) const
-        {
-            return src == other.src && dst == other.dst && tag == other.tag;
-        }
-    };
-    struct ChannelKeyHash {
-        std::size_t operator()(const ChannelKey& key) const
-        {
-            std::uint64_t mixed = (static_cast<std::uint64_t>(key.src) << 32 | key.dst) ^
-                                  (key.tag * 0x9E3779B97F4A7C15ULL);
-            return static_cast<std::size_t>(mixed ^ (mixed >> 29));
-        }
-    };
-
     void delivered(std::uint64_t cookie) override;
     void
     arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
@@ -214,8 +177,6 @@ private:
     void postCollective(const EtNodeInfo& info, std::uint64_t token);
     void postSend(const EtNodeInfo& info, std::uint64_t token);
     void postRecv(const EtNodeInfo& info, std::uint64_t token);
-    void matchChannel(Channel& channel);
-    void completeSendRecv(std::uint32_t send);
 
     std::uint32_t createInstance(const EtNodeInfo& info, std::uint64_t key);
     std::uint32_t memberIndex(const Instance& instance, std::uint32_t rank) const;
@@ -266,11 +227,7 @@ private:
     std::vector<ReadyStep> ready;
     bool draining = false;
 
-    std::vector<SendRecord> sends;
-    std::vector<std::uint32_t> freeSends;
-    std::vector<RecvRecord> recvs;
-    std::vector<std::uint32_t> freeRecvs;
-    std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels;
+    PointToPoint pointToPoint;
     std::vector<std::uint32_t> strides;
     std::map<SwitchKey, std::uint32_t> switchContributions;
 

@@ -75,6 +75,23 @@ TEST(RunCommand, RunsAPresetAndWritesReportTimelineAndPicture)
     EXPECT_TRUE(contains(picture, "HBM bandwidth"));
 }
 
+TEST(RunCommand, LogOptionShowsInfoLines)
+{
+    TempDir dir;
+    std::string trace = generate(dir);
+    std::string run = "run --platform hgx_h100 --trace " + trace;
+    CommandResult quiet = runEtsim(run);
+    ASSERT_EQ(quiet.code, 0) << quiet.output;
+    EXPECT_FALSE(contains(quiet.output, "[info]")) << quiet.output;
+    CommandResult info = runEtsim("--log info " + run);
+    ASSERT_EQ(info.code, 0) << info.output;
+    EXPECT_TRUE(contains(info.output, "[info] simulation: run ")) << info.output;
+    CommandResult bad = runEtsim("--log loud " + run);
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_TRUE(contains(bad.output, "log level \"loud\": expected LEVEL or LOGGER=LEVEL"))
+        << bad.output;
+}
+
 TEST(RunCommand, ExitCodes)
 {
     TempDir dir;

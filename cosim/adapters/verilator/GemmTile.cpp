@@ -1,6 +1,7 @@
 #include "cosim/adapters/verilator/GemmTile.h"
 
 #include "cosim/wire/Frame.h"
+#include "kernel/IntMath.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,11 +9,6 @@
 namespace etsim::rtl {
 
 namespace {
-
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b)
-{
-    return (a + b - 1) / b;
-}
 
 // Operands laid out as rtl/gemm_tile.sv reads them; results gathered back into row-major C.
 class LaidOutMemory final : public TileMemory {

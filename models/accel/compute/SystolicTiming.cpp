@@ -1,17 +1,10 @@
 #include "models/accel/compute/SystolicTiming.h"
 
+#include "kernel/IntMath.h"
+
 #include <algorithm>
 
 namespace etsim::accel {
-
-namespace {
-
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-} // namespace
 
 SystolicTiming::SystolicTiming(SystolicParams params, RooflineTiming fallback)
     : config(std::move(params)), fallback(std::move(fallback))

@@ -1,0 +1,101 @@
+#include "models/net/PointToPoint.h"
+
+#include "kernel/Error.h"
+
+#include <string>
+
+namespace etsim::net {
+
+std::uint32_t
+PointToPoint::addSend(std::uint64_t token, NodeId node, std::uint32_t src, std::uint64_t bytes)
+{
+    std::uint32_t id;
+    if (!freeSends.empty()) {
+        id = freeSends.back();
+        freeSends.pop_back();
+    } else {
+        id = static_cast<std::uint32_t>(sends.size());
+        sends.emplace_back();
+    }
+    sends[id] = SendRecord{token, node, src, bytes, false, false, 0};
+    return id;
+}
+
+void PointToPoint::enqueueSend(std::uint32_t id,
+                               std::uint32_t src,
+                               std::uint32_t dst,
+                               std::uint64_t tag)
+{
+    Channel& channel = channels[ChannelKey{src, dst, tag}];
+    channel.sends.push_back(id);
+    match(channel);
+}
+
+void PointToPoint::postRecv(std::uint64_t token,
+                            NodeId node,
+                            std::uint32_t src,
+                            std::uint32_t dst,
+                            std::uint64_t bytes,
+                            std::uint64_t tag)
+{
+    std::uint32_t id;
+    if (!freeRecvs.empty()) {
+        id = freeRecvs.back();
+        freeRecvs.pop_back();
+    } else {
+        id = static_cast<std::uint32_t>(recvs.size());
+        recvs.emplace_back();
+    }
+    recvs[id] = RecvRecord{token, node, dst, bytes};
+    ChannelKey key{src, dst, tag};
+    Channel& channel = channels[key];
+    channel.recvs.push_back(id);
+    match(channel);
+    if (channel.sends.empty() && channel.recvs.empty())
+        channels.erase(key);
+}
+
+void PointToPoint::match(Channel& channel)
+{
+    while (!channel.sends.empty() && !channel.recvs.empty()) {
+        std::uint32_t sendId = channel.sends.front();
+        std::uint32_t recvId = channel.recvs.front();
+        SendRecord& send = sends[sendId];
+        const RecvRecord& recv = recvs[recvId];
+        if (send.bytes != recv.bytes)
+            throw Error(
+                "fabric: send rank " + std::to_string(send.rank) + " node " +
+                std::to_string(toUnderlying(send.node)) + " (" + std::to_string(send.bytes) +
+                " B) matches recv rank " + std::to_string(recv.rank) + " node " +
+                std::to_string(toUnderlying(recv.node)) + " (" + std::to_string(recv.bytes) +
+                " B), but the sizes differ; a send and its recv must agree on comm_size");
+        channel.sends.pop_front();
+        channel.recvs.pop_front();
+        send.matched = true;
+        send.recv = recvId;
+        if (send.arrived)
+            completeRecvOf(sendId);
+    }
+}
+
+void PointToPoint::completeRecvOf(std::uint32_t sendId)
+{
+    std::uint32_t recvId = sends[sendId].recv;
+    std::uint64_t token = recvs[recvId].token;
+    freeSends.push_back(sendId);
+    freeRecvs.push_back(recvId);
+    complete(token);
+}
+
+void PointToPoint::arrived(std::uint32_t id)
+{
+    SendRecord& send = sends[id];
+    send.arrived = true;
+    std::uint64_t token = send.token;
+    bool matched = send.matched;
+    if (matched)
+        completeRecvOf(id);
+    complete(token);
+}
+
+} // namespace etsim::net

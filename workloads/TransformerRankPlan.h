@@ -1,0 +1,195 @@
+#pragma once
+// The nodes of one rank of a Transformer job (Transformer.h), split by concern:
+//   TransformerLayers.cpp     one layer forward and backward (attention, dense MLP)
+//   TransformerMoe.cpp        the expert (MoE) MLP and its all-to-alls
+//   TransformerZero.cpp       ZeRO's parameter gathers and gradient scatters, the optimizer step
+//   TransformerSchedule.cpp   training: micro-batch forward/backward in the 1F1B pipeline order
+//   TransformerInference.cpp  inference: prefill and decode steps through the pipeline
+// Internal to workloads; users call Transformer::emitRank.
+
+#include "workloads/Transformer.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace etsim::workloads {
+
+namespace detail {
+
+inline double d(uint64_t value)
+{
+    return static_cast<double>(value);
+}
+
+} // namespace detail
+
+// The nodes of one rank. `chain` is the last node of the compute stream: every compute node
+// and every blocking collective depends on it, so the stream runs in program order.
+class Transformer::RankPlan {
+public:
+    RankPlan(const Transformer& job, uint32_t rank, RankEmitter& out)
+        : job(job)
+        , spec(job.spec)
+        , m(job.spec.model)
+        , p(job.spec.parallel)
+        , out(out)
+        , at(job.coordinates(rank))
+        , bytes(et::bytesPerElement(job.spec.dtype))
+        , tpGroup(job.groupName(GroupKind::Tp, rank))
+        , dpGroup(job.groupName(GroupKind::Dp, rank))
+        , epGroup(job.groupName(GroupKind::Ep, rank))
+        , edpGroup(job.groupName(GroupKind::Edp, rank))
+    {
+        first = at.pp == 0;
+        last = at.pp == p.pp - 1;
+        layersHere = m.layers / p.pp;
+        firstLayer = at.pp * layersHere;
+        heads = m.heads / p.tp;
+        // KV heads are split over TP ranks; with fewer KV heads than ranks they are repeated.
+        kvHeads = std::max<uint32_t>(1, m.kvHeadCount() / p.tp);
+    }
+
+    void training();
+    void inference();
+
+private:
+    // ---- primitives
+    uint64_t
+    gemm(const std::string& name, int64_t rows, int64_t cols, int64_t inner, int64_t batch = 1)
+    {
+        et::OperatorInfo info;
+        info.kind = batch == 1 ? et::OpKind::Gemm : et::OpKind::Bmm;
+        info.dtype = spec.dtype;
+        info.gemms.push_back({rows, cols, inner, batch});
+        auto moved =
+            static_cast<uint64_t>(batch * (rows * inner + inner * cols + rows * cols) * bytes);
+        return step(out.compute(name, info, moved, deps()));
+    }
+    uint64_t elementwise(const std::string& name, double ops, double elements)
+    {
+        return step(out.compute(name,
+                                et::OpKind::Elementwise,
+                                spec.dtype,
+                                static_cast<int64_t>(ops),
+                                static_cast<uint64_t>(elements * bytes),
+                                deps()));
+    }
+    uint64_t attention(
+        const std::string& name, int64_t queries, int64_t keys, int64_t batch, uint64_t extraBytes)
+    {
+        et::OperatorInfo info;
+        info.kind = et::OpKind::Attention;
+        info.dtype = spec.dtype;
+        int64_t dh = m.headDim();
+        info.gemms.push_back({queries, keys, dh, batch});
+        info.gemms.push_back({queries, dh, keys, batch});
+        auto moved =
+            static_cast<uint64_t>(batch * (2 * queries * dh + 2 * keys * dh) * bytes) + extraBytes;
+        return step(out.compute(name, info, moved, deps()));
+    }
+    uint64_t collective(const std::string& name,
+                        et::CollectiveType type,
+                        int64_t size,
+                        const std::string& group)
+    {
+        return step(out.collective(name, type, size, group, deps()));
+    }
+    uint64_t memory(const std::string& name, bool store, double size)
+    {
+        return step(out.memory(name, store, static_cast<uint64_t>(size), deps()));
+    }
+    std::vector<uint64_t> deps()
+    {
+        std::vector<uint64_t> list;
+        if (chain)
+            list.push_back(*chain);
+        // push_back, not insert: g++ 12 warns falsely (-Warray-bounds) on inserting a range.
+        for (uint64_t id : pending)
+            list.push_back(id);
+        pending.clear();
+        return list;
+    }
+    uint64_t step(uint64_t id)
+    {
+        chain = id;
+        return id;
+    }
+    uint32_t peer(uint32_t stage) const { return job.rankOf({at.tp, at.dp, stage}); }
+    // The next compute node also waits for this receive.
+    void receive(const std::string& name, uint32_t stage, int64_t size, int32_t tag)
+    {
+        pending.push_back(out.recv(name, peer(stage), size, tag, {}));
+    }
+    void send(const std::string& name, uint32_t stage, int64_t size, int32_t tag)
+    {
+        out.send(name,
+                 peer(stage),
+                 size,
+                 tag,
+                 chain ? std::vector<uint64_t>{*chain} : std::vector<uint64_t>{});
+    }
+
+    // ---- one layer (TransformerLayers.cpp)
+    // Weights of one layer held by this rank.
+    double layerWeights() const;
+    void tpAllReduce(const std::string& name, uint32_t tokens);
+    // Forward of one layer on `tokens` tokens with `context` keys per query.
+    void layerForward(const std::string& prefix,
+                      uint32_t batch,
+                      uint32_t queries,
+                      uint32_t context,
+                      uint64_t kvBytes);
+    void mlpForward(const std::string& prefix, int64_t tokens);
+    // Backward of a forward GEMM (rows, cols, inner): data gradient and weight gradient.
+    void gemmBackward(const std::string& name, int64_t rows, int64_t cols, int64_t inner);
+    void layerBackward(const std::string& prefix, uint32_t batch);
+    // Saved activations of one layer per rank, bytes (Korthikanti et al. 2022 for 16-bit
+    // tensors, tensor parallel without sequence parallelism; only the input with full
+    // recomputation).
+    double activationBytes(uint32_t batch) const;
+
+    // ---- experts (TransformerMoe.cpp)
+    void expertMlpForward(const std::string& prefix, int64_t tokens);
+    void expertMlpBackward(const std::string& prefix, int64_t tokens);
+    void allToAll(const std::string& name, int64_t routed);
+
+    // ---- ZeRO and the optimizer (TransformerZero.cpp)
+    // ZeRO-3: the layer's weights are gathered before each use and its gradients scattered.
+    void zeroGatherLayer(const std::string& prefix);
+    void zeroScatterLayerGradients(const std::string& prefix);
+    void optimizer();
+
+    // ---- training schedule (TransformerSchedule.cpp)
+    void forward(uint32_t mb);
+    void backward(uint32_t mb);
+
+    std::string layerPrefix(const char* phase, uint32_t mb, uint32_t layer) const
+    {
+        return std::string(phase) + ".mb" + std::to_string(mb) + ".layer" +
+               std::to_string(firstLayer + layer) + ".";
+    }
+
+    const Transformer& job;
+    const TransformerSpec& spec;
+    const TransformerModel& m;
+    const Parallelism& p;
+    RankEmitter& out;
+    Coordinates at;
+    int64_t bytes;
+    std::string tpGroup;
+    std::string dpGroup;
+    std::string epGroup;
+    std::string edpGroup;
+    bool first = false;
+    bool last = false;
+    uint32_t layersHere = 0;
+    uint32_t firstLayer = 0;
+    uint32_t heads = 0;
+    uint32_t kvHeads = 0;
+    std::optional<uint64_t> chain;
+    std::vector<uint64_t> pending;
+};
+
+} // namespace etsim::workloads
