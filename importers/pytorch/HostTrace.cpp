@@ -367,7 +367,11 @@ public:
     {
         std::string value;
         compact(value, nullptr);
-        return json::parse(value);
+        try {
+            return json::parse(value);
+        } catch (const json::exception& e) {
+            fail(std::string("attribute value is not valid JSON (") + e.what() + ")");
+        }
     }
 
 private:
@@ -661,6 +665,31 @@ HostTrace parseHostTrace(const std::string& text, const std::string& file)
 HostTrace readHostTrace(const std::filesystem::path& file)
 {
     return parseHostTrace(readTextFile(file), file.string());
+}
+
+namespace {
+
+json parseList(const std::string& text, const HostOp& op)
+{
+    try {
+        return json::parse(text);
+    } catch (const json::exception& e) {
+        throw Error("node " + std::to_string(op.id) + " \"" + op.name +
+                    "\": its argument list is not valid JSON (" + e.what() +
+                    "); the trace is corrupt, recapture it");
+    }
+}
+
+} // namespace
+
+json HostOp::inputValues() const
+{
+    return parseList(inputs.values, *this);
+}
+
+json HostOp::inputTypes() const
+{
+    return parseList(inputs.types, *this);
 }
 
 void collectTensors(const json& value, std::vector<Tensor>& out)

@@ -55,8 +55,9 @@ struct HostOp {
     nlohmann::json attrs = nlohmann::json::object();
 
     // The input lists as JSON trees, parsed on demand (most operators never need them).
-    nlohmann::json inputValues() const { return nlohmann::json::parse(inputs.values); }
-    nlohmann::json inputTypes() const { return nlohmann::json::parse(inputs.types); }
+    // Throw etsim::Error naming the operator for text JSON does not accept (invalid UTF-8).
+    nlohmann::json inputValues() const;
+    nlohmann::json inputTypes() const;
 };
 
 struct HostTrace {

@@ -290,7 +290,10 @@ ImportResult importPytorch(const ImportRequest& request)
                 byGroup[r.group][inputs[i].rank].push_back(c);
             }
         }
-        for (auto& [group, ranks] : byGroup) {
+        for (auto& entry : byGroup) {
+            // Named references: lambdas cannot capture structured bindings in C++17.
+            const std::string& group = entry.first;
+            auto& ranks = entry.second;
             const auto& [refRank, refList] = *ranks.begin();
             std::size_t ref = byRank[refRank];
             for (const auto& [r, list] : ranks) {

@@ -86,7 +86,14 @@ RankGraph::RankGraph(HostTrace hostTrace,
     summary.hostOps = host.ops.size();
     summary.rootNodes = host.rootNodes;
     indexOps();
-    readComms(worldSize);
+    try {
+        readComms(worldSize);
+    } catch (const Error& e) {
+        std::string what = e.what();
+        if (what.rfind(host.file, 0) == 0)
+            throw;
+        throw Error(host.file + ": " + what);
+    }
     if (kineto != nullptr) {
         summary.kinetoFile = kineto->file;
         summary.kinetoOps = kineto->ops.size();
