@@ -122,7 +122,10 @@ void RankGraph::indexOps()
     threadOfOp.assign(n, 0);
     std::map<int64_t, std::size_t> threadIndex;
     for (std::size_t i = 0; i < n; ++i) {
-        parentOf[i] = hostIndex(host.ops[i].parent);
+        // A caller starts, so takes its id, before its callees: a parent id that is not
+        // smaller is not a caller (and would let the walks up the call tree loop).
+        int64_t parent = host.ops[i].parent < host.ops[i].id ? hostIndex(host.ops[i].parent) : -1;
+        parentOf[i] = parent;
         auto [it, added] = threadIndex.emplace(host.ops[i].tid, threadOps.size());
         if (added)
             threadOps.emplace_back();
