@@ -1,10 +1,13 @@
 #include "apps/RunCommand.h"
 
 #include "apps/Plot.h"
+#include "apps/SignalWatcher.h"
 #include "apps/Version.h"
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceSet.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
+#include "kernel/StopRequest.h"
 #include "kernel/Units.h"
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
@@ -98,6 +101,22 @@ private:
     double lastPrint = 0.0;
 };
 
+// Writes the JSON report (nothing when `path` is empty); the exit code when it cannot.
+std::optional<ExitCode> writeReport(const std::string& path,
+                                    const platform::RunReport& report,
+                                    const std::vector<std::string>& commandLine)
+{
+    if (path.empty())
+        return std::nullopt;
+    try {
+        writeFileAtomically(
+            path, platform::reportToJson(report, commandLine, etsimVersion).dump(2) + "\n");
+    } catch (const Error& error) {
+        return fail(ExitCode::CannotStart, std::string("--report ") + error.what());
+    }
+    return std::nullopt;
+}
+
 // The rules between the ASTRA-sim options and the others; the problem, or nullopt.
 std::optional<std::string> checkAstraOptions(const RunOptions& options)
 {
@@ -174,6 +193,10 @@ ExitCode runCommand(const RunOptions& options,
     }
     if (options.trace.empty())
         return fail(ExitCode::CannotStart, "--trace is required (a prefix or a folder)");
+    // Found out now, not after a long run: a report that cannot be written.
+    if (!options.report.empty())
+        if (std::string problem = checkWritable(options.report); !problem.empty())
+            return fail(ExitCode::CannotStart, "--report " + problem);
 
     std::vector<platform::Override> overrides;
     try {
@@ -208,6 +231,18 @@ ExitCode runCommand(const RunOptions& options,
         return fail(ExitCode::CannotStart, "--trace " + options.trace + ": " + error.what());
     }
 
+    // From here on every outcome leaves its own report (docs/report.md, Outcomes), so that
+    // a report from an earlier run at the same path never survives a failed one.
+    auto failWithReport = [&](const std::string& message,
+                              platform::RunReport failed = {}) -> ExitCode {
+        failed.finished = false;
+        failed.outcome = "failed";
+        failed.problem = message;
+        const ExitCode code = fail(ExitCode::InputProblem, message);
+        if (std::optional<ExitCode> unwritten = writeReport(options.report, failed, commandLine))
+            return *unwritten;
+        return code;
+    };
     platform::PlatformConfig config;
     try {
         if (astra)
@@ -216,7 +251,7 @@ ExitCode runCommand(const RunOptions& options,
             config = isFile ? platform::loadPlatformFile(options.platform, overrides)
                             : platform::loadPlatform(options.platform, overrides);
     } catch (const Error& error) {
-        return fail(ExitCode::InputProblem, error.what());
+        return failWithReport(error.what());
     }
 
     platform::JobSpec job;
@@ -262,6 +297,11 @@ ExitCode runCommand(const RunOptions& options,
         jobOptions.progress = [printer](const platform::JobProgress& p) { (*printer)(p); };
 
     platform::RunReport report;
+    platform::RunReport failed;
+    jobOptions.failure = &failed;
+    StopRequest stop;
+    jobOptions.stop = &stop;
+    std::optional<int> signal;
     try {
         if (!options.commGroups.empty())
             job.groups = et::readCommGroupFile(options.commGroups);
@@ -269,25 +309,30 @@ ExitCode runCommand(const RunOptions& options,
         if (!options.astraCommGroups.empty() &&
             options.astraCommGroups.find("empty") == std::string::npos)
             job.groups = et::readCommGroupFile(options.astraCommGroups);
+        // SIGINT, SIGTERM and SIGHUP stop the run cleanly from here until the report is out.
+        SignalWatcher signals(stop);
         report = platform::runJob(config, job, jobOptions);
+        if (signals.signal() != 0 && report.outcome == "interrupted")
+            signal = signals.signal();
     } catch (const Error& error) {
         printer->finish();
-        return fail(ExitCode::InputProblem, error.what());
+        return failWithReport(error.what(), failed);
     } catch (const sc_core::sc_report& error) {
         printer->finish();
-        return fail(ExitCode::InputProblem, error.what());
+        return failWithReport(error.what(), failed);
     }
     printer->finish();
 
     if (!options.quiet)
         platform::writeReportText(std::cout, report);
-    if (!options.report.empty()) {
-        std::ofstream out(options.report);
-        if (!out)
-            return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
-        out << platform::reportToJson(report, commandLine, etsimVersion).dump(2) << "\n";
-        if (!out)
-            return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
+    for (const std::string& problem : report.shutdownProblems)
+        std::cerr << "etsim run: warning: " << problem << "\n";
+    if (std::optional<ExitCode> code = writeReport(options.report, report, commandLine))
+        return *code;
+    if (signal) {
+        std::cerr << "etsim run: " << report.problem << "; the timeline and report cover the run "
+                  << "up to there\n";
+        return interruptedBy(*signal);
     }
     if (!report.finished) {
         std::cerr << "etsim run: the run did not finish (" << report.outcome << ")\n"

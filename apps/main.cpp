@@ -1,6 +1,7 @@
 // etsim: the command-line front end. Each subcommand parses its options, calls the
 // libraries, and maps what happened to the exit codes of apps/ExitCode.h.
 
+#include "apps/CollectiveCommands.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
@@ -54,6 +55,7 @@ int main(int argc, char** argv)
         });
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
+    etsim::apps::addCollectiveCommands(app, result);
     etsim::apps::addMemCommand(app, result);
     const std::vector<std::string> commandLine(argv, argv + argc);
     etsim::apps::addRunCommands(app, logSpec, commandLine, result);

@@ -1,5 +1,6 @@
 #include "platforms/Components.h"
 
+#include "cosim/CosimConfig.h"
 #include "cosim/Proxy.h"
 #include "cosim/peer/LinkUsage.h"
 #include "kernel/Error.h"
@@ -42,14 +43,6 @@ private:
     accel::Accelerator accelerator;
 };
 
-std::string replaceAll(std::string text, const std::string& from, const std::string& to)
-{
-    for (std::size_t at = text.find(from); at != std::string::npos;
-         at = text.find(from, at + to.size()))
-        text.replace(at, from.size(), to);
-    return text;
-}
-
 // The CONFIG text a compute-engine peer receives: which engine, and the systolic array the
 // local model would use ("key: value" lines, docs/cosim.md).
 std::string computeDescription(const PlatformConfig& config, RankId rank)
@@ -89,14 +82,16 @@ public:
     }
     TargetSocket& target() override { return accelerator.target; }
     bool idle() const override { return accelerator.inFlight() == 0; }
+    std::string shutdownProblem() override { return proxy.shutdownProblem(); }
+    void beginShutdown() override { proxy.beginShutdown(); }
 
 private:
     static cosim::ProxyOptions proxyOptions(const RankContext& rank)
     {
         cosim::ProxyOptions options = rank.config.computeCosim->proxy;
-        const std::string index = std::to_string(static_cast<std::uint32_t>(rank.rank));
-        options.peer = replaceAll(options.peer, "{rank}", index);
-        options.spawn = replaceAll(options.spawn, "{rank}", index);
+        const auto index = static_cast<std::uint32_t>(rank.rank);
+        options.peer = cosim::substituteRank(options.peer, index);
+        options.spawn = cosim::substituteRank(options.spawn, index);
         options.description = computeDescription(rank.config, rank.rank);
         return options;
     }
@@ -124,6 +119,15 @@ public:
     }
     TargetSocket& target() override { return fabric.socket; }
     bool idle() const override { return fabric.idle(); }
+    std::string shutdownProblem() override
+    {
+        return proxy ? proxy->shutdownProblem() : std::string();
+    }
+    void beginShutdown() override
+    {
+        if (proxy)
+            proxy->beginShutdown();
+    }
     const std::vector<net::CollectiveRecord>& collectives() const override
     {
         return fabric.collectives();

@@ -172,6 +172,29 @@ void writeUtilisationTracks(Timeline& timeline,
     }
 }
 
+// The text of the exception being handled (etsim errors, SystemC reports, anything else).
+std::string describeCurrentException()
+{
+    try {
+        throw;
+    } catch (const sc_core::sc_report& error) {
+        return error.what();
+    } catch (const std::exception& error) {
+        return error.what();
+    } catch (...) {
+        return "an unknown error";
+    }
+}
+
+void summarise(RunReport& report,
+               const PlatformConfig& platform,
+               Platform& built,
+               const StatGroup& stats,
+               const TimelineSpec& spec,
+               const std::vector<bool>& detailed,
+               std::vector<std::vector<NodeInterval>>& intervals,
+               Timeline* timeline);
+
 } // namespace
 
 RankBreakdown
@@ -278,6 +301,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     std::uint64_t nodesDone = 0;
     SimulationOptions simulationOptions;
     simulationOptions.logSpec = options.logSpec;
+    simulationOptions.stop = options.stop;
     if (options.progress) {
         simulationOptions.progressInterval = sc_core::sc_time(10, sc_core::SC_US);
         simulationOptions.onProgress = [&](const Progress& progress) {
@@ -339,11 +363,42 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         });
     }
 
-    RunResult result = simulation.run();
+    RunResult result;
+    try {
+        result = simulation.run();
+    } catch (...) {
+        // The run started: what it did so far is reported, with the error, before the error
+        // goes on to the caller.
+        if (options.failure != nullptr) {
+            const std::string problem = describeCurrentException();
+            *options.failure = report;
+            try {
+                summarise(*options.failure,
+                          platform,
+                          built,
+                          stats,
+                          spec,
+                          detailed,
+                          intervals,
+                          timeline.get());
+            } catch (...) { // NOLINT(bugprone-empty-catch): the first error is the one to report
+            }
+            options.failure->finished = false;
+            options.failure->outcome = "failed";
+            options.failure->problem = problem;
+            options.failure->simulatedPs =
+                std::max(options.failure->simulatedPs, Time::fromScTime(simulation.now()).ps());
+        }
+        throw;
+    }
     const std::vector<const et::RankDriver*> drivers = built.drivers();
     report.finished = result.outcome == RunOutcome::AllIdle;
     report.outcome = report.finished ? "finished" : runOutcomeName(result.outcome);
-    if (report.finished) {
+    if (result.outcome == RunOutcome::Interrupted) {
+        report.problem = "interrupted" +
+                         (options.stop->reason().empty() ? "" : " by " + options.stop->reason()) +
+                         " at simulated time " + toString(Time::fromScTime(result.simulatedTime));
+    } else if (report.finished) {
         report.problem = et::deadlockReport(drivers);
         if (!report.problem.empty()) {
             report.finished = false;
@@ -354,6 +409,35 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     }
     report.wallSeconds = result.wallSeconds;
     report.events = result.deltaCycles;
+    summarise(report, platform, built, stats, spec, detailed, intervals, timeline.get());
+    // A peer that did not confirm the end may not have finished its part: the run failed.
+    report.shutdownProblems = built.shutdownProblems();
+    if (report.finished && !report.shutdownProblems.empty()) {
+        report.finished = false;
+        report.outcome = "failed";
+        for (const std::string& problem : report.shutdownProblems)
+            report.problem += (report.problem.empty() ? "" : "\n") + problem;
+    }
+    if (result.outcome == RunOutcome::Interrupted)
+        report.simulatedPs =
+            std::max(report.simulatedPs, Time::fromScTime(result.simulatedTime).ps());
+    return report;
+}
+
+namespace {
+
+// Fills the per-rank, collective, utilisation and timeline parts of `report` from what the
+// run recorded, and closes the timeline.
+void summarise(RunReport& report,
+               const PlatformConfig& platform,
+               Platform& built,
+               const StatGroup& stats,
+               const TimelineSpec& spec,
+               const std::vector<bool>& detailed,
+               std::vector<std::vector<NodeInterval>>& intervals,
+               Timeline* timeline)
+{
+    const std::vector<const et::RankDriver*> drivers = built.drivers();
 
     for (const et::RankDriver* driver : drivers)
         report.simulatedPs = std::max(report.simulatedPs, driver->finishPs());
@@ -422,7 +506,8 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         const std::uintmax_t bytes = std::filesystem::file_size(timeline->path(), unknown);
         report.timelineBytes = unknown ? 0 : static_cast<std::uint64_t>(bytes);
     }
-    return report;
 }
+
+} // namespace
 
 } // namespace etsim::platform

@@ -1,8 +1,10 @@
 #include "platforms/PlatformConfig.h"
 
 #include "cosim/CosimConfig.h"
+#include "cosim/transport/AsioTransport.h"
 #include "kernel/Error.h"
 #include "platforms/PresetData.h"
+#include "platforms/collectives/CustomAlgorithms.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -312,6 +314,16 @@ ComputeCosim parseComputeCosim(ConfigMap& map, std::uint32_t rankCount)
                  "every rank's engine gets its own peer, so the endpoint must differ per rank: "
                  "put {rank} in it (e.g. \"unix:/tmp/rtl{rank}.sock\"), use \"shm\" with "
                  "spawn, or select one rank with ranks: N");
+    // Each rank's endpoint must be one (a port built from {rank} may run out of range): the
+    // digits grow with the rank, so the first and the last decide.
+    for (std::uint32_t rank : {cosim.rank.value_or(0), cosim.rank.value_or(rankCount - 1)}) {
+        std::string problem;
+        const std::string peer = cosim::substituteRank(cosim.proxy.peer, rank);
+        if (!cosim::Endpoint::tryParse(peer, problem))
+            map.fail("peer",
+                     "rank " + std::to_string(rank) + "'s endpoint \"" + peer + "\": " + problem +
+                         " (" + cosim::Endpoint::forms + ")");
+    }
     return cosim;
 }
 
@@ -346,6 +358,7 @@ PlatformConfig parseRoot(ConfigMap& map)
             config.fabricCosim = fabric.nested("cosim", cosim::parseCosimConfig);
         return net::parseNetConfig(fabric);
     });
+    loadCustomAlgorithms(config.fabric);
     if (config.fabric.endpointCount() != config.ranks)
         config.fabric.topologyLocation.fail(
             "the topology has " + std::to_string(config.fabric.endpointCount()) +

@@ -194,10 +194,13 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
                 std::uint32_t size = settings.dimSize(dim);
                 if (!involved || size <= 1)
                     continue;
-                PlanDim planDim{
-                    dim,
-                    size,
-                    &algorithms.get(settings.algorithm(info.collective, dim), info.collective)};
+                const CollectiveAlgorithmIf* custom =
+                    settings.customAlgorithm(info.collective, dim);
+                PlanDim planDim{dim,
+                                size,
+                                custom ? custom
+                                       : &algorithms.get(settings.algorithm(info.collective, dim),
+                                                         info.collective)};
                 if (info.collective == CollectiveType::AllReduce &&
                     !settings.allReducePhases.empty())
                     planDim.scatterGather = &algorithms.get(settings.allReducePhases.at(dim),

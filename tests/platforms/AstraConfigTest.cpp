@@ -89,6 +89,20 @@ TEST_F(AstraConfigTest, SystemDefaultsWhenKeysAreAbsent)
     EXPECT_TRUE(warnings.empty()); // peak-perf without roofline is accepted silently
 }
 
+TEST_F(AstraConfigTest, CustomCollectiveKeysAreRefusedWithTheAlternative)
+{
+    auto file = dir.write("custom.json",
+                          "{\"local-mem-bw\": 50,\n"
+                          " \"all-reduce-implementation-custom\": [\"algo/allreduce_ring\"]}\n");
+    std::string error = errorOf([&] { loadSystemConfig(file, warnings); });
+    EXPECT_NE(error.find("custom.json:2:"), std::string::npos) << error;
+    EXPECT_NE(error.find("all-reduce-implementation-custom: custom collective algorithms from an "
+                         "ASTRA-sim system file are not run"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("[{chakra: PREFIX}]"), std::string::npos) << error;
+}
+
 TEST_F(AstraConfigTest, BadValuesNameFileLineAndKey)
 {
     auto torus = dir.write("t.yml",

@@ -1,5 +1,6 @@
 // A TraceModel's file: JSON (docs/synth.md), checked key by key as it is read.
 #include "et_driver/OperatorInfo.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 #include "workloads/synth/TraceModel.h"
 #include "workloads/synth/TraceModelDetail.h"
@@ -407,13 +408,7 @@ TraceModel modelFromJson(const json& root, const std::string& where)
 
 void saveModel(const TraceModel& model, const fs::path& file)
 {
-    std::ofstream out(file);
-    if (!out)
-        throw Error(file.string() + ": cannot write the model; check the folder and permissions");
-    out << modelToJson(model).dump(1) << "\n";
-    out.close();
-    if (!out)
-        throw Error(file.string() + ": write failed (disk full?)");
+    writeFileAtomically(file, modelToJson(model).dump(1) + "\n");
 }
 
 TraceModel loadModel(const fs::path& file)
