@@ -1,6 +1,7 @@
 #include "apps/TraceCommands.h"
 
 #include "apps/TraceFormats.h"
+#include "apps/TraceImport.h"
 #include "et_driver/ProcessGroups.h"
 #include "et_driver/TraceInfo.h"
 #include "et_driver/TraceSet.h"
@@ -397,6 +398,8 @@ void addTraceCommands(CLI::App& app, ExitCode& result)
     convert->add_option("OUT", options->output, "Output file")->required();
     convert->add_flag("--force", options->force, "Write DOT files over the node limit");
     convert->callback([options, &result]() { result = runConvert(*options); });
+
+    addTraceImportCommand(*trace, result);
 }
 
 } // namespace etsim::apps

@@ -17,7 +17,7 @@ fi
 build_dir=$1
 budget=$2
 shift 2
-all_targets=(trace_reader trace_json platform astra_config wire stl msccl)
+all_targets=(trace_reader trace_json platform astra_config wire stl msccl pytorch_import)
 targets=("$@")
 ((${#targets[@]} == 0)) && targets=("${all_targets[@]}")
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,6 +51,8 @@ for target in "${targets[@]}"; do
     regressions="$source_dir/tests/fuzz/regressions/$target"
     # The trace reader's regressions are also read by a gtest (FuzzCorpus, et_driver_tests).
     [[ $target == trace_reader ]] && regressions="$source_dir/tests/et_driver/corpus"
+    # The PyTorch importer's seeds and regressions, read by PytorchCorpus (importers_tests).
+    [[ $target == pytorch_import ]] && regressions="$source_dir/tests/importers/corpus"
     rm -rf "$seeds" "$artifacts"
     mkdir -p "$seeds" "$corpus" "$artifacts"
     for folder in "$generated/$target" "$source_dir/tests/fuzz/seeds/$target" "$regressions"; do
@@ -71,7 +73,7 @@ for target in "${targets[@]}"; do
         for input in "$artifacts"/*; do
             [[ -f "$input" ]] || continue
             cp "$input" "$regressions/$(basename "$input")"
-            echo "kept $(basename "$input") in tests/fuzz/regressions/$target/"
+            echo "kept $(basename "$input") in ${regressions#"$source_dir"/}/"
         done
         status=1
     fi
