@@ -58,16 +58,14 @@ double CollectiveRecord::busBandwidth() const
 CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
     : settings(config)
     , rankCount(ranks)
-    , pointToPoint([this](std::uint64_t token) { complete(token); },
-                   [this](std::uint32_t send,
-                          std::uint32_t src,
-                          std::uint32_t dst,
-                          std::uint64_t bytes) {
-                       Tag tag;
-                       tag.pointToPoint = true;
-                       tag.member = send;
-                       core->send(src, dst, bytes, allocateTag(tag));
-                   })
+    , pointToPoint(
+          [this](std::uint64_t token) { complete(token); },
+          [this](std::uint32_t send, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+              Tag tag;
+              tag.pointToPoint = true;
+              tag.member = send;
+              core->send(src, dst, bytes, allocateTag(tag));
+          })
 {
     if (ranks == 0)
         throw Error("CommEngine: the fabric needs at least one rank");
