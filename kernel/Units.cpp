@@ -648,40 +648,6 @@ Time Time::parse(std::string_view text)
     return Time(whole.value + (roundUp ? 1 : 0));
 }
 
-Time Time::fromScTime(const sc_core::sc_time& time)
-{
-    // SystemC resolutions are powers of ten from 1 fs to 100 s.
-    auto resolutionFs = static_cast<std::uint64_t>(
-        std::llround(sc_core::sc_get_time_resolution().to_seconds() * 1e15));
-    Uint128 steps = time.value();
-    if (resolutionFs >= 1000) {
-        Uint128 ps = steps * (resolutionFs / 1000);
-        if (ps > maxUint64)
-            throw UnitError("sc_time " + time.to_string() + " exceeds the largest time, " +
-                            toString(Time(maxUint64)));
-        return Time(static_cast<std::uint64_t>(ps));
-    }
-    std::uint64_t perPs = 1000 / resolutionFs;
-    return Time(static_cast<std::uint64_t>((steps + perPs / 2) / perPs));
-}
-
-sc_core::sc_time Time::toScTime() const
-{
-    auto resolutionFs = static_cast<std::uint64_t>(
-        std::llround(sc_core::sc_get_time_resolution().to_seconds() * 1e15));
-    if (resolutionFs >= 1000) {
-        Uint128 perStep = resolutionFs / 1000;
-        return sc_core::sc_time::from_value(
-            static_cast<std::uint64_t>((Uint128{value} + perStep / 2) / perStep));
-    }
-    Uint128 steps = Uint128{value} * (1000 / resolutionFs);
-    if (steps > maxUint64)
-        throw UnitError("time " + toString(*this) +
-                        " does not fit an sc_time at the kernel's time resolution of " +
-                        sc_core::sc_get_time_resolution().to_string());
-    return sc_core::sc_time::from_value(static_cast<std::uint64_t>(steps));
-}
-
 // ---- Checked arithmetic of whole counts ------------------------------------------------
 //
 // Time and Size are both whole counts of one unit (ps, bytes) in a uint64; their sums,

@@ -1,6 +1,7 @@
 #include "models/accel/Accelerator.h"
 
 #include "kernel/IntMath.h"
+#include "kernel/ScTime.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -151,7 +152,7 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     job.info = extension->info;
     if (job.info.durationPs != 0) {
         replayedJobs[&request] = id;
-        replayed.notify(request, Time::fromPs(job.info.durationPs).toScTime());
+        replayed.notify(request, toScTime(Time::fromPs(job.info.durationPs)));
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
@@ -295,9 +296,8 @@ void Accelerator::send(tlm_utils::simple_initiator_socket<Accelerator>& socket,
         SubTask& task = subTasks.at(payload);
         if (!task.compute) {
             const auto* info = EtNodeExtension::find(*payload);
-            task.earliestEnd =
-                sc_core::sc_time_stamp() +
-                (Size::fromBytes(info->info.bytes) / config.dma.bandwidth).toScTime();
+            task.earliestEnd = sc_core::sc_time_stamp() +
+                               toScTime((Size::fromBytes(info->info.bytes) / config.dma.bandwidth));
             ++transfers;
         }
         tlm::tlm_phase phase = tlm::BEGIN_REQ;

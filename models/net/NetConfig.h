@@ -23,7 +23,7 @@
 //       optimization: local_bw_aware
 
 #include "kernel/Config.h"
-#include "kernel/Extensions.h"
+#include "kernel/NodeInfo.h"
 #include "kernel/Units.h"
 
 #include <array>

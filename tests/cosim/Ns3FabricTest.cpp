@@ -8,6 +8,7 @@
 #include "cosim/peer/LinkUsage.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Extensions.h"
+#include "kernel/ScTime.h"
 #include "kernel/Stats.h"
 #include "models/net/Fabric.h"
 #include "platforms/Job.h"
@@ -47,7 +48,7 @@ public:
 private:
     void kill()
     {
-        sc_core::wait(Time::fromPs(atPs).toScTime());
+        sc_core::wait(toScTime(Time::fromPs(atPs)));
         ::kill(victim, SIGKILL);
     }
 
