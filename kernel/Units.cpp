@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <limits>
 #include <ostream>
 #include <vector>
@@ -959,6 +960,36 @@ FlopRate operator*(FlopRate rate, double factor)
 std::string toString(FlopRate rate)
 {
     return printRate(rate.flopsPerSecond(), flopRatePrintUnits);
+}
+
+// ---- Rounded report text ------------------------------------------------------------------
+
+std::string toRoundedString(Time time)
+{
+    char text[32];
+    const std::uint64_t ps = time.ps();
+    const double value = static_cast<double>(ps);
+    if (ps >= 1000000000ULL)
+        std::snprintf(text, sizeof text, "%.3f ms", value * 1e-9);
+    else if (ps >= 1000000ULL)
+        std::snprintf(text, sizeof text, "%.3f us", value * 1e-6);
+    else
+        std::snprintf(text, sizeof text, "%.3f ns", value * 1e-3);
+    return text;
+}
+
+std::string toRoundedBytes(double bytes)
+{
+    char text[32];
+    if (bytes >= 1e9)
+        std::snprintf(text, sizeof text, "%.3f GB", bytes * 1e-9);
+    else if (bytes >= 1e6)
+        std::snprintf(text, sizeof text, "%.3f MB", bytes * 1e-6);
+    else if (bytes >= 1e3)
+        std::snprintf(text, sizeof text, "%.3f kB", bytes * 1e-3);
+    else
+        std::snprintf(text, sizeof text, "%.0f B", bytes);
+    return text;
 }
 
 // ---- Streams ----------------------------------------------------------------------------

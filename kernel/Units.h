@@ -280,6 +280,14 @@ std::string toString(Frequency frequency);
 std::string toString(Bandwidth bandwidth);
 std::string toString(FlopRate rate);
 
+/// Rounded text for report tables, not meant to parse back: three decimals in the largest of
+/// ns, us, ms that leaves a number >= 1, ns below that ("1.202 ms", "0.500 ns").
+std::string toRoundedString(Time time);
+/// Rounded byte counts for reports: three decimals in the largest of kB, MB, GB that leaves a
+/// number >= 1, whole bytes below 1 kB ("1.202 GB", "512 B"). A double, because measured
+/// volumes (link bytes) are sums of fractional shares.
+std::string toRoundedBytes(double bytes);
+
 std::ostream& operator<<(std::ostream& out, Time time);
 std::ostream& operator<<(std::ostream& out, Size size);
 std::ostream& operator<<(std::ostream& out, Frequency frequency);
