@@ -3,6 +3,7 @@
 #include "kernel/Config.h"
 #include "kernel/Error.h"
 #include "kernel/Units.h"
+#include "models/hbm/DramsysImport.h"
 #include "models/hbm/HbmConfig.h"
 #include "models/hbm/MemTraffic.h"
 
@@ -43,6 +44,10 @@ struct MemOptions {
     std::string trace;
     std::string format;
     std::string clock;
+    std::string dramsys;
+    std::string commands;
+    bool outstandingGiven = false;
+    bool sizeGiven = false;
     bool json = false;
 };
 
@@ -91,9 +96,6 @@ hbm::HbmConfig memoryConfig(const MemOptions& o)
     hbm::HbmConfig config;
     bool fidelityInFile = false;
     if (!o.config.empty()) {
-        std::ifstream probe(o.config);
-        if (!probe)
-            cannotStart("--config " + o.config + ": cannot open the file");
         try {
             config = loadConfigFile(o.config).map([&](ConfigMap& map) {
                 // The file holds the hbm map, at its top or under an `hbm` key.
@@ -108,6 +110,8 @@ hbm::HbmConfig memoryConfig(const MemOptions& o)
                 });
                 return parsed;
             });
+        } catch (const FileAccessError& error) {
+            throw Stop{ExitCode::CannotStart, "--config " + o.config + ": " + error.problem()};
         } catch (const Error& error) {
             throw Stop{ExitCode::InputProblem, error.what()};
         }
@@ -224,9 +228,63 @@ nlohmann::json toJson(const hbm::MemoryRunReport& r, nlohmann::json traffic)
     return out;
 }
 
+// The command timeline of --commands, written to a temporary file that replaces FILE once the
+// run has finished (a failed run leaves no half-written timeline).
+class CommandLog {
+public:
+    explicit CommandLog(const std::string& path) : path(path), temporary(path + ".tmp")
+    {
+        out.open(temporary);
+        if (!out)
+            cannotStart("--commands " + path + ": cannot write " + temporary);
+        out << "cycle,pc,bank,command,row\n";
+    }
+    void write(std::uint32_t pc,
+               std::uint64_t cycle,
+               hbm::Command command,
+               std::uint32_t bank,
+               std::uint32_t row)
+    {
+        out << cycle << ',' << pc << ',' << bank << ',' << hbm::toString(command) << ',' << row
+            << '\n';
+    }
+    void commit()
+    {
+        out.close();
+        if (!out)
+            cannotStart("--commands " + path + ": writing " + temporary + " failed");
+        std::filesystem::rename(temporary, path);
+    }
+    ~CommandLog()
+    {
+        if (out.is_open()) {
+            out.close();
+            std::error_code ignored;
+            std::filesystem::remove(temporary, ignored);
+        }
+    }
+
+private:
+    std::string path;
+    std::string temporary;
+    std::ofstream out;
+};
+
 ExitCode runMem(const MemOptions& o)
 {
-    hbm::HbmConfig config = memoryConfig(o);
+    std::optional<hbm::DramsysSimulation> dramsys;
+    if (!o.dramsys.empty()) {
+        if (!o.config.empty())
+            cannotStart("--dramsys and --config both describe the memory; give one");
+        try {
+            dramsys = hbm::loadDramsysSimulation(o.dramsys);
+        } catch (const Error& error) {
+            throw Stop{ExitCode::InputProblem, error.what()};
+        }
+    }
+    hbm::HbmConfig config = dramsys ? dramsys->config : memoryConfig(o);
+    if (dramsys && o.fidelityGiven)
+        config.fidelity = parseName("--fidelity", o.fidelity, hbm::fidelityNames);
     try {
         hbm::validate(config);
     } catch (const Error& error) {
@@ -237,6 +295,18 @@ ExitCode runMem(const MemOptions& o)
         cannotStart("--size " + o.size + ": a request moves at least 1 B");
     hbm::MemoryRunOptions run;
     run.outstanding = o.outstanding;
+    std::unique_ptr<CommandLog> log;
+    if (!o.commands.empty()) {
+        if (config.fidelity != hbm::Fidelity::Detailed)
+            cannotStart("--commands: the analytic fidelity issues no commands; use --fidelity "
+                        "detailed");
+        log = std::make_unique<CommandLog>(o.commands);
+        run.commands = [&log](std::uint32_t pc,
+                              std::uint64_t cycle,
+                              hbm::Command command,
+                              std::uint32_t bank,
+                              std::uint32_t row) { log->write(pc, cycle, command, bank, row); };
+    }
 
     std::string trafficLine;
     nlohmann::json traffic;
@@ -246,33 +316,76 @@ ExitCode runMem(const MemOptions& o)
     hbm::RequestSource source;
     const std::string limit =
         o.outstanding == 0 ? std::string("no limit") : std::to_string(o.outstanding);
-    if (!o.trace.empty()) {
-        traceFile.open(o.trace);
+    std::unique_ptr<hbm::DramsysGenerator> dramsysGenerator;
+    const hbm::DramsysInitiator* initiator =
+        dramsys && dramsys->initiator ? &*dramsys->initiator : nullptr;
+    std::string tracePath = o.trace;
+    Size traceRequestSize = size;
+    std::string traceClock = o.clock;
+    if (initiator) {
+        if (!o.outstandingGiven)
+            run.outstanding = initiator->maxPending;
+        if (o.trace.empty() && initiator->kind == hbm::DramsysInitiator::Kind::Player)
+            tracePath = initiator->name;
+        if (!o.sizeGiven)
+            traceRequestSize = Size::fromBytes(initiator->dataLength);
+        if (o.clock.empty())
+            traceClock = toString(initiator->clock);
+    }
+    const std::string limitText =
+        run.outstanding == 0 ? std::string("no limit") : std::to_string(run.outstanding);
+    if (initiator && tracePath.empty()) {
+        try {
+            dramsysGenerator = std::make_unique<hbm::DramsysGenerator>(
+                *initiator, config.organisation.deviceBytes());
+        } catch (const Error& error) {
+            throw Stop{ExitCode::InputProblem, o.dramsys + ": " + error.what()};
+        }
+        source = [&dramsysGenerator](hbm::MemRequest& request) {
+            return dramsysGenerator->next(request);
+        };
+        trafficLine = "traffic: " + o.dramsys + " generator " + initiator->name + " (" +
+                      (initiator->random ? "random" : "sequential") + ", " +
+                      std::to_string(initiator->numRequests) + " requests of " +
+                      std::to_string(initiator->dataLength) + " B at " +
+                      toString(initiator->clock) + ", read ratio " + fixed(initiator->rwRatio, 2) +
+                      "), " + limitText + " outstanding";
+        traffic = {{"source", "dramsys-generator"},
+                   {"file", o.dramsys},
+                   {"name", initiator->name},
+                   {"random", initiator->random},
+                   {"count", initiator->numRequests},
+                   {"requestBytes", initiator->dataLength},
+                   {"rwRatio", initiator->rwRatio},
+                   {"clockHz", initiator->clock.hz()},
+                   {"outstanding", run.outstanding}};
+    } else if (!tracePath.empty()) {
+        traceFile.open(tracePath);
         if (!traceFile)
-            cannotStart("--trace " + o.trace + ": cannot open the file");
+            cannotStart("--trace " + tracePath + ": cannot open the file");
         std::string format = o.format;
         if (format.empty())
-            format = std::filesystem::path(o.trace).extension() == ".rstl" ? "rstl" : "stl";
+            format = std::filesystem::path(tracePath).extension() == ".rstl" ? "rstl" : "stl";
         if (format != "stl" && format != "rstl")
             cannotStart("--format " + format + ": use stl (absolute cycles) or rstl (relative)");
-        Frequency clock =
-            o.clock.empty() ? config.organisation.clock : parseUnit<Frequency>("--clock", o.clock);
+        Frequency clock = traceClock.empty() ? config.organisation.clock
+                                             : parseUnit<Frequency>("--clock", traceClock);
         if (!(clock.hz() > 0.0))
-            cannotStart("--clock " + o.clock + ": must be positive");
+            cannotStart("--clock " + traceClock + ": must be positive");
         reader = std::make_unique<hbm::StlReader>(traceFile,
-                                                  o.trace,
+                                                  tracePath,
                                                   format == "rstl" ? hbm::StlTiming::Relative
                                                                    : hbm::StlTiming::Absolute,
                                                   clock,
-                                                  size.bytes());
+                                                  traceRequestSize.bytes());
         source = [&reader](hbm::MemRequest& request) { return reader->next(request); };
-        trafficLine = "traffic: trace " + o.trace + " (" + format + ", cycles of " +
-                      toString(clock) + "), " + limit + " outstanding";
+        trafficLine = "traffic: trace " + tracePath + " (" + format + ", cycles of " +
+                      toString(clock) + "), " + limitText + " outstanding";
         traffic = {{"source", "trace"},
-                   {"file", o.trace},
+                   {"file", tracePath},
                    {"format", format},
                    {"clockHz", clock.hz()},
-                   {"outstanding", o.outstanding}};
+                   {"outstanding", run.outstanding}};
     } else {
         hbm::TrafficSpec spec;
         spec.pattern = parseName("--pattern", o.pattern, hbm::addressPatternNames);
@@ -324,6 +437,8 @@ ExitCode runMem(const MemOptions& o)
     } catch (const Error& error) {
         throw Stop{ExitCode::InputProblem, error.what()};
     }
+    if (log)
+        log->commit();
     if (o.json)
         std::cout << toJson(report, std::move(traffic)).dump(2) << "\n";
     else
@@ -353,11 +468,12 @@ void addMemCommand(CLI::App& app, ExitCode& result)
                     "Generated addresses: sequential, strided, random, or copy (bursts of reads "
                     "from the range's first half, then bursts of writes to its second half)")
         ->capture_default_str();
-    mem->add_option(
-           "--size",
-           o->size,
-           "Bytes per request, e.g. 64 or \"4 KiB\" (also of trace lines without a length)")
-        ->capture_default_str();
+    CLI::Option* size =
+        mem->add_option(
+               "--size",
+               o->size,
+               "Bytes per request, e.g. 64 or \"4 KiB\" (also of trace lines without a length)")
+            ->capture_default_str();
     mem->add_option("--stride", o->stride, "Strided: distance between requests")
         ->capture_default_str();
     mem->add_option("--count", o->count, "Generated requests")->capture_default_str();
@@ -377,8 +493,9 @@ void addMemCommand(CLI::App& app, ExitCode& result)
                     "(0: all at once, paced by --outstanding)")
         ->capture_default_str();
     mem->add_option("--seed", o->seed, "Seed of the random pattern")->capture_default_str();
-    mem->add_option("--outstanding", o->outstanding, "Requests in flight at most (0: no limit)")
-        ->capture_default_str();
+    CLI::Option* outstanding =
+        mem->add_option("--outstanding", o->outstanding, "Requests in flight at most (0: no limit)")
+            ->capture_default_str();
     mem->add_option(
         "--trace", o->trace, "Replay an STL request trace instead of generating traffic");
     mem->add_option("--format",
@@ -386,9 +503,20 @@ void addMemCommand(CLI::App& app, ExitCode& result)
                     "Trace format: stl (absolute cycles) or rstl (relative); default by the "
                     "extension (.rstl: rstl)");
     mem->add_option("--clock", o->clock, "Clock of the trace's cycles (default: the memory's CK)");
+    mem->add_option("--dramsys",
+                    o->dramsys,
+                    "DRAMSys simulation file (JSON): its memspec, address mapping, mcconfig and "
+                    "simconfig build the memory, its tracesetup the traffic (docs/hbm.md); "
+                    "replaces --preset");
+    mem->add_option("--commands",
+                    o->commands,
+                    "Write every issued command (cycle, pc, bank, command, row) to this CSV "
+                    "file (detailed fidelity)");
     mem->add_flag("--json", o->json, "Print one JSON object instead of text");
-    mem->callback([o, fidelity, writeFraction, burst, &result]() {
+    mem->callback([o, fidelity, writeFraction, burst, outstanding, size, &result]() {
         o->fidelityGiven = fidelity->count() > 0;
+        o->outstandingGiven = outstanding->count() > 0;
+        o->sizeGiven = size->count() > 0;
         o->writeFractionGiven = writeFraction->count() > 0;
         o->burstGiven = burst->count() > 0;
         try {

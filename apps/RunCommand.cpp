@@ -1,10 +1,14 @@
 #include "apps/RunCommand.h"
 
 #include "apps/Plot.h"
+#include "apps/SignalWatcher.h"
 #include "apps/Version.h"
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceSet.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
+#include "kernel/StopRequest.h"
 #include "kernel/Units.h"
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
@@ -54,6 +58,9 @@ struct RunOptions {
     std::string astraCommGroups;
     bool quiet = false;
     bool listPlatforms = false;
+    // Whether --report / --timeline were given at all: `--report ""` names no file.
+    bool reportGiven = false;
+    bool timelineGiven = false;
 };
 
 ExitCode fail(ExitCode code, const std::string& message)
@@ -98,6 +105,22 @@ private:
     double lastPrint = 0.0;
 };
 
+// Writes the JSON report (nothing when `path` is empty); the exit code when it cannot.
+std::optional<ExitCode> writeReport(const std::string& path,
+                                    const platform::RunReport& report,
+                                    const std::vector<std::string>& commandLine)
+{
+    if (path.empty())
+        return std::nullopt;
+    try {
+        writeFileAtomically(
+            path, platform::reportToJson(report, commandLine, etsimVersion).dump(2) + "\n");
+    } catch (const Error& error) {
+        return fail(ExitCode::CannotStart, std::string("--report ") + error.what());
+    }
+    return std::nullopt;
+}
+
 // The rules between the ASTRA-sim options and the others; the problem, or nullopt.
 std::optional<std::string> checkAstraOptions(const RunOptions& options)
 {
@@ -132,6 +155,25 @@ std::optional<std::string> checkAstraOptions(const RunOptions& options)
         options.astraCommGroups.find("empty") == std::string::npos &&
         !fs::is_regular_file(options.astraCommGroups, ignored))
         return "--astra-comm-groups " + options.astraCommGroups + ": no such file";
+    return std::nullopt;
+}
+
+// The output options that cannot work: an empty name, or two outputs on one file (the second
+// write would replace the first). The problem, or nullopt.
+std::optional<std::string> checkOutputPaths(const RunOptions& options)
+{
+    if (options.reportGiven && options.report.empty())
+        return std::string("--report needs a file name (e.g. --report report.json)");
+    if (options.timelineGiven && options.timeline.empty())
+        return std::string("--timeline needs a file name (e.g. --timeline timeline.json)");
+    if (options.report.empty() || options.timeline.empty())
+        return std::nullopt;
+    std::error_code error;
+    const fs::path report = fs::weakly_canonical(options.report, error);
+    const fs::path timeline = fs::weakly_canonical(options.timeline, error);
+    if (report == timeline || fs::equivalent(options.report, options.timeline, error))
+        return "--report " + options.report + " and --timeline " + options.timeline +
+               " name the same file; give each output its own file";
     return std::nullopt;
 }
 
@@ -174,6 +216,12 @@ ExitCode runCommand(const RunOptions& options,
     }
     if (options.trace.empty())
         return fail(ExitCode::CannotStart, "--trace is required (a prefix or a folder)");
+    if (std::optional<std::string> problem = checkOutputPaths(options))
+        return fail(ExitCode::CannotStart, *problem);
+    // Found out now, not after a long run: a report that cannot be written.
+    if (!options.report.empty())
+        if (std::string problem = checkWritable(options.report); !problem.empty())
+            return fail(ExitCode::CannotStart, "--report " + problem);
 
     std::vector<platform::Override> overrides;
     try {
@@ -208,6 +256,18 @@ ExitCode runCommand(const RunOptions& options,
         return fail(ExitCode::CannotStart, "--trace " + options.trace + ": " + error.what());
     }
 
+    // From here on every outcome leaves its own report (docs/report.md, Outcomes), so that
+    // a report from an earlier run at the same path never survives a failed one.
+    auto failWithReport = [&](const std::string& message,
+                              platform::RunReport failed = {}) -> ExitCode {
+        failed.finished = false;
+        failed.outcome = "failed";
+        failed.problem = message;
+        const ExitCode code = fail(ExitCode::InputProblem, message);
+        if (std::optional<ExitCode> unwritten = writeReport(options.report, failed, commandLine))
+            return *unwritten;
+        return code;
+    };
     platform::PlatformConfig config;
     try {
         if (astra)
@@ -215,8 +275,10 @@ ExitCode runCommand(const RunOptions& options,
         else
             config = isFile ? platform::loadPlatformFile(options.platform, overrides)
                             : platform::loadPlatform(options.platform, overrides);
+    } catch (const FileAccessError& error) {
+        return fail(ExitCode::CannotStart, error.what());
     } catch (const Error& error) {
-        return fail(ExitCode::InputProblem, error.what());
+        return failWithReport(error.what());
     }
 
     platform::JobSpec job;
@@ -262,6 +324,11 @@ ExitCode runCommand(const RunOptions& options,
         jobOptions.progress = [printer](const platform::JobProgress& p) { (*printer)(p); };
 
     platform::RunReport report;
+    platform::RunReport failed;
+    jobOptions.failure = &failed;
+    StopRequest stop;
+    jobOptions.stop = &stop;
+    std::optional<int> signal;
     try {
         if (!options.commGroups.empty())
             job.groups = et::readCommGroupFile(options.commGroups);
@@ -269,25 +336,35 @@ ExitCode runCommand(const RunOptions& options,
         if (!options.astraCommGroups.empty() &&
             options.astraCommGroups.find("empty") == std::string::npos)
             job.groups = et::readCommGroupFile(options.astraCommGroups);
+        // SIGINT, SIGTERM and SIGHUP stop the run cleanly from here until the report is out.
+        SignalWatcher signals(stop);
         report = platform::runJob(config, job, jobOptions);
+        if (signals.signal() != 0 && report.outcome == "interrupted")
+            signal = signals.signal();
+    } catch (const FileAccessError& error) {
+        printer->finish();
+        return fail(ExitCode::CannotStart, error.what());
     } catch (const Error& error) {
         printer->finish();
-        return fail(ExitCode::InputProblem, error.what());
+        return failWithReport(error.what(), failed);
     } catch (const sc_core::sc_report& error) {
+        // The message alone: what() adds SystemC's own source file and line, which tell the
+        // user nothing about the input.
         printer->finish();
-        return fail(ExitCode::InputProblem, error.what());
+        return failWithReport(error.get_msg(), failed);
     }
     printer->finish();
 
     if (!options.quiet)
         platform::writeReportText(std::cout, report);
-    if (!options.report.empty()) {
-        std::ofstream out(options.report);
-        if (!out)
-            return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
-        out << platform::reportToJson(report, commandLine, etsimVersion).dump(2) << "\n";
-        if (!out)
-            return fail(ExitCode::CannotStart, "--report " + options.report + ": cannot write");
+    for (const std::string& problem : report.shutdownProblems)
+        std::cerr << "etsim run: warning: " << problem << "\n";
+    if (std::optional<ExitCode> code = writeReport(options.report, report, commandLine))
+        return *code;
+    if (signal) {
+        std::cerr << "etsim run: " << report.problem << "; the timeline and report cover the run "
+                  << "up to there\n";
+        return interruptedBy(*signal);
     }
     if (!report.finished) {
         std::cerr << "etsim run: the run did not finish (" << report.outcome << ")\n"
@@ -362,7 +439,9 @@ void addRunCommands(CLI::App& app,
                     "containing \"empty\" means none, as in ASTRA-sim");
     run->add_flag("--quiet", options->quiet, "No progress and no text report");
     run->add_flag("--list-platforms", options->listPlatforms, "List the bundled platforms");
-    run->callback([options, &logSpec, &commandLine, &result]() {
+    run->callback([run, options, &logSpec, &commandLine, &result]() {
+        options->reportGiven = run->count("--report") > 0;
+        options->timelineGiven = run->count("--timeline") > 0;
         result = runCommand(*options, logSpec, commandLine);
     });
 
@@ -373,15 +452,9 @@ void addRunCommands(CLI::App& app,
     plot->add_option("REPORT", *plotInput, "The JSON report")->required();
     plot->add_option("-o,--output", *plotOutput, "SVG file to write")->required();
     plot->callback([plotInput, plotOutput, &result]() {
-        std::ifstream in(*plotInput);
-        if (!in) {
-            std::cerr << "etsim plot: " << *plotInput << ": cannot open\n";
-            result = ExitCode::CannotStart;
-            return;
-        }
         nlohmann::json report;
         try {
-            report = nlohmann::json::parse(in);
+            report = readJsonFile(*plotInput, "a JSON report (etsim run --report)");
             std::ofstream out(*plotOutput);
             if (!out) {
                 std::cerr << "etsim plot: " << *plotOutput << ": cannot write\n";
@@ -390,6 +463,9 @@ void addRunCommands(CLI::App& app,
             }
             writeReportSvg(out, report);
             result = ExitCode::Success;
+        } catch (const FileAccessError& error) {
+            std::cerr << "etsim plot: " << error.what() << "\n";
+            result = ExitCode::CannotStart;
         } catch (const std::exception& error) {
             std::cerr << "etsim plot: " << *plotInput << ": " << error.what() << "\n";
             result = ExitCode::InputProblem;

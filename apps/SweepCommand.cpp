@@ -4,6 +4,7 @@
 #include "apps/sweep/Results.h"
 #include "apps/sweep/Sweep.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 #include "platforms/PlatformConfig.h"
 
 #include <CLI/CLI.hpp>
@@ -40,6 +41,9 @@ ExitCode sweepCommand(const SweepCliOptions& options)
     sweep::SweepSpec spec;
     try {
         spec = sweep::loadSweepSpec(options.spec);
+    } catch (const FileAccessError& error) {
+        std::cerr << "etsim sweep: " << error.what() << "\n";
+        return ExitCode::CannotStart;
     } catch (const Error& error) {
         std::cerr << "etsim sweep: " << error.what() << "\n";
         return ExitCode::InputProblem;
@@ -108,16 +112,15 @@ ExitCode compareCommand(const CompareOptions& options)
     table.parameterKeys = {"platform", "ranks"};
     std::set<std::vector<std::string>> traces;
     for (const std::string& path : options.reports) {
-        std::ifstream in(path);
-        if (!in) {
-            std::cerr << "etsim compare: " << path << ": cannot open\n";
-            return ExitCode::CannotStart;
-        }
         sweep::Row row;
         row.id = path;
         row.status = "ok";
         try {
-            row.figures = sweep::figuresFromReport(nlohmann::json::parse(in), path);
+            row.figures =
+                sweep::figuresFromReport(readJsonFile(path, "a JSON report (etsim run)"), path);
+        } catch (const FileAccessError& error) {
+            std::cerr << "etsim compare: " << error.what() << "\n";
+            return ExitCode::CannotStart;
         } catch (const nlohmann::json::exception& error) {
             std::cerr << "etsim compare: " << path << ": not JSON: " << error.what() << "\n";
             return ExitCode::InputProblem;

@@ -1,12 +1,14 @@
 #include "apps/TraceCommands.h"
 
 #include "apps/TraceFormats.h"
+#include "apps/TraceImport.h"
 #include "et_driver/ProcessGroups.h"
 #include "et_driver/TraceInfo.h"
 #include "et_driver/TraceSet.h"
 #include "et_driver/TraceValidator.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -47,8 +49,12 @@ std::optional<std::string> openProblem(const fs::path& path)
         return std::nullopt;
     };
     std::error_code error;
-    if (fs::is_regular_file(path, error))
+    const fs::file_status status = fs::status(path, error);
+    if (fs::is_regular_file(status))
         return unreadable(path);
+    // Opening a FIFO would block; a device would never end.
+    if (fs::exists(status) && !fs::is_directory(status))
+        return path.string() + ": is " + fileTypeText(status.type()) + ", not a trace file";
     std::string name = path.filename().string();
     bool looksLikeFile = name.size() > 3 && (name.compare(name.size() - 3, 3, ".et") == 0 ||
                                              name.compare(name.size() - 3, 3, ".gz") == 0);
@@ -392,6 +398,8 @@ void addTraceCommands(CLI::App& app, ExitCode& result)
     convert->add_option("OUT", options->output, "Output file")->required();
     convert->add_flag("--force", options->force, "Write DOT files over the node limit");
     convert->callback([options, &result]() { result = runConvert(*options); });
+
+    addTraceImportCommand(*trace, result);
 }
 
 } // namespace etsim::apps

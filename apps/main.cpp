@@ -1,6 +1,7 @@
 // etsim: the command-line front end. Each subcommand parses its options, calls the
 // libraries, and maps what happened to the exit codes of apps/ExitCode.h.
 
+#include "apps/CollectiveCommands.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
@@ -12,6 +13,7 @@
 #include "kernel/Log.h"
 
 #include <CLI/CLI.hpp>
+#include <google/protobuf/stubs/logging.h>
 #include <systemc> // declares sc_main extern "C", as libsystemc.so expects it
 
 #include <string>
@@ -32,6 +34,10 @@ int sc_main(int /*argc*/, char** /*argv*/)
 
 int main(int argc, char** argv)
 {
+    // Every failed parse is reported by etsim itself, naming the file and record; protobuf's
+    // own log lines ("[libprotobuf ERROR google/protobuf/...]") would only repeat it with
+    // the library's source paths.
+    google::protobuf::SetLogHandler(nullptr);
     CLI::App app{"etsim: run Chakra execution traces on simulated AI hardware", "etsim"};
     app.set_version_flag("--version", std::string("etsim ") + etsim::apps::etsimVersion);
     app.require_subcommand(1);
@@ -54,6 +60,7 @@ int main(int argc, char** argv)
         });
     etsim::apps::addTraceCommands(app, result);
     etsim::apps::addGenCommands(app, result);
+    etsim::apps::addCollectiveCommands(app, result);
     etsim::apps::addMemCommand(app, result);
     const std::vector<std::string> commandLine(argv, argv + argc);
     etsim::apps::addRunCommands(app, logSpec, commandLine, result);

@@ -12,6 +12,8 @@ find_package(Boost 1.74 REQUIRED CONFIG)
 # CMake's FindProtobuf module (Debian ships no protobuf-config.cmake); zlib for gzip'd traces.
 find_package(Protobuf 3.21 REQUIRED)
 find_package(ZLIB REQUIRED)
+# MSCCL programs (platforms/collectives/MscclReader).
+find_package(LibXml2 REQUIRED)
 # libcrypto for the SHA-256 of trace files in the run report (a FIPS-validated implementation
 # rather than one of our own).
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)

@@ -4,12 +4,12 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set_target_properties(etsim_systemc PROPERTIES EXPORT_NAME systemc)
-set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_core etsim_kernel etsim_net_topology etsim_cosim_peer etsim_cosim etsim_models etsim_et_driver etsim_workloads etsim_platforms)
+set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_core etsim_kernel etsim_net_topology etsim_cosim_peer etsim_cosim etsim_models etsim_et_driver etsim_importers etsim_workloads etsim_platforms)
 install(TARGETS ${ETSIM_INSTALLED_LIBRARIES} EXPORT etsimTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(_dir IN ITEMS kernel cosim models et_driver workloads platforms)
+foreach(_dir IN ITEMS kernel cosim models et_driver importers workloads platforms)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/etsim/${_dir}
             FILES_MATCHING PATTERN "*.h")
 endforeach()

@@ -25,6 +25,15 @@ void rejectUnused(ConfigMap& map, std::string_view key, SyncMode mode, const cha
 
 } // namespace
 
+std::string substituteRank(std::string text, std::uint32_t rank)
+{
+    const std::string number = std::to_string(rank);
+    for (std::size_t at = text.find("{rank}"); at != std::string::npos;
+         at = text.find("{rank}", at + number.size()))
+        text.replace(at, 6, number);
+    return text;
+}
+
 ProxyOptions parseCosimConfig(ConfigMap& map)
 {
     ProxyOptions options;
@@ -32,7 +41,10 @@ ProxyOptions parseCosimConfig(ConfigMap& map)
     const Located<std::string> peer = map.required<Located<std::string>>(
         "peer", "where the peer is: \"unix:/path\", \"tcp:127.0.0.1:PORT\" or \"shm\"");
     std::string problem;
-    const std::optional<Endpoint> endpoint = Endpoint::tryParse(peer.value, problem);
+    // "{rank}" may stand anywhere, a TCP port included ("tcp:127.0.0.1:60{rank}"); checked
+    // here as rank 0, per rank when the platform knows its ranks.
+    const std::optional<Endpoint> endpoint =
+        Endpoint::tryParse(substituteRank(peer.value, 0), problem);
     if (!endpoint)
         peer.location.fail(problem + " in \"" + peer.value + "\" (" + Endpoint::forms + ")");
     options.peer = peer.value;

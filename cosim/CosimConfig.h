@@ -46,6 +46,10 @@ inline constexpr Time minCosimTimeout = Time::fromPs(1'000'000'000); // 1 ms
 /// lookahead missing or zero under conservative sync, a quantum missing or zero under
 /// loosely-timed sync, lookahead or quantum given for a mode that does not use it, "shm"
 /// without spawn, spawn with listen: false, a timeout under 1 ms, max_outstanding 0.
+/// "{rank}" in `peer` or `spawn` is replaced by the rank for a per-rank proxy.
 ProxyOptions parseCosimConfig(ConfigMap& map);
+
+/// `text` with every "{rank}" replaced by `rank` (a per-rank endpoint or spawn line).
+std::string substituteRank(std::string text, std::uint32_t rank);
 
 } // namespace etsim::cosim

@@ -20,6 +20,8 @@ constexpr const char* reportType = "etsim/cosim";
 constexpr std::chrono::milliseconds sendFailureGrace{500};
 // How long a failed peer has to exit by itself once the link is closed.
 constexpr std::chrono::milliseconds failedPeerGrace{100};
+// How long the host waits for the peer's TERMINATE answer (PROTOCOL.md section 6).
+constexpr std::chrono::milliseconds terminateWait{2000};
 
 std::uint64_t nowPs()
 {
@@ -107,7 +109,15 @@ Proxy::Proxy(const sc_core::sc_module_name& name,
             if (!this->options.spawn.empty())
                 child = std::make_unique<ChildProcess>(
                     replaceAll(this->options.spawn, "{endpoint}", announced));
-            transport = listener.accept(this->options.timeout);
+            ChildProcess* started = child.get();
+            transport =
+                listener.accept(this->options.timeout, [started]() -> std::optional<std::string> {
+                    if (started == nullptr)
+                        return std::nullopt;
+                    if (std::optional<std::string> how = started->exited())
+                        return "the spawned peer " + *how + " before it connected";
+                    return std::nullopt;
+                });
         } else {
             transport = connectTo(socketEndpoint, this->options.timeout);
         }
@@ -161,7 +171,7 @@ Proxy::~Proxy()
     link->close();
     // A peer that failed (stalled, say) may never notice the closed link: after a short grace
     // it is stopped, rather than holding the end of the run for the child's full second.
-    if (child && failedRun && !child->waitExit(failedPeerGrace))
+    if (child && (failedRun || !shutdownIssue.empty()) && !child->waitExit(failedPeerGrace))
         child->kill();
 }
 
@@ -169,10 +179,13 @@ void Proxy::fail(const std::string& problem)
 {
     ended = true;
     failedRun = true;
-    const std::string message = "cosim proxy '" + std::string(name()) + "': peer '" +
-                                link->peerName() + "' at " + link->describe() + ", channel " +
-                                std::to_string(options.channel) + ", at simulated time " +
-                                sc_core::sc_time_stamp().to_string() + ": " + problem;
+    std::string cause = problem;
+    // A spawned peer that has exited is the real cause of a broken link: say how it ended.
+    if (child)
+        if (std::optional<std::string> how = child->exited())
+            cause += " (the spawned peer " + *how + ")";
+    const std::string message = describePeer() + ", at simulated time " +
+                                sc_core::sc_time_stamp().to_string() + ": " + cause;
     link->close();
     activity.idle();
     SC_REPORT_ERROR(reportType, message.c_str());
@@ -193,8 +206,38 @@ void Proxy::send(const Frame& frame)
         if (io)
             if (std::optional<std::string> cause = io->awaitFailure(sendFailureGrace))
                 fail(*cause);
+        // The peer may have said why before it closed: an ERROR frame still waiting in the
+        // stream names the cause better than the write's "Broken pipe".
+        if (!io)
+            if (std::optional<std::string> said = peerErrorAfterFailedWrite())
+                fail("the peer reported an error: " + *said);
         fail(error.what());
     }
+}
+
+std::optional<std::string> Proxy::peerErrorAfterFailedWrite()
+{
+    const auto deadline = std::chrono::steady_clock::now() + sendFailureGrace;
+    try {
+        while (std::chrono::steady_clock::now() < deadline) {
+            std::optional<Frame> frame =
+                frames->wait(std::chrono::duration_cast<std::chrono::microseconds>(
+                    deadline - std::chrono::steady_clock::now()));
+            if (!frame)
+                return std::nullopt;
+            if (frame->header.type == MessageType::Error)
+                return decodeText(frame->payload);
+        }
+    } catch (const CosimError&) {
+        // The end of the stream, or the rest is garbage: nothing more to learn.
+    }
+    return std::nullopt;
+}
+
+std::string Proxy::describePeer() const
+{
+    return "cosim proxy '" + std::string(name()) + "': peer '" + link->peerName() + "' at " +
+           link->describe() + ", channel " + std::to_string(options.channel);
 }
 
 std::uint64_t Proxy::bound() const
@@ -280,6 +323,10 @@ void Proxy::handle(Frame& frame)
     const FrameHeader& header = frame.header;
     switch (header.type) {
     case MessageType::Response: {
+        if ((header.flags & frameflags::response) == 0)
+            fail("RESPONSE to request " + std::to_string(header.requestId) +
+                 " without the Response flag (PROTOCOL.md section 1: a frame that answers a "
+                 "request sets flag bit 0)");
         sync.received();
         const auto found = byId.find(header.requestId);
         if (header.channel != options.channel || found == byId.end())
@@ -313,8 +360,19 @@ void Proxy::handle(Frame& frame)
     }
     case MessageType::Grant:
         try {
-            sync.granted(header.timestampPs, decodeGrant(frame.payload));
+            const std::uint64_t acknowledged = decodeGrant(frame.payload);
+            if (acknowledged != header.requestId)
+                fail("GRANT acknowledges " + std::to_string(acknowledged) +
+                     " frames in its payload but " + std::to_string(header.requestId) +
+                     " in its header's request id (PROTOCOL.md section 2: the two counts are the "
+                     "same)");
+            if (std::optional<std::string> broken =
+                    sync.checkGrant(header.timestampPs, acknowledged))
+                fail(*broken);
+            sync.granted(header.timestampPs, acknowledged);
         } catch (const CosimError& error) {
+            if (ended)
+                throw;
             fail(error.what());
         }
         return;
@@ -379,10 +437,13 @@ void Proxy::syncPoint()
         ++waitCount;
         std::optional<Frame> frame;
         try {
-            frame = frames->wait(timeout);
+            frame = waitForPeer(timeout);
         } catch (const CosimError& error) {
             fail(error.what());
         }
+        // A stop was requested (a signal): give up the wait, the kernel stops at this delta.
+        if (!frame && options.stop != nullptr && options.stop->requested())
+            return;
         if (!frame)
             fail("no frame from the peer within " + std::to_string(options.timeout.count()) +
                  " ms while waiting for " +
@@ -398,6 +459,34 @@ void Proxy::syncPoint()
             fail(error.what());
         }
         frames->recycle(*frame);
+    }
+}
+
+std::optional<Frame> Proxy::waitForPeer(std::chrono::microseconds timeout)
+{
+    // In slices, so that a requested stop and a spawned peer that exited are noticed within
+    // one slice rather than after the whole timeout.
+    constexpr std::chrono::microseconds slice{50000};
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left <= std::chrono::microseconds::zero())
+            return std::nullopt;
+        if (std::optional<Frame> frame = frames->wait(std::min(left, slice)))
+            return frame;
+        if (options.stop != nullptr && options.stop->requested())
+            return std::nullopt;
+        if (child)
+            if (std::optional<std::string> how = child->exited()) {
+                // What it wrote before it went is still read first.
+                if (std::optional<Frame> last = frames->poll())
+                    return last;
+                fail("the spawned peer " + *how + " while etsim waited for " +
+                     (outstanding.empty()
+                          ? std::string("a grant")
+                          : std::to_string(outstanding.size()) + " outstanding response(s)"));
+            }
     }
 }
 
@@ -422,37 +511,78 @@ void Proxy::respond()
 
 void Proxy::end_of_simulation()
 {
-    terminate();
+    beginShutdown();
 }
 
-void Proxy::terminate()
+void Proxy::beginShutdown()
 {
-    if (ended)
+    if (ended || terminateSent)
         return;
-    ended = true;
+    terminateSent = true;
+    terminateDeadline = std::chrono::steady_clock::now() + terminateWait;
     Frame bye;
     bye.header.type = MessageType::Terminate;
     bye.header.channel = options.channel;
     bye.header.timestampPs = nowPs();
     try {
         link->send(bye);
-        // The peer's TERMINATE answer (or its closing the link) confirms the end; a missing
-        // answer is not worth failing a finished run over. Grants sent before it are skipped.
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-        while (std::chrono::steady_clock::now() < deadline) {
+    } catch (const CosimError& error) {
+        ended = true;
+        noteShutdownIssue(std::string("could not send TERMINATE: ") + error.what());
+    }
+}
+
+void Proxy::terminate()
+{
+    beginShutdown();
+    if (ended)
+        return;
+    ended = true;
+    // Only the peer's TERMINATE answer confirms the end (PROTOCOL.md section 6); grants sent
+    // before it are skipped. Anything else (silence, the link closed, a broken frame) means
+    // the peer failed at shutdown, which makes the run fail with a warning. The wait counts
+    // from when TERMINATE went out, so proxies that sent theirs together wait together.
+    try {
+        while (true) {
             const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
-                deadline - std::chrono::steady_clock::now());
-            std::optional<Frame> frame = frames->wait(left);
+                terminateDeadline - std::chrono::steady_clock::now());
+            std::optional<Frame> frame =
+                left > std::chrono::microseconds::zero() ? frames->wait(left) : frames->poll();
+            if (!frame && left <= std::chrono::microseconds::zero()) {
+                noteShutdownIssue("did not answer TERMINATE within " +
+                                  std::to_string(terminateWait.count()) + " ms (stalled)");
+                return;
+            }
             if (!frame)
-                break;
+                continue;
             if (frame->header.type == MessageType::Terminate) {
                 farewell = decodeText(frame->payload);
-                break;
+                return;
+            }
+            if (frame->header.type == MessageType::Error) {
+                noteShutdownIssue("answered TERMINATE with an error: " +
+                                  decodeText(frame->payload));
+                return;
             }
         }
-    } catch (const CosimError&) {
-        // Already closed by the peer.
+    } catch (const CosimError& error) {
+        noteShutdownIssue(std::string("did not answer TERMINATE: ") + error.what());
     }
+}
+
+void Proxy::noteShutdownIssue(const std::string& problem)
+{
+    std::string text = problem;
+    if (child)
+        if (std::optional<std::string> how = child->exited())
+            text += " (the spawned peer " + *how + ")";
+    shutdownIssue = describePeer() + ": the peer failed at shutdown: " + text;
+}
+
+const std::string& Proxy::shutdownProblem()
+{
+    terminate();
+    return shutdownIssue;
 }
 
 const std::string& Proxy::finish()

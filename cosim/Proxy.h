@@ -24,6 +24,7 @@
 #include "cosim/wire/Messages.h"
 #include "kernel/PayloadPool.h"
 #include "kernel/Simulation.h"
+#include "kernel/StopRequest.h"
 #include "kernel/Units.h"
 
 #include <systemc>
@@ -34,6 +35,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -71,6 +73,9 @@ struct ProxyOptions {
     std::string token;
     std::uint32_t maxOutstanding = defaultMaxOutstanding;
     IoMode io = IoMode::Inline;
+    /// When set and requested (a signal), a wait on the peer gives up within 50 ms so the
+    /// run can stop; the link then ends with TERMINATE as usual. Must outlive the proxy.
+    const StopRequest* stop = nullptr;
 };
 
 class Proxy : public sc_core::sc_module {
@@ -89,7 +94,8 @@ public:
 
     /// The peer's HELLO (name, capabilities).
     const Hello& peer() const { return peerHello; }
-    /// Process id of a spawned peer, or -1.
+    /// Process id of a spawned peer's shell (`/bin/sh -c spawn`), or -1. It leads the peer's
+    /// process group: signal -id to reach the peer itself.
     pid_t peerProcess() const { return child ? child->id() : -1; }
 
     std::uint64_t requestsSent() const { return sentCount; }
@@ -107,6 +113,14 @@ public:
     /// on its TERMINATE answer (protocol 1.2, e.g. a fabric's link usage); empty when the peer
     /// sent none (a 1.1 peer), did not answer, or the run failed.
     const std::string& finish();
+    /// Ends the link like finish(), and says whether the peer failed at shutdown: empty when
+    /// it answered TERMINATE, else "cosim proxy '...': peer '...' ...: the peer failed at
+    /// shutdown: did not answer TERMINATE ..." (silent, gone, or a broken frame). Empty after
+    /// a run that failed (that error is the one to report).
+    const std::string& shutdownProblem();
+    /// Sends TERMINATE without waiting for the answer (finish() and the destructor wait for
+    /// it, until 2 s after it was sent): several proxies that begin together end together.
+    void beginShutdown();
 
 private:
     struct Outstanding {
@@ -134,8 +148,17 @@ private:
     std::uint64_t bound() const;
     void armSync();
     [[noreturn]] void fail(const std::string& problem);
+    /// After a write failed: the text of an ERROR frame the peer sent before it closed.
+    std::optional<std::string> peerErrorAfterFailedWrite();
+    /// Waits for a frame like frames->wait, but gives up early when a stop is requested and
+    /// fails the run at once when a spawned peer has exited.
+    std::optional<Frame> waitForPeer(std::chrono::microseconds timeout);
+    /// "cosim proxy 'NAME': peer 'PEER' at ENDPOINT, channel N".
+    std::string describePeer() const;
     void end_of_simulation() override;
+    /// Waits for the TERMINATE answer (sending TERMINATE first if beginShutdown has not).
     void terminate();
+    void noteShutdownIssue(const std::string& problem);
 
     ProxyOptions options;
     std::unique_ptr<ChildProcess> child;
@@ -163,6 +186,9 @@ private:
     bool ended = false;
     bool failedRun = false;
     std::string farewell;
+    std::string shutdownIssue;
+    bool terminateSent = false;
+    std::chrono::steady_clock::time_point terminateDeadline;
 };
 
 } // namespace etsim::cosim

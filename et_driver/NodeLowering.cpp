@@ -1,5 +1,6 @@
 #include "et_driver/NodeLowering.h"
 
+#include "et_driver/NodeLimits.h"
 #include "et_driver/OperatorInfo.h"
 #include "et_driver/TraceCodec.h"
 #include "kernel/Error.h"
@@ -247,6 +248,13 @@ LoweredNode NodeLowering::lower(const TraceNode& node)
     info.node = static_cast<NodeId>(node.id);
     info.onHost = node.isCpuOp().value_or(false);
     info.setAttribute(nameAttribute, node.name);
+    // The same rules as `etsim trace validate` (NodeLimits.h): what breaks them cannot be
+    // simulated, or would overflow the clock or a byte count.
+    std::vector<LimitViolation> violations =
+        checkNodeLimits(node, context.rankCount(), toUnderlying(rankId));
+    if (!violations.empty())
+        throw Error(where(node) + ": " + violations.front().problem + "; " +
+                    violations.front().fix);
 
     switch (node.type) {
     case NodeType::Invalid:
@@ -357,23 +365,17 @@ void NodeLowering::lowerPointToPoint(const TraceNode& node, LoweredNode& out)
         hostReplay(node, out);
         return;
     }
+    // The peer's range and comm_src/comm_dst of the node's own rank were checked in lower()
+    // (NodeLimits); only a missing peer is left.
     std::optional<std::int32_t> peer = send ? node.commDst() : node.commSrc();
-    std::optional<std::int32_t> self = send ? node.commSrc() : node.commDst();
     const char* peerKey = send ? "comm_dst" : "comm_src";
-    const char* selfKey = send ? "comm_src" : "comm_dst";
     if (!peer)
         throw Error(where(node) + ": " + nodeTypeName(node.type) + " has no " + peerKey +
                     "; give the peer rank");
-    if (*peer < 0 || static_cast<std::size_t>(*peer) >= context.rankCount())
-        throw Error(where(node) + ": " + peerKey + " " + std::to_string(*peer) +
-                    " is not a rank of this " + std::to_string(context.rankCount()) + "-rank job");
-    if (self && *self != static_cast<std::int32_t>(toUnderlying(rankId)))
-        throw Error(where(node) + ": " + selfKey + " " + std::to_string(*self) +
-                    " is not the node's own rank");
     std::optional<std::int64_t> size = node.commSize();
     if (!size || *size < 0)
-        throw Error(where(node) + ": " + nodeTypeName(node.type) +
-                    (size ? " has a negative comm_size" : " has no comm_size") +
+        throw Error(where(node) + ": " + nodeTypeName(node.type) + " " +
+                    (size ? "has a negative comm_size" : missingAttributeText(node, "comm_size")) +
                     "; give the message size in bytes");
     info.peer = static_cast<RankId>(*peer);
     info.tag = static_cast<std::uint64_t>(static_cast<std::uint32_t>(node.commTag().value_or(0)));
@@ -418,7 +420,7 @@ void NodeLowering::lowerCollective(const TraceNode& node, LoweredNode& out)
     std::optional<std::int64_t> size = node.commSize();
     if (!size || *size < 0)
         throw Error(where(node) + ": COMM_COLL_NODE " +
-                    (size ? "has a negative comm_size" : "has no comm_size") +
+                    (size ? "has a negative comm_size" : missingAttributeText(node, "comm_size")) +
                     "; give the collective's size in bytes");
     info.bytes = static_cast<std::uint64_t>(*size);
     if (std::optional<std::vector<bool>> dims = node.involvedDim()) {

@@ -79,9 +79,9 @@ struct LoweringFallbacks {
     }
 };
 
-/// The attribute a Send transaction carries: 1 = eager, 0 = rendezvous (see
+/// The attribute a Send transaction carries: 1 = eager, 0 = rendezvous (kernel/Extensions.h,
 /// docs/execution-protocol.md).
-inline constexpr const char* eagerAttribute = "eager";
+using etsim::eagerAttribute;
 /// The attribute holding the node's name, for the targets' error messages.
 inline constexpr const char* nameAttribute = "name";
 

@@ -1,6 +1,8 @@
 #include "et_driver/ProcessGroups.h"
 
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
+#include "kernel/InputLimits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -78,6 +80,8 @@ std::vector<ProcessGroup> parsePytorchProcessGroups(std::string_view inputsValue
             ++i;
         text += body[i];
     }
+    if (jsonNestingOverflow(text) != std::string_view::npos)
+        throw Error("process-group list: " + nestingProblem());
     nlohmann::json list = nlohmann::json::parse(text, nullptr, false);
     if (list.is_discarded() || !list.is_array())
         throw Error("process-group list: the text inside inputs.values is not a JSON array");
@@ -100,11 +104,9 @@ std::vector<ProcessGroup> parsePytorchProcessGroups(std::string_view inputsValue
 
 std::vector<ProcessGroup> readCommGroupFile(const std::filesystem::path& file)
 {
-    std::ifstream in(file);
-    if (!in)
-        throw Error(file.string() +
-                    ": cannot open the communicator-group file: " + std::strerror(errno));
-    nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
+    const std::string text = readTextFile(file, "a communicator-group JSON file");
+    checkJsonNesting(text, file.string());
+    nlohmann::json root = nlohmann::json::parse(text, nullptr, false);
     if (root.is_discarded() || !root.is_object())
         throw Error(file.string() + ": not a JSON object; write {\"1\": [0, 1, 2, 3], ...} "
                                     "(group id -> global ranks)");

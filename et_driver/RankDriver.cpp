@@ -318,7 +318,7 @@ void RankDriver::issue(Slot slot, std::uint64_t id)
     if (info.kind == NodeKind::Collective && flight.engine == Engine::Communication)
         info.groupSequence = lowering.nextSequence(info.group);
     if (flight.node.local) {
-        schedule(index, now + flight.node.localPs);
+        schedule(index, endOf(flight, now, flight.node.localPs));
         return;
     }
 
@@ -350,7 +350,7 @@ void RankDriver::issue(Slot slot, std::uint64_t id)
             if (payload.get_response_status() != tlm::TLM_OK_RESPONSE)
                 throw Error("node " + std::to_string(id) + ": the " + engineName(engine) +
                             " target answered " + payload.get_response_string());
-            schedule(index, now + toPs(delay));
+            schedule(index, endOf(after, now, toPs(delay)));
         } else {
             throw Error("node " + std::to_string(id) + ": the " + engineName(engine) +
                         " target answered BEGIN_REQ with phase " + phase.get_name() +
@@ -388,10 +388,31 @@ tlm::tlm_sync_enum RankDriver::backward(tlm::tlm_generic_payload& payload,
                  " target answered " + payload.get_response_string());
             return tlm::TLM_COMPLETED;
         }
-        schedule(found->second, when);
+        schedule(found->second, endOf(flight, nowPs(), toPs(delay)));
         return tlm::TLM_COMPLETED;
     }
     return tlm::TLM_ACCEPTED;
+}
+
+std::uint64_t
+RankDriver::endOf(const Flight& flight, std::uint64_t startPs, std::uint64_t durationPs) const
+{
+    // A start before the node's issue can only be SystemC's own clock wrapped past 2^64 ps
+    // (a target's delay added to it); a sum that overflows is the same, one step earlier.
+    std::uint64_t end = 0;
+    if (startPs >= flight.issuePs && !__builtin_add_overflow(startPs, durationPs, &end))
+        return end;
+    const std::string node = std::string(name()) + ": node " + std::to_string(flight.id);
+    if (startPs < flight.issuePs)
+        throw Error(node + " (issued at " + std::to_string(flight.issuePs) +
+                    " ps) would end past the end of the simulated clock (2^64 ps, about 213 "
+                    "days): its target's delay made the clock wrap; check its duration_micros, "
+                    "sizes and the platform's rates");
+    throw Error(node +
+                " would end past the end of the simulated clock (2^64 ps, about 213 days): "
+                "it starts at " +
+                std::to_string(startPs) + " ps and lasts " + std::to_string(durationPs) +
+                " ps; check its duration_micros, sizes and the platform's rates");
 }
 
 void RankDriver::schedule(std::uint32_t flight, std::uint64_t timePs)

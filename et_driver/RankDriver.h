@@ -161,6 +161,9 @@ private:
         LoweredNode node;
         bool used = false;
     };
+    // start + duration, or an Error naming the node when the sum passes 2^64 ps.
+    std::uint64_t
+    endOf(const Flight& flight, std::uint64_t startPs, std::uint64_t durationPs) const;
     struct Completion {
         std::uint64_t timePs;
         std::uint64_t order;

@@ -1,5 +1,7 @@
 #include "et_driver/TraceDot.h"
 
+#include <exception>
+
 namespace etsim::et {
 
 std::string dotEscape(std::string_view text)
@@ -18,9 +20,18 @@ std::string dotEscape(std::string_view text)
     return out;
 }
 
-DotWriter::DotWriter(std::filesystem::path file)
-    : file(std::move(file)), out(this->file, std::ios::binary | std::ios::trunc)
+DotWriter::DotWriter(std::filesystem::path file) : file(std::move(file))
 {
+    try {
+        output = std::make_unique<AtomicFile>(this->file);
+    } catch (const OutputError& error) {
+        throw TraceError(this->file.string(), error.problem());
+    }
+    // The stream writes the temporary file; close() renames it into place.
+    if (!output->inPlace())
+        out.open(output->temporary(), std::ios::binary | std::ios::trunc);
+    else
+        out.open(this->file, std::ios::binary);
     if (!out)
         throw TraceError(this->file.string(),
                          "cannot create the DOT file (check the folder exists and is writable)");
@@ -30,9 +41,12 @@ DotWriter::DotWriter(std::filesystem::path file)
 
 DotWriter::~DotWriter()
 {
-    if (!closed) {
-        out << "}\n";
-        out.close();
+    // Unwinding from an error: the graph is incomplete, so the output is not put in place.
+    if (closed || std::uncaught_exceptions() > exceptionsAtStart)
+        return;
+    try {
+        close();
+    } catch (const Error&) { // NOLINT(bugprone-empty-catch): a destructor must not throw
     }
 }
 
@@ -55,8 +69,16 @@ void DotWriter::close()
     closed = true;
     out << "}\n";
     out.close();
-    if (!out)
-        throw TraceError(file.string(), "writing the DOT file failed (disk full?)");
+    if (!out) {
+        output->abandon();
+        throw TraceError(file.string(),
+                         "writing the DOT file failed (disk full?); the partial file was removed");
+    }
+    try {
+        output->commit();
+    } catch (const OutputError& error) {
+        throw TraceError(file.string(), error.problem());
+    }
 }
 
 } // namespace etsim::et

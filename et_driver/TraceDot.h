@@ -10,17 +10,22 @@
 
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceNode.h"
+#include "kernel/AtomicFile.h"
 
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 namespace etsim::et {
 
 class DotWriter {
 public:
-    // Creates (truncates) the file and writes the graph header. Throws TraceError.
+    // Starts a temporary file beside `file` and writes the graph header; close() renames it
+    // into place. Throws TraceError.
     explicit DotWriter(std::filesystem::path file);
-    // Closes the file if close() was not called; errors are then lost, so call close().
+    // Closes the file if close() was not called (errors are then lost, so call close()); while
+    // an exception unwinds the stack, removes the incomplete file instead.
     ~DotWriter();
     DotWriter(const DotWriter&) = delete;
     DotWriter& operator=(const DotWriter&) = delete;
@@ -33,8 +38,10 @@ public:
 
 private:
     std::filesystem::path file;
+    std::unique_ptr<AtomicFile> output; // renamed over `file` by close()
     std::ofstream out;
     bool closed = false;
+    int exceptionsAtStart = std::uncaught_exceptions();
     uint64_t nodes = 0;
 };
 

@@ -126,8 +126,9 @@ struct TraceJsonWriterOptions {
 // Writes etsim's JSON form, pretty-printed, one node at a time.
 class TraceJsonWriter {
 public:
-    // Creates (truncates) the file and writes the header and the metadata (null when
-    // metadata.present is false). Throws TraceError.
+    // Starts a temporary file beside `file` and writes the header and the metadata (null when
+    // metadata.present is false); close() renames it into place, and a writer destroyed
+    // without close() removes it, so `file` is complete or untouched. Throws TraceError.
     TraceJsonWriter(std::filesystem::path file,
                     const TraceMetadata& metadata,
                     TraceJsonWriterOptions options = {});

@@ -4,6 +4,7 @@
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceJson.h"
 #include "et_driver/TraceJsonDetail.h"
+#include "kernel/InputLimits.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -183,10 +184,11 @@ struct TraceJsonReader::Scanner {
                 get();
                 if (out != nullptr)
                     *out += static_cast<char>(c);
-                if (c == '{') {
-                    closers += '}';
-                } else if (c == '[') {
-                    closers += ']';
+                if (c == '{' || c == '[') {
+                    closers += c == '{' ? '}' : ']';
+                    // Bounded here, before any JSON parser or error printer recurses into it.
+                    if (closers.size() > maxNestingDepth)
+                        fail(nestingProblem());
                 } else if (c == '}' || c == ']') {
                     if (closers.back() != c)
                         fail("unexpected " + describeChar(c) + "; expected '" + closers.back() +

@@ -2,10 +2,12 @@
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceJson.h"
 #include "et_driver/TraceJsonDetail.h"
+#include "kernel/AtomicFile.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unistd.h>
 #include <zlib.h>
 
 namespace etsim::et {
@@ -16,7 +18,10 @@ using Json = nlohmann::ordered_json;
 using jsondetail::messageToJson;
 
 struct TraceJsonWriter::Sink {
-    gzFile gz = nullptr;
+    // The temporary file close() renames into place; destroyed first otherwise, it is
+    // removed (kernel/AtomicFile.h).
+    std::unique_ptr<AtomicFile> file;
+    gzFile gz = nullptr; // on a duplicate of file's descriptor
     ~Sink()
     {
         if (gz != nullptr)
@@ -32,13 +37,21 @@ TraceJsonWriter::TraceJsonWriter(std::filesystem::path path,
     bool gzip = options.compression == TraceCompression::Gzip ||
                 (options.compression == TraceCompression::ByName && file.extension() == ".gz");
     std::string mode = gzip ? "wb" + std::to_string(std::clamp(options.gzipLevel, 1, 9)) : "wbT";
+    try {
+        sink->file = std::make_unique<AtomicFile>(file);
+    } catch (const OutputError& error) {
+        throw TraceError(file.string(), error.problem());
+    }
     errno = 0;
-    sink->gz = gzopen(file.c_str(), mode.c_str());
-    if (sink->gz == nullptr)
+    const int descriptor = ::dup(sink->file->fd());
+    sink->gz = descriptor < 0 ? nullptr : gzdopen(descriptor, mode.c_str());
+    if (sink->gz == nullptr) {
+        if (descriptor >= 0)
+            ::close(descriptor);
         throw TraceError(file.string(),
                          std::string("cannot create: ") +
-                             (errno != 0 ? std::strerror(errno) : "out of memory") +
-                             " (check that the folder exists and is writable)");
+                             (errno != 0 ? std::strerror(errno) : "out of memory"));
+    }
     gzbuffer(sink->gz, 1 << 18);
     std::string head = "{\n  \"format\": \"" + std::string(traceJsonFormat) + "\",\n";
     try {
@@ -64,8 +77,9 @@ void TraceJsonWriter::put(const std::string& text)
         std::string message = gzerror(sink->gz, &code);
         if (code == Z_ERRNO)
             message = std::strerror(errno);
-        sink.reset();
-        throw TraceError(file.string(), "write failed: " + message);
+        sink.reset(); // removes the partial file
+        throw TraceError(file.string(),
+                         "write failed: " + message + "; the partial file was removed");
     }
 }
 
@@ -90,15 +104,21 @@ void TraceJsonWriter::close()
     if (!sink)
         return;
     put(nodes == 0 ? "]\n}\n" : "\n  ]\n}\n");
-    gzFile gz = sink->gz;
-    sink->gz = nullptr;
-    sink.reset();
+    std::unique_ptr<Sink> closing = std::move(sink);
+    gzFile gz = closing->gz;
+    closing->gz = nullptr;
     int status = gzclose(gz);
     if (status != Z_OK)
         throw TraceError(file.string(),
                          std::string("write failed when closing: ") +
                              (status == Z_ERRNO ? std::strerror(errno)
-                                                : "zlib error " + std::to_string(status)));
+                                                : "zlib error " + std::to_string(status)) +
+                             "; the partial file was removed");
+    try {
+        closing->file->commit();
+    } catch (const OutputError& error) {
+        throw TraceError(file.string(), error.problem());
+    }
 }
 
 } // namespace etsim::et

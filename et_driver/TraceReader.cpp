@@ -2,6 +2,7 @@
 
 #include "et_driver/InflateInputStream.h"
 #include "et_driver/TraceCodec.h"
+#include "kernel/InputFile.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -90,7 +91,8 @@ TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
 void TraceReader::open(uint64_t resumeOffset)
 {
     auto opened = std::make_unique<Stream>();
-    opened->fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer; it is refused below.
+    opened->fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (opened->fd < 0)
         throw TraceError(file.string(),
                          "cannot open: " + describeErrno(errno) +
@@ -101,6 +103,11 @@ void TraceReader::open(uint64_t resumeOffset)
     if (S_ISDIR(info.st_mode))
         throw TraceError(file.string(),
                          "is a folder, not a trace file (read folders and prefixes with TraceSet)");
+    if (!S_ISREG(info.st_mode))
+        throw TraceError(file.string(),
+                         "is " + fileTypeText(std::filesystem::status(file).type()) +
+                             ", not a trace file; give the rank's Chakra ET file");
+    ::fcntl(opened->fd, F_SETFL, ::fcntl(opened->fd, F_GETFL) & ~O_NONBLOCK);
     fileBytes = static_cast<uint64_t>(info.st_size);
 
     unsigned char magic[2] = {0, 0};
@@ -162,19 +169,27 @@ bool TraceReader::readLength(CodedInputStream& coded, uint64_t offset, uint32_t&
         checkInput(offset);
         return false;
     }
-    if (!coded.ReadVarint32(&length)) {
+    // Read all 64 bits: a 32-bit read would take a huge prefix modulo 2^32.
+    uint64_t wide = 0;
+    if (!coded.ReadVarint64(&wide)) {
         checkInput(offset);
         fail(offset,
              "the file ends inside the length prefix of this record, or the prefix is not a "
              "varint: the file is truncated or corrupt; regenerate or re-copy it");
     }
-    if (length > options.maxRecordBytes)
+    if (wide == 0)
         fail(offset,
-             "length prefix says " + std::to_string(length) + " bytes, more than the " +
+             std::string("the length prefix is 0: an empty record is no Chakra message (a "
+                         "file of zero bytes") +
+                 (gzip ? " after decompression" : "") + " looks like this): " + corruptAdvice);
+    if (wide > options.maxRecordBytes)
+        fail(offset,
+             "length prefix says " + std::to_string(wide) + " bytes, more than the " +
                  std::to_string(options.maxRecordBytes) +
                  "-byte limit per record: " + corruptAdvice +
                  " (raise TraceReaderOptions::maxRecordBytes only if records really are this "
                  "large)");
+    length = static_cast<uint32_t>(wide);
     uint64_t bodyStart = offset + static_cast<uint64_t>(coded.CurrentPosition());
     if (!gzip && length > fileBytes - std::min(fileBytes, bodyStart))
         fail(offset,
@@ -279,6 +294,12 @@ bool TraceReader::next(TraceNode& node)
             stream.reset();
             return false;
         }
+        if (nodes >= options.maxNodes)
+            fail(offset,
+                 "more than " + std::to_string(options.maxNodes) +
+                     " nodes in one rank file, etsim's limit (TraceReaderOptions::maxNodes); "
+                     "a file this large is probably corrupt or a decompression bomb, otherwise "
+                     "split the rank or raise the limit");
         CodedInputStream::Limit limit = coded.PushLimit(static_cast<int>(length));
         // When the record lies in the current buffer (nearly always), keep its bytes so the
         // codec copies the preserved parts instead of serializing them again.

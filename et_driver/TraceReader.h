@@ -46,6 +46,11 @@ struct TraceReaderOptions {
     // KiB; a GlobalMetadata carrying a workload text is at most some hundred KiB), and 64 MiB
     // is protobuf's traditional per-message limit, which Chakra's own Python tools inherit.
     uint32_t maxRecordBytes = 64U << 20;
+    // Most nodes one rank file may hold. Every Node record takes at least 3 bytes, so a small
+    // gzip file can decompress to hundreds of millions of them; readers that keep something
+    // per node (trace info, validate, the run's dependency tracker) would exhaust memory long
+    // before the end. 2^26 is about 600 times the largest rank of the shared traces.
+    uint64_t maxNodes = uint64_t{1} << 26;
 };
 
 // Record 0 of a trace, or nothing for legacy files that start with a Node (spec 3.2).

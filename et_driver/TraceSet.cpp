@@ -1,5 +1,7 @@
 #include "et_driver/TraceSet.h"
 
+#include "kernel/InputFile.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -61,11 +63,17 @@ std::vector<RankFile> findRankFiles(const fs::path& prefixOrFolder)
 
     std::map<std::string, std::vector<RankFile>> byPrefix;
     for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
-        if (!entry.is_regular_file(error))
-            continue;
         std::optional<RankName> name = parseRankName(entry.path().filename().string());
         if (!name || (!isFolder && name->prefix != wanted))
             continue;
+        // A rank's name on something else than a file is that rank's problem, not a gap.
+        std::error_code typeError;
+        const fs::file_status status = entry.status(typeError);
+        if (!fs::is_regular_file(status))
+            throw TraceError(entry.path().string(),
+                             "rank " + std::to_string(name->rank) + " is " +
+                                 fileTypeText(status.type()) +
+                                 ", not a rank file; replace it with the rank's Chakra ET file");
         byPrefix[name->prefix].push_back(RankFile{name->rank, entry.path()});
     }
     if (error)

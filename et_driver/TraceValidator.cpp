@@ -1,5 +1,6 @@
 #include "et_driver/TraceValidator.h"
 
+#include "et_driver/NodeLimits.h"
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceGraph.h"
 #include "et_driver/TraceInfo.h"
@@ -58,6 +59,10 @@ const char* findingKindName(FindingKind kind)
         return "unknown-process-group";
     case FindingKind::CollectiveMismatch:
         return "collective-mismatch";
+    case FindingKind::PeerOutOfRange:
+        return "peer-out-of-range";
+    case FindingKind::BeyondLimits:
+        return "beyond-limits";
     }
     return "unknown";
 }
@@ -461,26 +466,23 @@ void TraceValidator::Run::checkNode(const TraceNode& node)
             "comm_type " + std::to_string(*commType) + " is not a CollectiveCommType",
             "use ALL_REDUCE (0) .. BARRIER (9) (spec 2.5)");
 
-    if (std::optional<int64_t> bytes = node.commSize(); bytes && isComm(node.type)) {
-        if (*bytes < 0)
-            add(FindingKind::NegativeSize,
-                Severity::Error,
-                &node,
-                "comm_size is " + std::to_string(*bytes) + " B",
-                "comm_size is a byte count and must be >= 0");
-        else if (*bytes == 0 && commType != std::optional<int32_t>(9))
-            add(FindingKind::ZeroSize,
-                Severity::Warning,
-                &node,
-                "comm_size is 0 B: the communication moves nothing",
-                "check the producer (a uint64/int64 mix-up reads as 0, ASTRA-sim issue #224)");
-    }
-    if (std::optional<int64_t> ops = node.numOps(); ops && *ops < 0)
-        add(FindingKind::NegativeSize,
-            Severity::Error,
+    if (std::optional<int64_t> bytes = node.commSize();
+        bytes && isComm(node.type) && *bytes == 0 && commType != std::optional<int32_t>(9))
+        add(FindingKind::ZeroSize,
+            Severity::Warning,
             &node,
-            "num_ops is " + std::to_string(*ops),
-            "num_ops counts operations and must be >= 0");
+            "comm_size is 0 B: the communication moves nothing",
+            "check the producer (a uint64/int64 mix-up reads as 0, ASTRA-sim issue #224)");
+    // The rules a run applies before it lowers a node (NodeLimits.h), so that validate passes
+    // exactly the traces a run accepts. Peers are checked when the rank count is known.
+    const std::size_t rankCount = rankCollectives.size();
+    for (LimitViolation& violation : checkNodeLimits(node, rankCount, currentRank.value_or(0))) {
+        const FindingKind kind =
+            violation.limit == NodeLimit::PeerRank        ? FindingKind::PeerOutOfRange
+            : violation.limit == NodeLimit::NegativeValue ? FindingKind::NegativeSize
+                                                          : FindingKind::BeyondLimits;
+        add(kind, Severity::Error, &node, violation.problem, violation.fix);
+    }
 
     if (node.type == NodeType::Metadata) {
         std::optional<pb::IOInfo> inputs = TraceCodec::inputs(node);
@@ -583,6 +585,11 @@ void TraceValidator::Run::checkGraph(TraceGraph& graph, const fs::path& file)
     for (const TraceGraph::Duplicate& d : graph.duplicates())
         keep(FindingKind::DuplicateId, Severity::Error, {{}, {}, {d.second, d.first}, 0, 0});
     Severity danglingData = options.lenient ? Severity::Warning : Severity::Error;
+    // A run that honours control dependencies (the default, data+ctrl) never starts a node on
+    // a control cycle and ends as a deadlock: an error, as for data cycles (a self-loop, which
+    // the run drops with a warning, stays a warning). --data-only (the run's
+    // `driver.dependencies: data`) ignores control edges and checks none of this.
+    const Severity ctrlCycleSeverity = Severity::Error;
     for (const TraceGraph::Dangling& d : graph.dangling()) {
         if (d.kind == EdgeKind::Data)
             keep(FindingKind::DanglingDataDep, danglingData, {{}, {}, {d.node}, d.missingId, 0});
@@ -627,7 +634,7 @@ void TraceValidator::Run::checkGraph(TraceGraph& graph, const fs::path& file)
             // The same node set as a data cycle group: already reported.
             if (dataComponentSize[c.front()] == c.size())
                 continue;
-            if (!count(FindingKind::CtrlCycle, Severity::Warning))
+            if (!count(FindingKind::CtrlCycle, ctrlCycleSeverity))
                 continue;
             uint32_t from = TraceGraph::none;
             uint32_t to = TraceGraph::none;
@@ -644,7 +651,7 @@ void TraceValidator::Run::checkGraph(TraceGraph& graph, const fs::path& file)
                     break;
             }
             pending.push_back({FindingKind::CtrlCycle,
-                               Severity::Warning,
+                               ctrlCycleSeverity,
                                graph.cycleThrough(c, from, to, both),
                                0,
                                static_cast<uint32_t>(c.size())});
@@ -740,7 +747,8 @@ void TraceValidator::Run::emitGraphFindings(const TraceGraph& graph,
                 f.problem +=
                     "; " + std::to_string(p.componentSize) + " nodes are mutually dependent in all";
             f.fix = data ? "break the cycle by removing one of its data dependencies"
-                         : "break the cycle in ctrl_deps, or validate and run with --data-only";
+                         : "break the cycle in ctrl_deps, or ignore control edges: validate "
+                           "with --data-only and run with --set driver.dependencies=data";
             break;
         }
         default:

@@ -53,8 +53,10 @@ enum class FindingKind {
     BadProcessGroupList, // a METADATA_NODE whose process-group list does not parse
     UnknownProcessGroup, // pg_name that names no known group
     CollectiveMismatch,  // a rank's collective sequence differs from its group's
+    PeerOutOfRange,      // comm_src / comm_dst not a rank of the job, or not the node's own
+    BeyondLimits,        // a size, count, GEMM shape or duration etsim cannot simulate
 };
-inline constexpr int findingKindCount = 21;
+inline constexpr int findingKindCount = 23;
 
 // "unreadable-trace", "dangling-data-dep", ... (stable names for scripts).
 const char* findingKindName(FindingKind kind);

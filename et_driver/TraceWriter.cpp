@@ -1,6 +1,7 @@
 #include "et_driver/TraceWriter.h"
 
 #include "et_driver/TraceCodec.h"
+#include "kernel/AtomicFile.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/gzip_stream.h>
@@ -8,8 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
+#include <exception>
 
 namespace etsim::et {
 
@@ -20,23 +20,35 @@ using google::protobuf::io::GzipOutputStream;
 using google::protobuf::io::ZeroCopyOutputStream;
 
 struct TraceWriter::Stream {
+    // The temporary file renamed over the target by close() (kernel/AtomicFile.h).
+    std::unique_ptr<AtomicFile> file;
     std::unique_ptr<FileOutputStream> fileStream;
     std::unique_ptr<GzipOutputStream> gzipStream;
     ZeroCopyOutputStream* output = nullptr;
+    // Exceptions in flight when the writer was made: more at destruction means unwinding.
+    int exceptionsAtStart = std::uncaught_exceptions();
 
-    // Flushes and closes; the errno of the first failure, 0 if none.
-    int finish()
+    // Flushes the streams; the errno of the first failure, 0 if none.
+    int flush()
     {
         int error = 0;
         if (gzipStream && !gzipStream->Close())
             error = EIO;
         gzipStream.reset();
         if (fileStream) {
-            if (!fileStream->Close() && error == 0)
+            if (!fileStream->Flush() && error == 0)
                 error = fileStream->GetErrno() != 0 ? fileStream->GetErrno() : EIO;
             fileStream.reset();
         }
         return error;
+    }
+    // Flushes and renames the file into place; throws etsim::Error with the reason, after
+    // removing the partial file.
+    void commit()
+    {
+        if (int error = flush(); error != 0)
+            file->fail("write", error);
+        file->commit();
     }
 };
 
@@ -52,12 +64,14 @@ TraceWriter::TraceWriter(std::filesystem::path path,
                          TraceWriterOptions options)
     : file(std::move(path)), stream(std::make_unique<Stream>())
 {
-    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        throw TraceError(file.string(),
-                         std::string("cannot create: ") + std::strerror(errno) +
-                             " (check that the folder exists and is writable)");
-    stream->fileStream = std::make_unique<FileOutputStream>(fd, options.bufferBytes);
+    try {
+        stream->file = std::make_unique<AtomicFile>(file);
+    } catch (const OutputError& error) {
+        throw TraceError(file.string(), error.problem());
+    }
+    // The stream only flushes into the descriptor; the AtomicFile closes and renames it.
+    stream->fileStream =
+        std::make_unique<FileOutputStream>(stream->file->fd(), options.bufferBytes);
     bool gzip = options.compression == TraceCompression::Gzip ||
                 (options.compression == TraceCompression::ByName && file.extension() == ".gz");
     if (gzip) {
@@ -77,16 +91,20 @@ TraceWriter::TraceWriter(std::filesystem::path path,
 
 TraceWriter::~TraceWriter()
 {
-    if (stream)
-        stream->finish();
+    if (!stream)
+        return;
+    // Unwinding from an error: the file is incomplete, so it is not put in place.
+    if (std::uncaught_exceptions() > stream->exceptionsAtStart)
+        return;
+    try {
+        stream->commit();
+    } catch (const Error&) { // NOLINT(bugprone-empty-catch): a destructor must not throw
+    }
 }
 
 void TraceWriter::fail(const std::string& problem)
 {
-    if (stream) {
-        stream->finish();
-        stream.reset();
-    }
+    stream.reset(); // removes the partial file
     throw TraceError(file.string(), problem);
 }
 
@@ -128,10 +146,12 @@ void TraceWriter::close()
 {
     if (!stream)
         return;
-    int error = stream->finish();
-    stream.reset();
-    if (error != 0)
-        throw TraceError(file.string(), std::string("write failed: ") + std::strerror(error));
+    std::unique_ptr<Stream> closing = std::move(stream);
+    try {
+        closing->commit();
+    } catch (const OutputError& error) {
+        throw TraceError(file.string(), error.problem());
+    }
 }
 
 } // namespace etsim::et

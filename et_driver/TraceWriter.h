@@ -34,11 +34,14 @@ public:
     // GlobalMetadata with version "0.0.4", the version most readers accept today (spec 9).
     static ChakraProtoMsg::GlobalMetadata defaultMetadata();
 
-    // Creates (truncates) the file and writes `metadata` as record 0. Throws TraceError.
+    // Starts a temporary file beside `file` (kernel/AtomicFile.h) and writes `metadata` as
+    // record 0; close() renames it into place, so `file` is complete or untouched. Throws
+    // TraceError.
     explicit TraceWriter(std::filesystem::path file,
                          const ChakraProtoMsg::GlobalMetadata& metadata = defaultMetadata(),
                          TraceWriterOptions options = {});
-    // Closes the file if close() was not called; errors are then lost, so call close().
+    // Closes the file if close() was not called; errors are then lost, so call close(). When
+    // it runs while an exception unwinds the stack, the incomplete file is removed instead.
     ~TraceWriter();
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
@@ -49,7 +52,8 @@ public:
     void write(const TraceNode& node);
     void write(const ChakraProtoMsg::Node& node);
 
-    // Flushes and closes; throws TraceError on any write error (disk full, ...).
+    // Flushes, closes and renames into place; throws TraceError with the reason on any write
+    // error (disk full, ...), after removing the partial file.
     void close();
 
     uint64_t nodesWritten() const { return nodes; }

@@ -1,5 +1,10 @@
 #include "kernel/Config.h"
 
+#include "kernel/InputFile.h"
+#include "kernel/InputLimits.h"
+
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -197,6 +202,10 @@ std::vector<ConfigNode> ConfigNode::elements() const
 
 ConfigMap::ConfigMap(const ConfigNode& node) : where(node.location())
 {
+    // The file's own top level: say so, rather than "expected a map" at an empty key path.
+    if (where.keyPath.empty() && !node.isMap())
+        node.fail("the file is not a mapping of keys: its top level is " + describe(node.yaml) +
+                  "; it must hold key: value lines");
     if (node.isNull())
         node.fail("expected a map, got an empty value (write {} for a map without keys)");
     if (!node.isMap())
@@ -339,33 +348,44 @@ void ConfigMap::finish() const
 
 ConfigNode loadConfigFile(const std::filesystem::path& path)
 {
-    std::string name = path.string();
-    std::error_code ignored;
-    if (std::filesystem::is_directory(path, ignored))
-        throw ConfigError(name, 0, 0, "", "cannot read: is a directory, expected a YAML file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ConfigError(name, 0, 0, "", "cannot open: " + std::generic_category().message(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw ConfigError(name, 0, 0, "", "cannot read: " + std::generic_category().message(errno));
-    return loadConfigString(text.str(), name);
+    return loadConfigString(readTextFile(path, "a YAML file"), path.string());
 }
 
-ConfigNode loadConfigString(const std::string& text, const std::string& fileName)
+YAML::Node parseYamlDocument(const std::string& text, const std::string& fileName)
 {
     std::vector<YAML::Node> documents;
     try {
         documents = YAML::LoadAll(text);
+    } catch (const YAML::DeepRecursion& error) {
+        locate(fileName, error.mark, "").fail(nestingProblem());
     } catch (const YAML::Exception& error) {
         locate(fileName, error.mark, "").fail("invalid YAML: " + error.msg);
     }
     if (documents.size() > 1)
         locate(fileName, documents[1].Mark(), "")
             .fail("a second YAML document starts here; a config file holds exactly one");
-    return loadConfigYaml(documents.empty() ? YAML::Node(YAML::NodeType::Null) : documents.front(),
-                          fileName);
+    if (documents.empty())
+        return YAML::Node(YAML::NodeType::Null);
+    checkYamlShape(documents.front(), fileName);
+    return documents.front();
+}
+
+void requireMapping(const YAML::Node& root, const std::string& fileName, std::string_view example)
+{
+    if (root.IsMap())
+        return;
+    ConfigLocation location = locate(fileName, root.Mark(), "");
+    if (location.line == 0) {
+        location.line = 1;
+        location.column = 1;
+    }
+    location.fail("the file is not a mapping of keys: its top level is " + describe(root) +
+                  "; it must hold key: value lines such as " + std::string(example));
+}
+
+ConfigNode loadConfigString(const std::string& text, const std::string& fileName)
+{
+    return loadConfigYaml(parseYamlDocument(text, fileName), fileName);
 }
 
 ConfigNode loadConfigYaml(const YAML::Node& root, const std::string& fileName)

@@ -249,6 +249,15 @@ ConfigNode loadConfigFile(const std::filesystem::path& path);
 /// Loads YAML text; errors name `fileName` as if the text came from that file.
 ConfigNode loadConfigString(const std::string& text, const std::string& fileName = "<string>");
 
+/// Parses YAML text holding one document (none: a Null node) within the limits of
+/// kernel/InputLimits.h. A syntax error, a second document or too deep a nesting is a
+/// ConfigError naming `fileName`, line and column.
+YAML::Node parseYamlDocument(const std::string& text, const std::string& fileName);
+
+/// Throws ConfigError unless `root` is a map: "the file is not a mapping of keys: its top
+/// level is "hello"; it must hold key: value lines such as <example>".
+void requireMapping(const YAML::Node& root, const std::string& fileName, std::string_view example);
+
 /// Wraps a YAML tree a caller has already loaded and edited (e.g. a platform file with its
 /// command-line overrides applied). Nodes keep the marks yaml-cpp gave them; nodes created in
 /// code have none, so errors at them carry no line (line 0).

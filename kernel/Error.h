@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace etsim {
 
@@ -38,6 +39,17 @@ private:
     int column_;
     std::string keyPath_;
     std::string problem_;
+};
+
+// A file that cannot be read as asked: missing, a folder, a FIFO or device, no permission.
+// The command cannot start, whatever the file would have held (exit 2 in the etsim command,
+// where a file that reads but holds wrong content is exit 1).
+class FileAccessError : public ConfigError {
+public:
+    FileAccessError(std::string file, std::string problem)
+        : ConfigError(std::move(file), 0, 0, "", std::move(problem))
+    {
+    }
 };
 
 // A run that ended with work nobody can ever do (a recv without its send, a collective a

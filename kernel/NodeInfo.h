@@ -129,6 +129,11 @@ struct NodeAttribute {
     bool operator!=(const NodeAttribute& other) const { return !(*this == other); }
 };
 
+/// The attribute of a Send that names its protocol: 1 = eager (the message leaves at once),
+/// 0 = rendezvous (it leaves when the matching Recv is posted); absent means eager. Part of the
+/// driver/fabric contract of docs/execution-protocol.md.
+inline constexpr const char* eagerAttribute = "eager";
+
 /// Everything a model needs to know about the ET node behind a transaction.
 struct EtNodeInfo {
     RankId rank{};

@@ -1,6 +1,7 @@
 #include "kernel/Simulation.h"
 
 #include "kernel/Error.h"
+#include "kernel/StopRequest.h"
 
 #include <tlm_utils/tlm_quantumkeeper.h>
 
@@ -76,6 +77,17 @@ private:
     sc_core::sc_event becameIdle{"became_idle"};
 };
 
+// Carries a StopRequest from any thread into the kernel: async_request_update is thread-safe,
+// and update() runs in the kernel's update phase, where sc_stop is allowed.
+class AsyncStop : public sc_core::sc_prim_channel {
+public:
+    AsyncStop() : sc_core::sc_prim_channel("etsim_stop_request") {}
+    void wake() { async_request_update(); }
+
+private:
+    void update() override { sc_core::sc_stop(); }
+};
+
 void ActivityToken::busy()
 {
     if (monitor != nullptr)
@@ -104,6 +116,8 @@ const char* runOutcomeName(RunOutcome outcome)
         return "deadlock";
     case RunOutcome::Stopped:
         return "stopped";
+    case RunOutcome::Interrupted:
+        return "interrupted";
     }
     return "?";
 }
@@ -123,9 +137,17 @@ Simulation::Simulation(SimulationOptions options)
     sc_core::sc_report_handler::set_actions(
         "/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     monitor = std::make_unique<ActivityMonitor>("etsim_activity");
+    if (this->options.stop != nullptr) {
+        asyncStop = std::make_unique<AsyncStop>();
+        this->options.stop->attach([channel = asyncStop.get()] { channel->wake(); });
+    }
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation()
+{
+    if (options.stop != nullptr)
+        options.stop->detach();
+}
 
 ActivityToken Simulation::enroll(const std::string& name)
 {
@@ -197,10 +219,22 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
 
     // The kernel runs in chunks that end at the next progress report or at `until`; each chunk
     // exits early when events run out, which is how a deadlock is told from a finished run.
+    auto interrupted = [&] { return options.stop != nullptr && options.stop->requested(); };
     while (true) {
+        if (interrupted()) {
+            // Requested before the run or between chunks: the kernel is not running.
+            finished = true;
+            return result(RunOutcome::Interrupted);
+        }
         sc_core::sc_time chunkEnd = sc_core::sc_max_time();
-        if (reportProgress)
-            chunkEnd = sc_core::sc_time_stamp() + options.progressInterval;
+        if (reportProgress) {
+            // A chunk reaches at least the next event, so a long idle span of simulated time
+            // (a replayed node of days) costs one chunk, not one per progress interval.
+            const sc_core::sc_time left = sc_core::sc_max_time() - sc_core::sc_time_stamp();
+            const sc_core::sc_time step =
+                std::max(options.progressInterval, sc_core::sc_time_to_pending_activity());
+            chunkEnd = step >= left ? sc_core::sc_max_time() : sc_core::sc_time_stamp() + step;
+        }
         if (until != nullptr)
             chunkEnd = std::min(chunkEnd, *until);
         if (chunkEnd == sc_core::sc_max_time())
@@ -217,7 +251,9 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
 
         if (sc_core::sc_get_status() == sc_core::SC_STOPPED) {
             finished = true;
-            return result(monitor->stoppedWhenIdle() ? RunOutcome::AllIdle : RunOutcome::Stopped);
+            if (monitor->stoppedWhenIdle())
+                return result(RunOutcome::AllIdle);
+            return result(interrupted() ? RunOutcome::Interrupted : RunOutcome::Stopped);
         }
         if (!sc_core::sc_pending_activity()) {
             // Out of events. With nobody busy this is a natural end; otherwise nothing can wake

@@ -31,6 +31,8 @@
 namespace etsim {
 
 class ActivityMonitor;
+class AsyncStop;
+class StopRequest;
 
 // What a progress callback sees.
 struct Progress {
@@ -52,6 +54,10 @@ struct SimulationOptions {
     // Log levels, e.g. "info" or "warn,et_driver=debug" (LogRegistry::configure); empty keeps
     // the default (warnings and errors only).
     std::string logSpec;
+
+    // When set, a request on it (from any thread, e.g. a signal) ends the run at the next
+    // delta cycle with RunOutcome::Interrupted. Must outlive the Simulation.
+    StopRequest* stop = nullptr;
 };
 
 enum class RunOutcome {
@@ -59,6 +65,7 @@ enum class RunOutcome {
     TimeReached, // runUntil reached its time with work left
     Deadlock,    // events ran out while participants were busy: nothing can wake them
     Stopped,     // something else called sc_stop
+    Interrupted, // SimulationOptions::stop was requested (a signal, a cancel)
 };
 
 const char* runOutcomeName(RunOutcome outcome);
@@ -112,6 +119,9 @@ public:
     sc_core::sc_time now() const { return sc_core::sc_time_stamp(); }
     std::size_t busyCount() const;
     LogRegistry& logs() { return logRegistry; }
+    /// SimulationOptions::stop (may be null): components that block on the outside world
+    /// (a co-simulation peer) watch it so that a requested stop is not held up by them.
+    const StopRequest* stopRequest() const { return options.stop; }
 
 private:
     RunResult runTo(const sc_core::sc_time* until);
@@ -121,6 +131,7 @@ private:
     LogRegistry logRegistry;
     Logger& log;
     std::unique_ptr<ActivityMonitor> monitor;
+    std::unique_ptr<AsyncStop> asyncStop;
     std::chrono::steady_clock::duration wallTime{};
     bool finished = false;
 };

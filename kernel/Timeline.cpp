@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <system_error>
+#include <unistd.h>
 #include <utility>
 
 namespace etsim {
@@ -15,11 +15,6 @@ namespace {
 
 constexpr std::string_view footer = "\n]}\n";
 constexpr char hexDigits[] = "0123456789abcdef";
-
-std::string describeErrno(int code)
-{
-    return std::error_code(code, std::generic_category()).message();
-}
 
 template <typename Number>
 void appendNumber(std::string& out, Number number)
@@ -161,10 +156,20 @@ Timeline::Timeline(std::string path, TimelineOptions options)
         throw Error("timeline \"" + filePath + "\": the window [" + std::to_string(windowStart) +
                     " ps, " + std::to_string(windowEnd) +
                     " ps) is empty; its start must come before its end");
-    file = std::fopen(filePath.c_str(), "wb");
-    if (file == nullptr)
-        throw Error("cannot open timeline file \"" + filePath + "\" for writing: " +
-                    describeErrno(errno) + "; check that the folder exists and is writable");
+    try {
+        output = std::make_unique<AtomicFile>(filePath);
+    } catch (const OutputError& error) {
+        throw Error("timeline file \"" + filePath + "\": " + error.problem());
+    }
+    // stdio owns a duplicate descriptor; the AtomicFile keeps its own for fsync and rename.
+    const int descriptor = ::dup(output->fd());
+    file = descriptor < 0 ? nullptr : ::fdopen(descriptor, "wb");
+    if (file == nullptr) {
+        const int code = errno;
+        if (descriptor >= 0)
+            ::close(descriptor);
+        output->fail("open", code);
+    }
     std::string header = R"({"displayTimeUnit":")";
     header += options.displayTimeUnit == DisplayTimeUnit::Milliseconds ? "ms" : "ns";
     header += "\",\"traceEvents\":[\n";
@@ -449,7 +454,8 @@ void Timeline::writerLoop()
         std::string problem;
         if (healthy && (std::fwrite(writing.data(), 1, writing.size(), file) != writing.size() ||
                         std::fflush(file) != 0))
-            problem = "timeline file \"" + filePath + "\": write failed: " + describeErrno(errno);
+            problem = "timeline file \"" + filePath + "\": write failed: " + errnoText(errno) +
+                      removalNote();
         guard.lock();
         if (failure.empty())
             failure = std::move(problem);
@@ -457,6 +463,11 @@ void Timeline::writerLoop()
         writePending = false;
         changed.notify_all();
     }
+}
+
+std::string Timeline::removalNote() const
+{
+    return output->inPlace() ? "" : "; the partial timeline is removed";
 }
 
 void Timeline::close()
@@ -479,12 +490,18 @@ void Timeline::close()
     filling.clear();
     if (failure.empty() && (std::fwrite(footer.data(), 1, footer.size(), file) != footer.size() ||
                             std::fflush(file) != 0))
-        failure = "timeline file \"" + filePath + "\": write failed: " + describeErrno(errno);
+        failure =
+            "timeline file \"" + filePath + "\": write failed: " + errnoText(errno) + removalNote();
     if (std::fclose(file) != 0 && failure.empty())
-        failure = "timeline file \"" + filePath + "\": close failed: " + describeErrno(errno);
+        failure =
+            "timeline file \"" + filePath + "\": close failed: " + errnoText(errno) + removalNote();
     file = nullptr;
-    if (!failure.empty())
+    // A failed write leaves no partial timeline: the temporary file goes, the reason stays.
+    if (!failure.empty()) {
+        output->abandon();
         throw Error(failure);
+    }
+    output->commit();
 }
 
 } // namespace etsim

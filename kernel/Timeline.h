@@ -14,11 +14,14 @@
 //
 // One producer: calls must not race with each other (the SystemC kernel is single-threaded).
 
+#include "kernel/AtomicFile.h"
+
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -112,8 +115,9 @@ struct TimelineOptions {
 
 class Timeline {
 public:
-    /// Creates or truncates the file at `path` and writes the document header. Throws
-    /// etsim::Error naming the path if it cannot be opened, or for an empty window.
+    /// Starts a temporary file beside `path` (kernel/AtomicFile.h) and writes the document
+    /// header; close() renames it to `path`, so the file appears complete or not at all.
+    /// Throws etsim::Error naming the path if it cannot be created, or for an empty window.
     explicit Timeline(std::string path, TimelineOptions options = {});
     /// Closes like close(), but never throws: errors are dropped (call close() to see them).
     ~Timeline();
@@ -166,8 +170,9 @@ public:
     /// Writes everything recorded so far to the file (not yet a complete document) and
     /// waits until it is there. Throws etsim::Error if writing failed.
     void flush();
-    /// Writes the rest, ends the document and closes the file; later calls do nothing.
-    /// Throws etsim::Error naming the path if any write failed.
+    /// Writes the rest, ends the document, closes the file and renames it into place; later
+    /// calls do nothing. Throws etsim::Error naming the path and the reason if any write
+    /// failed; the partial file is then removed.
     void close();
 
     const std::string& path() const { return filePath; }
@@ -196,12 +201,15 @@ private:
         return timePs >= windowStart && timePs < windowEnd;
     }
     void throwIfFailed();
+    // What a write error message adds about the temporary file.
+    std::string removalNote() const;
 
     std::string filePath;
     std::size_t batchBytes;
     std::uint64_t windowStart;
     std::uint64_t windowEnd;
-    std::FILE* file = nullptr;
+    std::unique_ptr<AtomicFile> output; // the temporary file, renamed over filePath at close()
+    std::FILE* file = nullptr;          // a stdio stream on a duplicate of output's descriptor
     bool closed = false;
     std::uint64_t events = 0;
     std::uint64_t batches = 0;

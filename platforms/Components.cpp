@@ -1,5 +1,6 @@
 #include "platforms/Components.h"
 
+#include "cosim/CosimConfig.h"
 #include "cosim/Proxy.h"
 #include "cosim/peer/LinkUsage.h"
 #include "kernel/Error.h"
@@ -28,27 +29,56 @@ private:
     hbm::HbmController controller;
 };
 
+// The analytic HBM's timing, for the accelerator's streaming fast path (StreamMemory.h).
+class AnalyticStreamMemory final : public accel::StreamMemory {
+public:
+    explicit AnalyticStreamMemory(hbm::AnalyticHbm& model) : model(model) {}
+    std::uint64_t freeAt() const override { return model.freeAt(); }
+    std::uint64_t
+    serve(std::uint64_t& freePs, std::uint64_t arrivalPs, std::uint64_t bytes) const override
+    {
+        return model.serve(freePs, arrivalPs, bytes);
+    }
+    std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes) override
+    {
+        return model.complete(arrivalPs, bytes);
+    }
+
+private:
+    hbm::AnalyticHbm& model;
+};
+
+// The analytic model of the HBM controller behind `memory`, or nullptr (another memory, or
+// the detailed fidelity).
+hbm::AnalyticHbm* analyticHbmBehind(TargetSocket& memory)
+{
+    auto* socket = dynamic_cast<sc_core::sc_object*>(&memory);
+    auto* controller = socket != nullptr
+                           ? dynamic_cast<hbm::HbmController*>(socket->get_parent_object())
+                           : nullptr;
+    return controller != nullptr ? controller->analyticModel() : nullptr;
+}
+
 class AcceleratorComponent final : public Component {
 public:
     AcceleratorComponent(const std::string& name, const RankContext& rank, TargetSocket& memory)
         : accelerator(name.c_str(), rank.config.accelerator, rank.stats)
     {
         accelerator.memory.bind(memory);
+        // A rank's HBM serves its accelerator only (the driver's memory nodes come through the
+        // accelerator too), so an analytic one can hand its timing to the fast path.
+        if (hbm::AnalyticHbm* model = analyticHbmBehind(memory)) {
+            streamMemory = std::make_unique<AnalyticStreamMemory>(*model);
+            accelerator.useStreamMemory(*streamMemory);
+        }
     }
     TargetSocket& target() override { return accelerator.target; }
     bool idle() const override { return accelerator.inFlight() == 0; }
 
 private:
+    std::unique_ptr<AnalyticStreamMemory> streamMemory;
     accel::Accelerator accelerator;
 };
-
-std::string replaceAll(std::string text, const std::string& from, const std::string& to)
-{
-    for (std::size_t at = text.find(from); at != std::string::npos;
-         at = text.find(from, at + to.size()))
-        text.replace(at, from.size(), to);
-    return text;
-}
 
 // The CONFIG text a compute-engine peer receives: which engine, and the systolic array the
 // local model would use ("key: value" lines, docs/cosim.md).
@@ -89,14 +119,16 @@ public:
     }
     TargetSocket& target() override { return accelerator.target; }
     bool idle() const override { return accelerator.inFlight() == 0; }
+    std::string shutdownProblem() override { return proxy.shutdownProblem(); }
+    void beginShutdown() override { proxy.beginShutdown(); }
 
 private:
     static cosim::ProxyOptions proxyOptions(const RankContext& rank)
     {
         cosim::ProxyOptions options = rank.config.computeCosim->proxy;
-        const std::string index = std::to_string(static_cast<std::uint32_t>(rank.rank));
-        options.peer = replaceAll(options.peer, "{rank}", index);
-        options.spawn = replaceAll(options.spawn, "{rank}", index);
+        const auto index = static_cast<std::uint32_t>(rank.rank);
+        options.peer = cosim::substituteRank(options.peer, index);
+        options.spawn = cosim::substituteRank(options.spawn, index);
         options.description = computeDescription(rank.config, rank.rank);
         return options;
     }
@@ -124,6 +156,15 @@ public:
     }
     TargetSocket& target() override { return fabric.socket; }
     bool idle() const override { return fabric.idle(); }
+    std::string shutdownProblem() override
+    {
+        return proxy ? proxy->shutdownProblem() : std::string();
+    }
+    void beginShutdown() override
+    {
+        if (proxy)
+            proxy->beginShutdown();
+    }
     const std::vector<net::CollectiveRecord>& collectives() const override
     {
         return fabric.collectives();

@@ -35,6 +35,12 @@ public:
     virtual TargetSocket& target() = 0;
     /// No work in flight.
     virtual bool idle() const = 0;
+    /// After the run: why the component did not end cleanly (a co-simulation peer that did
+    /// not answer TERMINATE), or empty. Ends a co-simulation link that is still open.
+    virtual std::string shutdownProblem() { return {}; }
+    /// Starts ending co-simulation links (sends TERMINATE) without waiting, so that the
+    /// waits of several components for their peers' answers overlap.
+    virtual void beginShutdown() {}
 };
 
 /// How much one link of a fabric was used.

@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 #include "kernel/Log.h"
+#include "kernel/ScTime.h"
 #include "kernel/Simulation.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
@@ -146,6 +147,7 @@ void writeUtilisationTracks(Timeline& timeline,
             (endPs - startPs + defaultTimelineSamples - 1) / defaultTimelineSamples;
         samplePs = std::max<std::uint64_t>(1000, (even + 999) / 1000 * 1000);
     }
+    samplePs = std::max(samplePs, (endPs - startPs + maxTimelineSamples - 1) / maxTimelineSamples);
     const std::size_t samples =
         static_cast<std::size_t>((endPs - startPs + samplePs - 1) / samplePs);
     for (std::uint32_t rank = 0; rank < platform.ranks; ++rank) {
@@ -171,6 +173,29 @@ void writeUtilisationTracks(Timeline& timeline,
         writeUtilisation(timeline, process, startPs, samplePs, values);
     }
 }
+
+// The text of the exception being handled (etsim errors, SystemC reports, anything else).
+std::string describeCurrentException()
+{
+    try {
+        throw;
+    } catch (const sc_core::sc_report& error) {
+        return error.what();
+    } catch (const std::exception& error) {
+        return error.what();
+    } catch (...) {
+        return "an unknown error";
+    }
+}
+
+void summarise(RunReport& report,
+               const PlatformConfig& platform,
+               Platform& built,
+               const StatGroup& stats,
+               const TimelineSpec& spec,
+               const std::vector<bool>& detailed,
+               std::vector<std::vector<NodeInterval>>& intervals,
+               Timeline* timeline);
 
 } // namespace
 
@@ -278,6 +303,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     std::uint64_t nodesDone = 0;
     SimulationOptions simulationOptions;
     simulationOptions.logSpec = options.logSpec;
+    simulationOptions.stop = options.stop;
     if (options.progress) {
         simulationOptions.progressInterval = sc_core::sc_time(10, sc_core::SC_US);
         simulationOptions.onProgress = [&](const Progress& progress) {
@@ -339,11 +365,42 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         });
     }
 
-    RunResult result = simulation.run();
+    RunResult result;
+    try {
+        result = simulation.run();
+    } catch (...) {
+        // The run started: what it did so far is reported, with the error, before the error
+        // goes on to the caller.
+        if (options.failure != nullptr) {
+            const std::string problem = describeCurrentException();
+            *options.failure = report;
+            try {
+                summarise(*options.failure,
+                          platform,
+                          built,
+                          stats,
+                          spec,
+                          detailed,
+                          intervals,
+                          timeline.get());
+            } catch (...) { // NOLINT(bugprone-empty-catch): the first error is the one to report
+            }
+            options.failure->finished = false;
+            options.failure->outcome = "failed";
+            options.failure->problem = problem;
+            options.failure->simulatedPs =
+                std::max(options.failure->simulatedPs, fromScTime(simulation.now()).ps());
+        }
+        throw;
+    }
     const std::vector<const et::RankDriver*> drivers = built.drivers();
     report.finished = result.outcome == RunOutcome::AllIdle;
     report.outcome = report.finished ? "finished" : runOutcomeName(result.outcome);
-    if (report.finished) {
+    if (result.outcome == RunOutcome::Interrupted) {
+        report.problem = "interrupted" +
+                         (options.stop->reason().empty() ? "" : " by " + options.stop->reason()) +
+                         " at simulated time " + toString(fromScTime(result.simulatedTime));
+    } else if (report.finished) {
         report.problem = et::deadlockReport(drivers);
         if (!report.problem.empty()) {
             report.finished = false;
@@ -354,6 +411,34 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     }
     report.wallSeconds = result.wallSeconds;
     report.events = result.deltaCycles;
+    summarise(report, platform, built, stats, spec, detailed, intervals, timeline.get());
+    // A peer that did not confirm the end may not have finished its part: the run failed.
+    report.shutdownProblems = built.shutdownProblems();
+    if (report.finished && !report.shutdownProblems.empty()) {
+        report.finished = false;
+        report.outcome = "failed";
+        for (const std::string& problem : report.shutdownProblems)
+            report.problem += (report.problem.empty() ? "" : "\n") + problem;
+    }
+    if (result.outcome == RunOutcome::Interrupted)
+        report.simulatedPs = std::max(report.simulatedPs, fromScTime(result.simulatedTime).ps());
+    return report;
+}
+
+namespace {
+
+// Fills the per-rank, collective, utilisation and timeline parts of `report` from what the
+// run recorded, and closes the timeline.
+void summarise(RunReport& report,
+               const PlatformConfig& platform,
+               Platform& built,
+               const StatGroup& stats,
+               const TimelineSpec& spec,
+               const std::vector<bool>& detailed,
+               std::vector<std::vector<NodeInterval>>& intervals,
+               Timeline* timeline)
+{
+    const std::vector<const et::RankDriver*> drivers = built.drivers();
 
     for (const et::RankDriver* driver : drivers)
         report.simulatedPs = std::max(report.simulatedPs, driver->finishPs());
@@ -422,7 +507,8 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         const std::uintmax_t bytes = std::filesystem::file_size(timeline->path(), unknown);
         report.timelineBytes = unknown ? 0 : static_cast<std::uint64_t>(bytes);
     }
-    return report;
 }
+
+} // namespace
 
 } // namespace etsim::platform

@@ -20,6 +20,7 @@
 #include "et_driver/RankDriver.h"
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceSet.h"
+#include "kernel/StopRequest.h"
 #include "platforms/PlatformConfig.h"
 
 #include <nlohmann/json.hpp>
@@ -124,6 +125,11 @@ std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text)
 
 /// Samples per utilisation counter track when TimelineSpec::samplePs is 0.
 inline constexpr std::uint64_t defaultTimelineSamples = 500;
+/// Most samples per utilisation counter track: a narrower TimelineSpec::samplePs is widened
+/// to (window or run) / this, so `--timeline-sample 1ps` cannot make a timeline of gigabytes.
+inline constexpr std::uint64_t maxTimelineSamples = 100000;
+
+struct RunReport;
 
 struct JobOptions {
     TimelineSpec timeline;
@@ -131,6 +137,13 @@ struct JobOptions {
     std::string logSpec;
     /// Called about every 10 us of simulated time.
     std::function<void(const JobProgress&)> progress;
+    /// When set, a request on it (a signal) ends the run early: runJob then returns a report
+    /// with outcome "interrupted", the timeline closed and valid up to that time.
+    StopRequest* stop = nullptr;
+    /// When set, a run that fails after the simulation started (a peer failure, an error
+    /// raised by a model) fills this with the report of what ran until then, outcome "failed"
+    /// and the error as its problem, before the error propagates out of runJob.
+    RunReport* failure = nullptr;
 };
 
 struct RankBreakdown {
@@ -182,10 +195,14 @@ struct ResourceSummary {
 };
 
 struct RunReport {
-    std::string outcome; // "finished", "deadlock", ...
+    /// "finished", "deadlock", "failed", "interrupted" or "stopped" (docs/report.md).
+    std::string outcome;
     bool finished = false;
-    /// The deadlock report when not finished.
+    /// When not finished: the deadlock report, the error, or what interrupted the run.
     std::string problem;
+    /// Co-simulation peers that failed at shutdown (did not answer TERMINATE); a run that
+    /// finished otherwise is "failed" because of them.
+    std::vector<std::string> shutdownProblems;
     std::uint64_t simulatedPs = 0;
     std::vector<RankBreakdown> ranks;
     std::vector<CollectiveSummary> collectives;

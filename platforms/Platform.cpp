@@ -12,6 +12,11 @@ Platform::Platform(const sc_core::sc_module_name& name,
     : sc_core::sc_module(name), cfg(std::move(config)), simulation(simulation), stats(stats)
 {
     validatePlatform(cfg);
+    // A stop request (a signal) also ends the proxies' waits on their peers.
+    if (cfg.fabricCosim)
+        cfg.fabricCosim->stop = simulation.stopRequest();
+    if (cfg.computeCosim)
+        cfg.computeCosim->proxy.stop = simulation.stopRequest();
     net = registry.makeFabric("fabric", cfg, stats);
     ranks.resize(cfg.ranks);
     for (std::uint32_t rank = 0; rank < cfg.ranks; ++rank) {
@@ -29,8 +34,31 @@ Platform::Platform(const sc_core::sc_module_name& name,
     }
 }
 
+void Platform::beginShutdown()
+{
+    net->beginShutdown();
+    for (Rank& rank : ranks)
+        rank.accelerator->beginShutdown();
+}
+
+std::vector<std::string> Platform::shutdownProblems()
+{
+    beginShutdown();
+    std::vector<std::string> problems;
+    auto note = [&](Component& component) {
+        if (std::string problem = component.shutdownProblem(); !problem.empty())
+            problems.push_back(std::move(problem));
+    };
+    note(*net);
+    for (Rank& rank : ranks)
+        note(*rank.accelerator);
+    return problems;
+}
+
 Platform::~Platform()
 {
+    // Every co-simulation link is told to end first, so the waits for the answers overlap.
+    beginShutdown();
     // The models before the drivers: after a run abandoned mid-transaction (a deadlock) they
     // give back their references on the drivers' payloads first, so every payload returns to
     // its driver's pool while the pool exists (kernel/PayloadPool.h, Teardown).

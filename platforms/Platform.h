@@ -74,6 +74,11 @@ public:
     }
     /// Every component idle.
     bool idle() const;
+    /// After the run: what did not end cleanly (co-simulation peers that failed at
+    /// shutdown), one line per component; ends the links still open.
+    std::vector<std::string> shutdownProblems();
+    /// Tells every co-simulation peer to terminate, without waiting for the answers.
+    void beginShutdown();
 
 private:
     struct Rank {

@@ -1,14 +1,18 @@
 #include "platforms/PlatformConfig.h"
 
 #include "cosim/CosimConfig.h"
+#include "cosim/transport/AsioTransport.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 #include "platforms/PresetData.h"
+#include "platforms/collectives/CustomAlgorithms.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <variant>
@@ -31,8 +35,15 @@ constexpr EnumName<DependencyPolicy> dependencyNames[] = {
     {"ctrl", DependencyPolicy::CtrlOnly},
 };
 
+// A sequence index of an override's key path, as written; values beyond std::size_t saturate
+// (they are out of range of every list either way).
+struct PathIndex {
+    std::size_t value = 0;
+    std::string text;
+};
+
 // One step of an override's key path: a map key or a sequence index.
-using PathStep = std::variant<std::string, std::size_t>;
+using PathStep = std::variant<std::string, PathIndex>;
 
 std::vector<PathStep> splitPath(const Override& override)
 {
@@ -47,13 +58,15 @@ std::vector<PathStep> splitPath(const Override& override)
             std::size_t close = path.find(']', i);
             if (close == std::string::npos || close == i + 1)
                 bad("an index is written [N], e.g. dims[0]");
-            std::size_t index = 0;
-            for (std::size_t j = i + 1; j < close; ++j) {
-                if (!std::isdigit(static_cast<unsigned char>(path[j])))
+            PathIndex index{0, path.substr(i + 1, close - i - 1)};
+            for (char digit : index.text) {
+                if (!std::isdigit(static_cast<unsigned char>(digit)))
                     bad("an index is written [N], e.g. dims[0]");
-                index = index * 10 + static_cast<std::size_t>(path[j] - '0');
+                const auto d = static_cast<std::size_t>(digit - '0');
+                constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+                index.value = index.value > (most - d) / 10 ? most : index.value * 10 + d;
             }
-            steps.emplace_back(index);
+            steps.emplace_back(std::move(index));
             i = close + 1;
             if (i < path.size() && path[i] == '.')
                 ++i;
@@ -79,37 +92,26 @@ std::vector<PathStep> splitPath(const Override& override)
 
 YAML::Node parseYaml(const std::string& text, const std::string& fileName)
 {
-    std::vector<YAML::Node> documents;
+    YAML::Node root = parseYamlDocument(text, fileName);
+    requireMapping(root, fileName, "\"ranks: 8\" (docs/platforms.md)");
+    return root;
+}
+
+YAML::Node parseOverrideValue(const Override& override)
+{
+    const std::string where = "--set " + override.path + "=" + override.value;
     try {
-        documents = YAML::LoadAll(text);
-    } catch (const YAML::Exception& error) {
-        throw ConfigError(fileName,
-                          error.mark.line >= 0 ? error.mark.line + 1 : 0,
-                          error.mark.column >= 0 ? error.mark.column + 1 : 0,
-                          "",
-                          "invalid YAML: " + error.msg);
+        return parseYamlDocument(override.value, where);
+    } catch (const ConfigError& error) {
+        throw ConfigError(where, 0, 0, override.path, "invalid YAML value: " + error.problem());
     }
-    if (documents.size() > 1)
-        throw ConfigError(fileName,
-                          documents[1].Mark().line + 1,
-                          documents[1].Mark().column + 1,
-                          "",
-                          "a second YAML document starts here; a config file holds exactly one");
-    return documents.empty() ? YAML::Node(YAML::NodeType::Map) : documents.front();
 }
 
 void applyOverride(YAML::Node& root, const Override& override)
 {
     std::vector<PathStep> steps = splitPath(override);
     const std::string where = "--set " + override.path + "=" + override.value;
-    YAML::Node value;
-    try {
-        value = YAML::Load(override.value);
-    } catch (const YAML::Exception& error) {
-        throw ConfigError(where, 0, 0, override.path, "invalid YAML value: " + error.msg);
-    }
-    if (!root.IsMap())
-        root = YAML::Node(YAML::NodeType::Map);
+    YAML::Node value = parseOverrideValue(override);
     YAML::Node current;
     current.reset(root);
     std::string walked;
@@ -130,17 +132,20 @@ void applyOverride(YAML::Node& root, const Override& override)
             YAML::Node child = current[*key];
             current.reset(child);
         } else {
-            std::size_t index = std::get<std::size_t>(steps[i]);
-            walked += "[" + std::to_string(index) + "]";
+            const PathIndex& step = std::get<PathIndex>(steps[i]);
+            const std::size_t index = step.value;
+            walked += "[" + step.text + "]";
             if (!current.IsSequence() || index >= current.size())
                 throw ConfigError(where,
                                   0,
                                   0,
                                   walked,
-                                  current.IsSequence()
-                                      ? "index out of range: the list has " +
-                                            std::to_string(current.size()) + " elements"
-                                      : "not a list");
+                                  !current.IsSequence() ? "not a list"
+                                  : current.size() == 0 ? "index out of range: the list is empty"
+                                                        : "index out of range: the list has " +
+                                                              std::to_string(current.size()) +
+                                                              " elements, valid indices are 0 to " +
+                                                              std::to_string(current.size() - 1));
             if (last) {
                 current[index] = value;
                 return;
@@ -312,6 +317,16 @@ ComputeCosim parseComputeCosim(ConfigMap& map, std::uint32_t rankCount)
                  "every rank's engine gets its own peer, so the endpoint must differ per rank: "
                  "put {rank} in it (e.g. \"unix:/tmp/rtl{rank}.sock\"), use \"shm\" with "
                  "spawn, or select one rank with ranks: N");
+    // Each rank's endpoint must be one (a port built from {rank} may run out of range): the
+    // digits grow with the rank, so the first and the last decide.
+    for (std::uint32_t rank : {cosim.rank.value_or(0), cosim.rank.value_or(rankCount - 1)}) {
+        std::string problem;
+        const std::string peer = cosim::substituteRank(cosim.proxy.peer, rank);
+        if (!cosim::Endpoint::tryParse(peer, problem))
+            map.fail("peer",
+                     "rank " + std::to_string(rank) + "'s endpoint \"" + peer + "\": " + problem +
+                         " (" + cosim::Endpoint::forms + ")");
+    }
     return cosim;
 }
 
@@ -346,6 +361,7 @@ PlatformConfig parseRoot(ConfigMap& map)
             config.fabricCosim = fabric.nested("cosim", cosim::parseCosimConfig);
         return net::parseNetConfig(fabric);
     });
+    loadCustomAlgorithms(config.fabric);
     if (config.fabric.endpointCount() != config.ranks)
         config.fabric.topologyLocation.fail(
             "the topology has " + std::to_string(config.fabric.endpointCount()) +
@@ -384,6 +400,10 @@ Override parseOverride(const std::string& text)
     Override override{text.substr(0, equals), text.substr(equals + 1)};
     if (override.path.empty())
         throw Error("--set " + text + ": the key path before '=' is empty");
+    // Syntax is checked here, before any file is read, so a typo in an override is reported
+    // as the override's (and `etsim run` cannot start) rather than as the platform file's.
+    splitPath(override);
+    parseOverrideValue(override);
     return override;
 }
 
@@ -421,16 +441,7 @@ PlatformConfig loadPlatformString(const std::string& text,
 PlatformConfig loadPlatformFile(const std::filesystem::path& path,
                                 const std::vector<Override>& overrides)
 {
-    const std::string name = path.string();
-    std::error_code ignored;
-    if (std::filesystem::is_directory(path, ignored))
-        throw ConfigError(name, 0, 0, "", "cannot read: is a directory, expected a YAML file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ConfigError(name, 0, 0, "", "cannot open: no such file or not readable");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return loadPlatformString(text.str(), name, overrides);
+    return loadPlatformString(readTextFile(path, "a platform YAML file"), path.string(), overrides);
 }
 
 std::vector<std::string> platformPresetNames()

@@ -152,6 +152,8 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
     json["fallback_nodes"] = report.fallbacks;
     if (!report.finished)
         json["problem"] = report.problem;
+    if (!report.shutdownProblems.empty())
+        json["shutdown_problems"] = report.shutdownProblems;
     json["platform"] = {{"name", report.platformName}, {"resolved", report.platform}};
     json["trace_files"] = nlohmann::ordered_json::array();
     for (const TraceFileInfo& file : report.traceFiles)

@@ -9,6 +9,8 @@ packages=(
     libsystemc-dev libboost-dev
     libprotobuf-dev protobuf-compiler zlib1g-dev libssl-dev
     libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+    # MSCCL XML programs (platforms/collectives/MscclReader)
+    libxml2-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format
     # the RTL co-simulation adapter (optional at configure time; `make test` runs its tests)

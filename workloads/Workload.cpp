@@ -2,6 +2,7 @@
 
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceWriter.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 
 #include <cmath>
@@ -186,6 +187,7 @@ public:
         fs::path file = prefix;
         file += "." + std::to_string(rank) + extension;
         writer = std::make_unique<et::TraceWriter>(file, metadata);
+        written.push_back(file);
     }
     void node(const TraceNode& node) override { writer->write(node); }
     void endRank() override
@@ -199,6 +201,8 @@ public:
 
     uint64_t nodes = 0;
     uint64_t bytes = 0;
+    /// Every rank file started, for removing a half-written set.
+    std::vector<fs::path> written;
 
 private:
     fs::path prefix;
@@ -251,18 +255,24 @@ WriteSummary writeWorkload(const Workload& workload, const WriteOptions& options
 
     if (options.commGroupFile) {
         summary.commGroupFile = options.folder / (options.name + ".comm_groups.json");
-        std::ofstream out(summary.commGroupFile);
-        if (!out)
-            throw Error(summary.commGroupFile.string() +
-                        ": cannot write the communicator-group file; check the permissions");
-        writeCommGroups(workload, out);
-        out.close();
-        if (!out)
-            throw Error(summary.commGroupFile.string() + ": write failed (disk full?)");
+        std::ostringstream text;
+        writeCommGroups(workload, text);
+        writeFileAtomically(summary.commGroupFile, text.str());
     }
 
     FileSink sink(summary.prefix, options.gzip ? ".et.gz" : ".et", metadata);
-    summary.flops = generate(workload, sink);
+    try {
+        summary.flops = generate(workload, sink);
+    } catch (...) {
+        // A trace with some ranks missing is no trace: what this run wrote goes with it
+        // (the failing file itself was never put in place).
+        std::error_code ignored;
+        for (const fs::path& file : sink.written)
+            fs::remove(file, ignored);
+        if (!summary.commGroupFile.empty())
+            fs::remove(summary.commGroupFile, ignored);
+        throw;
+    }
     summary.ranks = workload.rankCount();
     summary.nodes = sink.nodes;
     summary.bytes = sink.bytes;

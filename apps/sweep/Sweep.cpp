@@ -1,6 +1,7 @@
 #include "apps/sweep/Sweep.h"
 
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -88,9 +89,8 @@ Row rowFromFolder(const std::string& id,
     row.processWallSeconds = outcome.wallSeconds;
     if (outcome.status == PointStatus::Ok || outcome.status == PointStatus::Reused) {
         const fs::path report = folder / "report.json";
-        std::ifstream in(report);
         try {
-            row.figures = figuresFromReport(nlohmann::json::parse(in), report.string());
+            row.figures = figuresFromReport(readJsonFile(report, "a JSON report"), report.string());
         } catch (const std::exception& error) {
             row.status = "failed";
             row.error = error.what();

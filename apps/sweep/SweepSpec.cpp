@@ -1,5 +1,7 @@
 #include "apps/sweep/SweepSpec.h"
 
+#include "kernel/InputFile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -188,13 +190,9 @@ parseSweepSpec(const std::string& text, const std::string& fileName, const fs::p
 
 SweepSpec loadSweepSpec(const fs::path& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw ConfigError(file.string(), 0, 0, "", "cannot open the sweep file");
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = readTextFile(file, "a sweep spec YAML file");
     const fs::path absolute = fs::absolute(file);
-    return parseSweepSpec(text.str(), file.string(), absolute.parent_path());
+    return parseSweepSpec(text, file.string(), absolute.parent_path());
 }
 
 std::vector<DesignPoint> expandPoints(const SweepSpec& spec)

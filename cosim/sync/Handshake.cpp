@@ -61,6 +61,16 @@ Hello handshakeAsHost(FrameLink& link,
                          }() +
                          ")");
 
+    // The peer's HELLO echoes the requested mode and promises no more than was offered.
+    if (theirs.mode != ours.mode)
+        throw CosimError(std::string("the peer's HELLO echoes ") + toString(theirs.mode) +
+                         " synchronisation, but etsim requested " + toString(ours.mode) +
+                         " (PROTOCOL.md section 3: the peer echoes the requested sync mode)");
+    if (ours.mode == SyncMode::Conservative && theirs.lookaheadPs > ours.lookaheadPs)
+        throw CosimError("the peer's HELLO lookahead " + std::to_string(theirs.lookaheadPs) +
+                         " ps is above the " + std::to_string(ours.lookaheadPs) +
+                         " ps etsim offered (PROTOCOL.md section 3: the lookahead is at most "
+                         "the offered one)");
     Frame config;
     config.header.type = MessageType::Config;
     config.payload = encodeText(configText);

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
+#include <string>
 
 namespace etsim::cosim {
 
@@ -23,6 +25,10 @@ public:
     /// A GRANT arrived: the other side sends nothing earlier than grantPs, having received
     /// `acknowledged` of our frames.
     void granted(std::uint64_t grantPs, std::uint64_t acknowledged);
+    /// Why a GRANT breaks section 5, or nullopt: an acknowledgement that counts back or past
+    /// the frames sent, or a grant time below the previous grant's while acknowledging no new
+    /// frame (a promise taken back).
+    std::optional<std::string> checkGrant(std::uint64_t grantPs, std::uint64_t acknowledged) const;
 
     /// How far this side may run, ps; ~0 = unlimited.
     std::uint64_t bound() const;
@@ -40,6 +46,7 @@ private:
     };
     std::uint64_t reaction;
     std::uint64_t lastGrant = 0; // nothing may run before the first grant
+    std::uint64_t lastAcknowledged = 0;
     std::uint64_t sentFrames = 0;
     std::uint64_t receivedFrames = 0;
     std::uint64_t grantCount = 0;

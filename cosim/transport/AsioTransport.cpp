@@ -241,8 +241,9 @@ Listener::Listener(const Endpoint& endpoint) : state(std::make_unique<State>())
                                  ": the path exists and is not a socket");
             ::unlink(endpoint.path.c_str());
         }
-        // Owner-only from the start: the umask applies when bind() creates the file.
-        const mode_t previous = ::umask(0077);
+        // Owner-only from the start (0600, PROTOCOL.md section 7): the umask applies when
+        // bind() creates the file.
+        const mode_t previous = ::umask(0177);
         state->unixAcceptor =
             std::make_unique<asio::local::stream_protocol::acceptor>(state->context);
         state->unixAcceptor->open(asio::local::stream_protocol(), error);
@@ -287,15 +288,30 @@ const Endpoint& Listener::endpoint() const
     return state->endpoint;
 }
 
-std::unique_ptr<Transport> Listener::accept(std::chrono::milliseconds timeout)
+std::unique_ptr<Transport>
+Listener::accept(std::chrono::milliseconds timeout,
+                 const std::function<std::optional<std::string>()>& giveUp)
 {
     const int descriptor = state->unixAcceptor ? state->unixAcceptor->native_handle()
                                                : state->tcpAcceptor->native_handle();
-    pollfd waitFor{descriptor, POLLIN, 0};
-    const int ready = ::poll(&waitFor, 1, static_cast<int>(timeout.count()));
-    if (ready <= 0)
-        throw CosimError("cosim: no peer connected to " + state->endpoint.toString() + " within " +
-                         std::to_string(timeout.count()) + " ms");
+    // In slices of 50 ms, so that `giveUp` (a spawned peer that exited) is asked as we go.
+    constexpr std::chrono::milliseconds slice{50};
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left <= std::chrono::milliseconds::zero())
+            throw CosimError("cosim: no peer connected to " + state->endpoint.toString() +
+                             " within " + std::to_string(timeout.count()) + " ms");
+        pollfd waitFor{descriptor, POLLIN, 0};
+        const int ready = ::poll(&waitFor, 1, static_cast<int>(std::min(left, slice).count()));
+        if (ready > 0)
+            break;
+        if (giveUp)
+            if (std::optional<std::string> reason = giveUp())
+                throw CosimError("cosim: no peer connected to " + state->endpoint.toString() +
+                                 ": " + *reason);
+    }
     auto context = std::make_unique<asio::io_context>();
     boost::system::error_code error;
     if (state->unixAcceptor) {

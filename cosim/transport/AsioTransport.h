@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,7 +51,11 @@ public:
     /// The endpoint as bound (with the real TCP port).
     const Endpoint& endpoint() const;
     /// Waits up to `timeout` for one connection; throws CosimError on timeout.
-    std::unique_ptr<Transport> accept(std::chrono::milliseconds timeout);
+    /// Waits for one connection; throws CosimError after `timeout`, or as soon as `giveUp`
+    /// (asked every 50 ms, optional) returns a reason.
+    std::unique_ptr<Transport>
+    accept(std::chrono::milliseconds timeout,
+           const std::function<std::optional<std::string>()>& giveUp = nullptr);
 
 private:
     struct State;

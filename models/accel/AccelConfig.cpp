@@ -406,7 +406,8 @@ AccelConfig parseAccelConfig(ConfigMap& map)
             readOptional(sub, "engines", config.dma.engines);
             readOptional(sub, "bandwidth", config.dma.bandwidth);
             readOptional(sub, "chunk", config.dma.chunk);
-            for (const char* key : {"engines", "bandwidth", "chunk"})
+            readOptional(sub, "per_chunk", config.dma.perChunk);
+            for (const char* key : {"engines", "bandwidth", "chunk", "per_chunk"})
                 note(sub, "dma.", key);
         });
     if (map.has("memory"))
@@ -466,6 +467,8 @@ YAML::Node toYaml(const AccelConfig& config)
     dma["engines"] = std::to_string(config.dma.engines);
     dma["bandwidth"] = etsim::toString(config.dma.bandwidth);
     dma["chunk"] = etsim::toString(config.dma.chunk);
+    if (config.dma.perChunk) // only when set, so the default dump stays as it was
+        dma["per_chunk"] = "true";
     node["dma"] = dma;
     YAML::Node memory(YAML::NodeType::Map);
     memory["base"] = std::to_string(config.memory.base);

@@ -162,6 +162,10 @@ struct DmaConfig {
     Bandwidth bandwidth;
     /// Size of one DMA transaction and of each of the two staging buffers.
     Size chunk;
+    /// Send one TLM transaction per chunk (and one compute slice per chunk) even where the
+    /// streaming fast path would compute the node's chunks arithmetically (docs/accel.md).
+    /// The times are the same; this is for checking that, and for tools that watch chunks.
+    bool perChunk = false;
 };
 
 struct MemoryMapConfig {

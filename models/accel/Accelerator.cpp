@@ -1,7 +1,9 @@
 #include "models/accel/Accelerator.h"
 
+#include "kernel/Error.h"
 #include "kernel/IntMath.h"
 #include "kernel/ScTime.h"
+#include "kernel/Units.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -59,6 +61,12 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     dont_initialize();
     SC_METHOD(pump);
     sensitive << pumpEvent;
+    dont_initialize();
+    SC_METHOD(onFastDone);
+    sensitive << fastEvent;
+    dont_initialize();
+    SC_METHOD(onFastFinish);
+    sensitive << fastFinishEvent;
     dont_initialize();
 }
 
@@ -151,13 +159,46 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     }
     job.info = extension->info;
     if (job.info.durationPs != 0) {
+        // Checked: SystemC adds the delay to its clock without a check, and a sum past 2^64
+        // ps would wrap to a time in the past (the node then took no time at all).
+        try {
+            (void)(fromScTime(sc_core::sc_time_stamp()) + Time::fromPs(job.info.durationPs));
+        } catch (const UnitError& error) {
+            job.failed = true;
+            report(toString(job.info.node) + " of " + toString(job.info.rank) +
+                   " would end past the end of the simulated clock (2^64 ps, about 213 days): " +
+                   error.what() + "; check its duration_micros");
+            finish(id);
+            return;
+        }
         replayedJobs[&request] = id;
         replayed.notify(request, toScTime(Time::fromPs(job.info.durationPs)));
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
+    // One node moves at most what the memory holds: the DMA work (chunks, and HBM bursts
+    // behind them) grows with the bytes, and a corrupt tensor_size would otherwise keep the
+    // model busy for years.
+    const bool moves = job.info.kind == NodeKind::MemLoad || job.info.kind == NodeKind::MemStore ||
+                       job.info.kind == NodeKind::Compute;
+    if (moves && job.info.bytes > hbm.capacity()) {
+        job.failed = true;
+        const std::string what = toString(job.info.node) + " of " + toString(job.info.rank);
+        // Reported before the error response, which the driver would report first, without
+        // the reason.
+        report(what + " moves " + std::to_string(job.info.bytes) +
+               " B (tensor_size), more than the " + std::to_string(hbm.capacity()) +
+               " B the accelerator's memory holds; a node's tensors must fit its memory, so "
+               "fix the size or split the node");
+        finish(id);
+        return;
+    }
     switch (job.info.kind) {
     case NodeKind::Compute: {
+        if (fastState == FastState::Running)
+            leaveFastPath();
+        job.streams = true;
+        ++streaming;
         const std::uint64_t capacity = config.sram.capacity.bytes();
         job.streamBytes = job.info.bytes > capacity ? job.info.bytes - capacity : 0;
         job.chunks = ceilDiv(job.streamBytes, chunk);
@@ -166,7 +207,10 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
             ++streamedNodes;
             streamedBytes += job.streamBytes;
         }
-        advance(id);
+        if (fastEligible())
+            planFast(id, job);
+        else
+            advance(id);
         break;
     }
     case NodeKind::MemLoad:
@@ -177,7 +221,15 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
             finish(id);
             return;
         }
+        if (fastState == FastState::Running)
+            leaveFastPath();
+        job.streams = true;
+        ++streaming;
         job.region = regionFor(job.info, job.streamBytes);
+        if (fastEligible()) {
+            planFast(id, job);
+            break;
+        }
         tlm::tlm_command command =
             job.info.kind == NodeKind::MemLoad ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND;
         for (std::uint64_t i = 0; i < job.chunks; ++i)
@@ -203,6 +255,12 @@ void Accelerator::queueLoad(std::uint64_t id,
                             std::uint64_t chunk,
                             tlm::tlm_command command)
 {
+    dmaOutbox.queue.push_back(&makeLoad(id, job, chunk, command));
+}
+
+tlm::tlm_generic_payload&
+Accelerator::makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command)
+{
     const std::uint64_t chunkBytes = config.dma.chunk.bytes();
     const std::uint64_t offset = chunk * chunkBytes;
     const std::uint64_t bytes = std::min(chunkBytes, job.streamBytes - offset);
@@ -218,10 +276,15 @@ void Accelerator::queueLoad(std::uint64_t id,
     payload.set_extension(new EtNodeExtension(std::move(info)));
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     subTasks[&payload] = SubTask{id, false, sc_core::SC_ZERO_TIME};
-    dmaOutbox.queue.push_back(&payload);
+    return payload;
 }
 
 void Accelerator::queueCompute(std::uint64_t id, Job& job)
+{
+    engineOutbox.queue.push_back(&makeCompute(id, job));
+}
+
+tlm::tlm_generic_payload& Accelerator::makeCompute(std::uint64_t id, Job& job)
 {
     tlm::tlm_generic_payload& payload = pool.acquire();
     payload.set_command(tlm::TLM_READ_COMMAND);
@@ -231,9 +294,9 @@ void Accelerator::queueCompute(std::uint64_t id, Job& job)
         new ComputeSliceExtension(job.computesIssued, std::max<std::uint64_t>(job.chunks, 1)));
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     subTasks[&payload] = SubTask{id, true, sc_core::SC_ZERO_TIME};
-    engineOutbox.queue.push_back(&payload);
     ++job.computesIssued;
     job.computeInFlight = true;
+    return payload;
 }
 
 void Accelerator::advance(std::uint64_t id)
@@ -268,6 +331,8 @@ void Accelerator::finish(std::uint64_t id)
         ++(job.info.kind == NodeKind::Compute ? computeNodes : memoryNodes);
     sc_core::sc_event* finished = job.finished;
     const int socketId = job.socketId;
+    if (job.streams)
+        --streaming;
     jobs.erase(found);
     if (finished != nullptr) {
         finished->notify();
@@ -396,6 +461,153 @@ void Accelerator::onSubDone()
             finish(task.job);
         }
     }
+}
+
+bool Accelerator::fastEligible() const
+{
+    // Only this node in flight, the memory's timing known, and nothing that watches chunks:
+    // the engine is ours and records no timeline, per-chunk transactions are not asked for.
+    return streaming == 1 && streamMemory != nullptr && ownEngine != nullptr &&
+           !ownEngine->hasTimeline() && !config.dma.perChunk;
+}
+
+void Accelerator::planFast(std::uint64_t id, Job& job)
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    StreamShape shape;
+    shape.start = fromScTime(now);
+    shape.streamBytes = job.streamBytes;
+    shape.chunkBytes = config.dma.chunk.bytes();
+    shape.dmaEngines = config.dma.engines;
+    shape.dmaBandwidth = config.dma.bandwidth;
+    const bool compute = job.info.kind == NodeKind::Compute;
+    planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, job.info);
+    fastState = FastState::Running;
+    fastJob = id;
+    fastEvent.notify(toScTime(fastPlan.done) - now);
+}
+
+void Accelerator::commitFast(Job& job, Time upTo)
+{
+    // The calls the per-chunk transactions make, in their order: each load reaches the memory
+    // at its send time, each slice the engine at its arrival; those after `upTo` are left.
+    if (fastPlan.compute && fastPlan.chunks.empty()) {
+        ownEngine->reserveSlice(job.info, fastPlan.estimate, 0, 1, fastPlan.whole.computeSent);
+        return;
+    }
+    const std::uint64_t slices = fastPlan.chunks.size();
+    for (std::uint64_t i = 0; i < slices; ++i) {
+        const ChunkTimes& chunk = fastPlan.chunks[i];
+        if (chunk.sent > upTo)
+            break;
+        streamMemory->complete(chunk.sent.ps(), chunk.bytes);
+        ++transfers;
+        if (chunk.loaded <= upTo)
+            (job.info.kind == NodeKind::MemStore ? writeBytes : readBytes) += chunk.bytes;
+    }
+    if (fastPlan.compute)
+        for (std::uint64_t i = 0; i < slices && fastPlan.chunks[i].computeSent <= upTo; ++i)
+            ownEngine->reserveSlice(
+                job.info, fastPlan.estimate, i, slices, fastPlan.chunks[i].computeSent);
+}
+
+void Accelerator::leaveFastPath()
+{
+    // Another node arrives while the fast node runs: what has happened up to now (this
+    // instant included: the node's own events at this time come first, as its per-chunk
+    // transactions, started earlier, would) is committed; the rest goes on per chunk.
+    Job& job = jobs.at(fastJob);
+    const Time now = fromScTime(sc_core::sc_time_stamp());
+    if (fastPlan.done <= now) {
+        commitFast(job, fastPlan.done);
+        fastState = FastState::Ending; // its completion event is due at this instant
+        return;
+    }
+    fastEvent.cancel();
+    fastState = FastState::None;
+    commitFast(job, now);
+    resumePerChunk(fastJob, job, now);
+}
+
+void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
+{
+    // Rebuild the per-chunk state at `now`: loads in flight complete at their planned times
+    // (their memory reservations are committed), loads still queued wait in the DMA queue,
+    // and a slice in progress is handed to the engine to answer at its planned end.
+    const sc_core::sc_time scNow = toScTime(now);
+    auto resumeSlice = [&](std::uint64_t index, Time end) {
+        job.computesIssued = index;
+        tlm::tlm_generic_payload& payload = makeCompute(id, job);
+        ++engineOutbox.inFlight;
+        ownEngine->adopt(payload, end);
+    };
+    if (fastPlan.compute && fastPlan.chunks.empty()) {
+        resumeSlice(0, fastPlan.whole.computed);
+        return;
+    }
+    const tlm::tlm_command command =
+        job.info.kind == NodeKind::MemStore ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND;
+    const std::uint64_t count = fastPlan.chunks.size();
+    for (std::uint64_t i = 0; i < count && fastPlan.chunks[i].queued <= now; ++i) {
+        const ChunkTimes& chunk = fastPlan.chunks[i];
+        ++job.loadsIssued;
+        if (chunk.loaded <= now) {
+            ++job.loadsDone;
+            continue;
+        }
+        tlm::tlm_generic_payload& payload = makeLoad(id, job, i, command);
+        if (chunk.sent > now) {
+            dmaOutbox.queue.push_back(&payload);
+            continue;
+        }
+        ++dmaOutbox.inFlight;
+        payload.set_response_status(tlm::TLM_OK_RESPONSE); // the memory has answered it
+        subDone.notify(payload, toScTime(chunk.loaded) - scNow);
+    }
+    if (fastPlan.compute) {
+        std::uint64_t issued = 0;
+        while (issued < count && fastPlan.chunks[issued].computeSent <= now)
+            ++issued;
+        std::uint64_t done = 0;
+        while (done < count && fastPlan.chunks[done].computed <= now)
+            ++done;
+        job.computesDone = done;
+        job.computesIssued = issued;
+        if (issued > done)
+            resumeSlice(done, fastPlan.chunks[done].computed);
+    }
+    pumpEvent.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Accelerator::onFastDone()
+{
+    if (fastState == FastState::None)
+        return;
+    Job& job = jobs.at(fastJob);
+    if (fastState == FastState::Running)
+        commitFast(job, fastPlan.done);
+    fastState = FastState::None;
+    ++fastCompleted;
+    if (job.info.kind != NodeKind::Compute) {
+        // A memory node's last load completes on its timed event, as here.
+        finish(fastJob);
+        return;
+    }
+    // A compute node's last slice returns from the engine one delta cycle before the
+    // accelerator sees it; keep that order for whoever waits on the completion.
+    fastFinishing.push_back(fastJob);
+    fastFinishEvent.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Accelerator::onFastFinish()
+{
+    std::vector<std::uint64_t> ids;
+    ids.swap(fastFinishing);
+    for (std::uint64_t id : ids)
+        finish(id);
+    ids.clear();
+    if (fastFinishing.empty())
+        fastFinishing.swap(ids); // keep the capacity
 }
 
 } // namespace etsim::accel

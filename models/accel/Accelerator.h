@@ -19,6 +19,15 @@
 // A node with a recorded duration (EtNodeInfo::durationPs, replay mode) completes after exactly
 // that time without using the engine, SRAM or DMA (docs/execution-protocol.md).
 //
+// Streaming fast path (docs/accel.md): when the platform hands over the memory's timing
+// (useStreamMemory: an analytic HBM that only this accelerator uses), the engine is internal
+// and no timeline watches its slices, a node that starts while no other compute or memory node
+// is in flight is not split into transactions: StreamPlan computes its chunks' times, and one
+// event completes the node. The chunks are committed to the memory and the engine (same
+// calls, same order, same stats) when the node ends, or when another node arrives while it
+// runs: then the chunks that have happened are committed and the rest continue as per-chunk
+// transactions, so overlapping streams interleave exactly as before.
+//
 // Addresses come from an HbmAllocator: by the node's "tensor_id" attribute when it has one,
 // otherwise a fresh region per node.
 
@@ -27,6 +36,8 @@
 #include "models/accel/AccelConfig.h"
 #include "models/accel/ComputeEngine.h"
 #include "models/accel/HbmAllocator.h"
+#include "models/accel/StreamMemory.h"
+#include "models/accel/StreamPlan.h"
 
 #include <systemc>
 #include <tlm>
@@ -38,6 +49,7 @@
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 namespace etsim::accel {
 
@@ -78,6 +90,12 @@ public:
     /// The internal compute engine; nullptr with EngineBinding::External.
     ComputeEngine* engine() { return ownEngine.get(); }
     const HbmAllocator& allocator() const { return hbm; }
+    /// Lets streaming nodes use the fast path with `memory`, the timing of the target bound to
+    /// `memory` (the socket); call before the run. Only for a memory that this accelerator
+    /// alone uses and that fixes a transaction's timing at its arrival.
+    void useStreamMemory(StreamMemory& timing) { streamMemory = &timing; }
+    /// Nodes completed by the fast path (the rest went as per-chunk transactions).
+    std::uint64_t fastNodes() const { return fastCompleted; }
     /// Nodes accepted and not yet complete.
     std::uint64_t inFlight() const { return jobs.size(); }
 
@@ -96,6 +114,7 @@ private:
         std::uint64_t computesDone = 0;
         bool computeInFlight = false;
         bool failed = false;
+        bool streams = false; // a compute or memory node, counted in `streaming`
     };
     struct SubTask {
         std::uint64_t job = 0;
@@ -121,6 +140,16 @@ private:
 
     void onArrival();
     void onSubDone();
+    void onFastDone();
+    void onFastFinish();
+    bool fastEligible() const;
+    void planFast(std::uint64_t id, Job& job);
+    void commitFast(Job& job, Time upTo);
+    void leaveFastPath();
+    void resumePerChunk(std::uint64_t id, Job& job, Time now);
+    tlm::tlm_generic_payload&
+    makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command);
+    tlm::tlm_generic_payload& makeCompute(std::uint64_t id, Job& job);
     void onReplayed();
     void pump();
     void start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished, int socketId);
@@ -156,6 +185,20 @@ private:
     std::uint64_t nextJob = 0;
     Outbox dmaOutbox;
     Outbox engineOutbox;
+    // Compute and memory nodes in flight (replayed nodes use no resource and do not count).
+    std::uint64_t streaming = 0;
+    // The fast path: at most one node at a time, since it runs only with nothing else in flight.
+    StreamMemory* streamMemory = nullptr;
+    StreamPlan fastPlan;
+    // Running: the plan's chunks are not committed yet, and the node can still leave the fast
+    // path. Ending: committed, its completion event is still to come.
+    enum class FastState : std::uint8_t { None, Running, Ending };
+    FastState fastState = FastState::None;
+    std::uint64_t fastJob = 0;
+    sc_core::sc_event fastEvent;
+    std::vector<std::uint64_t> fastFinishing;
+    sc_core::sc_event fastFinishEvent;
+    std::uint64_t fastCompleted = 0;
 
     Counter& computeNodes;
     Counter& memoryNodes;

@@ -24,6 +24,8 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name,
     , config(config)
     , unitTimings(makeUnitTimings(config))
     , units(config.computeUnits)
+    , tensorFreeAt(config.computeUnits)
+    , vectorFreeAt(config.computeUnits)
     , done("done")
     , roofline(stats.addCounter("nodes_roofline", "", "compute nodes timed by the roofline"))
     , gpuTiles(stats.addCounter("nodes_gpu_tiles", "", "GEMMs timed by tiles and waves"))
@@ -94,26 +96,45 @@ Time ComputeEngine::reserve(const tlm::tlm_generic_payload& payload, Time arriva
         sliceIndex = slice->index;
         sliceCount = std::max<std::uint64_t>(slice->count, 1);
     }
+    return reserveSlice(node, estimate(node), sliceIndex, sliceCount, arrival);
+}
 
-    const bool tensor = usesTensorUnit(node);
-    ComputeEstimate estimate =
-        tensor ? unitTimings.estimateTensor(node) : unitTimings.vector.estimate(node);
-    Time duration = Time::fromPs(sliceShare(estimate.time.ps(), sliceIndex, sliceCount));
+ComputeEstimate ComputeEngine::estimate(const EtNodeInfo& node) const
+{
+    return usesTensorUnit(node) ? unitTimings.estimateTensor(node)
+                                : unitTimings.vector.estimate(node);
+}
 
-    // The unit whose resource frees first takes the node (the lowest index on a tie).
+ComputeEngine::Placement
+ComputeEngine::place(std::vector<Time>& freeAt, Time arrival, Time duration)
+{
     std::size_t chosen = 0;
-    for (std::size_t u = 1; u < units.size(); ++u) {
-        Time freeAt = tensor ? units[u].tensorFreeAt : units[u].vectorFreeAt;
-        if (freeAt < (tensor ? units[chosen].tensorFreeAt : units[chosen].vectorFreeAt))
+    for (std::size_t u = 1; u < freeAt.size(); ++u)
+        if (freeAt[u] < freeAt[chosen])
             chosen = u;
-    }
+    Placement placement;
+    placement.unit = chosen;
+    placement.start = std::max(arrival, freeAt[chosen]);
+    placement.end = placement.start + duration;
+    freeAt[chosen] = placement.end;
+    return placement;
+}
+
+Time ComputeEngine::reserveSlice(const EtNodeInfo& node,
+                                 const ComputeEstimate& whole,
+                                 std::uint64_t sliceIndex,
+                                 std::uint64_t sliceCount,
+                                 Time arrival)
+{
+    const bool tensor = usesTensorUnit(node);
+    Time duration = Time::fromPs(sliceShare(whole.time.ps(), sliceIndex, sliceCount));
+    const Placement placement = place(tensor ? tensorFreeAt : vectorFreeAt, arrival, duration);
+    const std::size_t chosen = placement.unit;
     Unit& unit = units[chosen];
-    Time& freeAt = tensor ? unit.tensorFreeAt : unit.vectorFreeAt;
-    Time start = std::max(arrival, freeAt);
-    freeAt = start + duration;
+    const Time start = placement.start;
 
     if (sliceIndex == 0) {
-        switch (estimate.fidelity) {
+        switch (whole.fidelity) {
         case Fidelity::Roofline:
             ++roofline;
             break;
@@ -127,26 +148,34 @@ Time ComputeEngine::reserve(const tlm::tlm_generic_payload& payload, Time arriva
             ++vector;
             break;
         }
-        if (estimate.fallback)
+        if (whole.fallback)
             ++fallbacks;
-        if (estimate.memoryBound)
+        if (whole.memoryBound)
             ++memoryBound;
     }
-    flops += estimate.flops / static_cast<double>(sliceCount);
+    flops += whole.flops / static_cast<double>(sliceCount);
     (tensor ? tensorBusy : vectorBusy) += duration.seconds();
     *(tensor ? unit.tensorBusy : unit.vectorBusy) += duration.seconds();
     if (timeline != nullptr)
         timeline->complete(timelineProcess,
                            static_cast<std::uint32_t>(2 * chosen + (tensor ? 0 : 1)),
                            toString(node.node),
-                           toString(estimate.fidelity),
+                           toString(whole.fidelity),
                            start.ps(),
                            duration.ps(),
-                           {{"flops", estimate.flops / static_cast<double>(sliceCount)},
+                           {{"flops", whole.flops / static_cast<double>(sliceCount)},
                             {"slice", sliceIndex},
                             {"slices", sliceCount},
-                            {"fallback", estimate.fallback}});
-    return freeAt;
+                            {"fallback", whole.fallback}});
+    return placement.end;
+}
+
+void ComputeEngine::adopt(tlm::tlm_generic_payload& payload, Time end)
+{
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    held.hold(payload);
+    ++pending;
+    done.notify(payload, toScTime(end) - sc_core::sc_time_stamp());
 }
 
 void ComputeEngine::fail(tlm::tlm_generic_payload& payload, const std::string& problem)

@@ -54,10 +54,41 @@ public:
     /// updates the stats. Throws etsim::Error for a payload without a Compute extension.
     Time reserve(const tlm::tlm_generic_payload& payload, Time arrival);
 
+    // The parts of reserve(), for an initiator that plans a node's slices ahead (the
+    // accelerator's streaming fast path): one estimate per node, a placement on a copy of the
+    // units' free times, and the reservation itself, which is what reserve() does per slice.
+
+    /// The whole node's estimate on its unit kind (usesTensorUnit()).
+    ComputeEstimate estimate(const EtNodeInfo& node) const;
+    struct Placement {
+        std::size_t unit = 0;
+        Time start;
+        Time end;
+    };
+    /// The unit whose resource frees first in `freeAt` (the lowest index on a tie) takes work
+    /// of `duration` arriving at `arrival`; its entry advances to the end.
+    static Placement place(std::vector<Time>& freeAt, Time arrival, Time duration);
+    /// When each unit's tensor (or vector) unit is next free.
+    const std::vector<Time>& freeTimes(bool tensor) const
+    {
+        return tensor ? tensorFreeAt : vectorFreeAt;
+    }
+    /// Reserves slice `index` of `count` of `node` (whose estimate is `whole`) arriving at
+    /// `arrival` and returns its end; updates the stats and the timeline.
+    Time reserveSlice(const EtNodeInfo& node,
+                      const ComputeEstimate& whole,
+                      std::uint64_t index,
+                      std::uint64_t count,
+                      Time arrival);
+    /// Answers `payload` (a slice already reserved with reserveSlice) on the backward path at
+    /// `end`, as if it had come through the socket: the accelerator's fast path hands over a
+    /// slice in progress when it falls back to per-chunk transactions.
+    void adopt(tlm::tlm_generic_payload& payload, Time end);
+    /// Whether a timeline records the engine's slices.
+    bool hasTimeline() const { return timeline != nullptr; }
+
 private:
     struct Unit {
-        Time tensorFreeAt;
-        Time vectorFreeAt;
         Scalar* tensorBusy = nullptr;
         Scalar* vectorBusy = nullptr;
     };
@@ -72,6 +103,8 @@ private:
     const AccelConfig& config;
     UnitTimings unitTimings;
     std::vector<Unit> units;
+    std::vector<Time> tensorFreeAt;
+    std::vector<Time> vectorFreeAt;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> done;
     // The references taken on transactions in `done`; given back on completion, or when the
     // engine is destroyed with a run abandoned mid-transaction.

@@ -29,6 +29,8 @@ public:
     std::uint64_t address(std::uint64_t regionBase, std::uint64_t offset) const;
 
     std::uint64_t regions() const { return allocated; }
+    /// Bytes of the mapped region, B.
+    std::uint64_t capacity() const { return config.capacity.bytes(); }
     std::uint64_t wraps() const { return wrapped; }
 
 private:

@@ -19,12 +19,18 @@ AnalyticHbm::AnalyticHbm(const HbmConfig& config, StatGroup& stats)
 {
 }
 
+std::uint64_t
+AnalyticHbm::serve(std::uint64_t& serverFreePs, std::uint64_t arrivalPs, std::uint64_t bytes) const
+{
+    std::uint64_t start = std::max(arrivalPs, serverFreePs);
+    serverFreePs =
+        start + static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / bytesPerPs));
+    return serverFreePs + latencyPs;
+}
+
 std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes)
 {
-    std::uint64_t start = std::max(arrivalPs, freePs);
-    freePs =
-        start + static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / bytesPerPs));
-    std::uint64_t done = freePs + latencyPs;
+    std::uint64_t done = serve(freePs, arrivalPs, bytes);
     ++transactions;
     bytesMoved += bytes;
     latency.sample(static_cast<double>(done - arrivalPs) * 1e-3);

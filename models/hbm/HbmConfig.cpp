@@ -1,8 +1,11 @@
 #include "models/hbm/HbmConfig.h"
 
+#include "models/hbm/DramsysImport.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <utility>
@@ -364,6 +367,9 @@ Time idleReadLatency(const HbmConfig& config)
 {
     const Timing& t = config.timing;
     std::uint64_t cycles = std::uint64_t{t.rcdRd} + t.cl + config.organisation.burstCycles();
+    // An ACT whose timings count from its second cycle adds that cycle.
+    if (config.controller.actTiming == ActTiming::SecondCycle)
+        ++cycles;
     return config.controller.latency + cycles / config.organisation.clock;
 }
 
@@ -503,6 +509,12 @@ void checkController(const ControllerConfig& c, const ConfigFail& fail)
         fail("write_high_watermark", "must be in (0, 1], a fraction of write_queue");
     if (!(c.writeLowWatermark >= 0.0 && c.writeLowWatermark < c.writeHighWatermark))
         fail("write_low_watermark", "must be in [0, write_high_watermark)");
+    if (c.bankBuffer == 0)
+        fail("bank_buffer", "must be at least 1");
+    if (c.buffer == RequestBuffer::Bankwise && c.commandMux != CommandMux::Oldest)
+        fail("command_mux", "a bankwise buffer offers one command per bank; use oldest");
+    if (c.commandMux == CommandMux::Oldest && c.buffer != RequestBuffer::Bankwise)
+        fail("buffer", "the oldest command mux takes one command per bank; use bankwise");
 }
 
 void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
@@ -537,8 +549,45 @@ ConfigFail atKeyIn(ConfigMap& section)
 
 } // namespace
 
+namespace {
+
+// `dramsys: FILE`: the memory a DRAMSys simulation file describes (its tracesetup, if any, is
+// not used: the workload is the traffic). Only `fidelity` (default detailed) and `analytic`
+// may stand beside it.
+HbmConfig parseDramsysKey(ConfigMap& map)
+{
+    Located<std::string> file = map.required<Located<std::string>>("dramsys");
+    for (const char* key : {"preset", "organisation", "timing", "address_map", "controller"})
+        if (map.has(key))
+            file.location.fail(std::string("the DRAMSys file describes the memory; remove `") +
+                               key + "` (only fidelity and analytic may stand beside dramsys)");
+    std::filesystem::path path(file.value);
+    if (path.is_relative())
+        path = std::filesystem::path(file.location.file).parent_path() / path;
+    HbmConfig config;
+    try {
+        config = loadDramsysSimulation(path.string(), false).config;
+    } catch (const Error& error) {
+        file.location.fail(error.what());
+    }
+    config.fidelity = map.enumField("fidelity", fidelityNames, Fidelity::Detailed);
+    // The analytic fidelity's latency is the imported memory's idle read.
+    config.analytic.latency = idleReadLatency(config);
+    if (map.has("analytic"))
+        map.nested("analytic", [&](ConfigMap& m) {
+            override(m, "efficiency", config.analytic.efficiency);
+            override(m, "latency", config.analytic.latency);
+            checkAnalytic(config.analytic, atKeyIn(m));
+        });
+    return config;
+}
+
+} // namespace
+
 HbmConfig parseHbmConfig(ConfigMap& map)
 {
+    if (map.has("dramsys"))
+        return parseDramsysKey(map);
     HbmConfig config = hbmPreset(map.enumField("preset", presetNames, defaultPreset));
     config.fidelity = map.enumField("fidelity", fidelityNames, config.fidelity);
 
@@ -591,6 +640,15 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             override(m, "write_high_watermark", c.writeHighWatermark);
             override(m, "write_low_watermark", c.writeLowWatermark);
             override(m, "latency", c.latency);
+            c.commandBus = m.enumField("command_bus", commandBusNames, c.commandBus);
+            c.actTiming = m.enumField("act_timing", actTimingNames, c.actTiming);
+            c.buffer = m.enumField("buffer", requestBufferNames, c.buffer);
+            override(m, "bank_buffer", c.bankBuffer);
+            c.commandMux = m.enumField("command_mux", commandMuxNames, c.commandMux);
+            c.refreshPrecharge =
+                m.enumField("refresh_precharge", refreshPrechargeNames, c.refreshPrecharge);
+            c.admission = m.enumField("admission", admissionNames, c.admission);
+            c.refreshStart = m.enumField("refresh_start", refreshStartNames, c.refreshStart);
             checkController(c, atKeyIn(m));
         });
     }
@@ -660,6 +718,15 @@ YAML::Node toYaml(const HbmConfig& config)
     controller["write_high_watermark"] = exactNumberText(c.writeHighWatermark);
     controller["write_low_watermark"] = exactNumberText(c.writeLowWatermark);
     controller["latency"] = toString(c.latency);
+    controller["command_bus"] = std::string(enumName(commandBusNames, c.commandBus));
+    controller["act_timing"] = std::string(enumName(actTimingNames, c.actTiming));
+    controller["buffer"] = std::string(enumName(requestBufferNames, c.buffer));
+    controller["bank_buffer"] = std::to_string(c.bankBuffer);
+    controller["command_mux"] = std::string(enumName(commandMuxNames, c.commandMux));
+    controller["refresh_precharge"] =
+        std::string(enumName(refreshPrechargeNames, c.refreshPrecharge));
+    controller["admission"] = std::string(enumName(admissionNames, c.admission));
+    controller["refresh_start"] = std::string(enumName(refreshStartNames, c.refreshStart));
     node["controller"] = controller;
     YAML::Node analytic(YAML::NodeType::Map);
     analytic["efficiency"] = exactNumberText(config.analytic.efficiency);

@@ -55,6 +55,52 @@ constexpr EnumName<RefreshKind> refreshNames[] = {{"none", RefreshKind::None},
                                                   {"all_bank", RefreshKind::AllBank},
                                                   {"per_bank", RefreshKind::PerBank}};
 
+/// Whether the pseudo-channels of a channel share its row and column command buses (HBM2's
+/// pseudo-channel mode: one command/address interface per channel) or each has its own.
+enum class CommandBus { PerPc, PerChannel };
+constexpr EnumName<CommandBus> commandBusNames[] = {{"per_pc", CommandBus::PerPc},
+                                                    {"per_channel", CommandBus::PerChannel}};
+
+/// Which of ACT's two row-bus cycles its timings (tRCD, tRAS, tRP to ACT, tRFC to ACT) count
+/// from. JEDEC HBM2 latches an ACT over two cycles and counts from the second one.
+enum class ActTiming { FirstCycle, SecondCycle };
+constexpr EnumName<ActTiming> actTimingNames[] = {{"first_cycle", ActTiming::FirstCycle},
+                                                  {"second_cycle", ActTiming::SecondCycle}};
+
+/// Where accepted requests wait: a read and a write queue per PC (read_queue, write_queue), or
+/// one buffer per bank of bank_buffer entries; a bank-wise buffer accepts the next request only
+/// while the bank of the request it stored last has room (head-of-line admission).
+enum class RequestBuffer { PerDirection, Bankwise };
+constexpr EnumName<RequestBuffer> requestBufferNames[] = {
+    {"per_direction", RequestBuffer::PerDirection}, {"bankwise", RequestBuffer::Bankwise}};
+
+/// Which command issues when several are legal. scheduler: the scheduler picks among the
+/// requests' commands (row hits first for fr_fcfs). oldest: each bank offers one command (its
+/// first row hit, else its oldest request); the best row command and the best column command
+/// are those finishing first (ready cycle + command length), then the older request; of the
+/// two, the one ready first, then the older, issues if it is legal now.
+enum class CommandMux { Scheduler, Oldest };
+constexpr EnumName<CommandMux> commandMuxNames[] = {{"scheduler", CommandMux::Scheduler},
+                                                    {"oldest", CommandMux::Oldest}};
+
+/// How an all-bank refresh closes the open rows: one PRE per open bank, or one PREA.
+enum class RefreshPrecharge { PerBank, AllBank };
+constexpr EnumName<RefreshPrecharge> refreshPrechargeNames[] = {
+    {"per_bank", RefreshPrecharge::PerBank}, {"all_bank", RefreshPrecharge::AllBank}};
+
+/// When each PC of a channel refreshes first: all after tREFI, or staggered in bit-reversed PC
+/// order (PC r of n at tREFI - reverse(r) x tREFI / n, as DRAMSys spreads its ranks).
+enum class RefreshStart { Aligned, Staggered };
+constexpr EnumName<RefreshStart> refreshStartNames[] = {{"aligned", RefreshStart::Aligned},
+                                                        {"staggered", RefreshStart::Staggered}};
+
+/// How requests enter the controller: each when it arrives, or one at a time in arrival order,
+/// at most one per cycle, the next waiting until the controller has stored the previous one
+/// (a TLM initiator that waits for END_REQ, as DRAMSys's trace players do).
+enum class Admission { Parallel, InOrder };
+constexpr EnumName<Admission> admissionNames[] = {{"parallel", Admission::Parallel},
+                                                  {"in_order", Admission::InOrder}};
+
 /// The parameter sets of hardware-models.md section 2.
 enum class HbmPreset { Hbm2, Hbm2eA100, Hbm3H100, Hbm3_6400, Hbm3e_9600, Hbm3eH200, Hbm4 };
 constexpr EnumName<HbmPreset> presetNames[] = {
@@ -212,6 +258,15 @@ struct ControllerConfig {
     double writeLowWatermark = 0.2;
     /// Front-end plus PHY pipeline: from a request's arrival to its entry in a PC queue.
     Time latency = Time::fromPs(0);
+    CommandBus commandBus = CommandBus::PerPc;
+    ActTiming actTiming = ActTiming::FirstCycle;
+    RequestBuffer buffer = RequestBuffer::PerDirection;
+    /// Entries per bank of a bank-wise buffer.
+    std::uint32_t bankBuffer = 8;
+    CommandMux commandMux = CommandMux::Scheduler;
+    RefreshPrecharge refreshPrecharge = RefreshPrecharge::PerBank;
+    RefreshStart refreshStart = RefreshStart::Aligned;
+    Admission admission = Admission::Parallel;
 };
 
 /// The analytic fidelity: latency + bytes / (device peak × efficiency), one FIFO server per
@@ -238,7 +293,8 @@ struct HbmConfig {
 /// The parameter set of a preset (hardware-models.md 2.1, 2.2; docs/hbm.md lists them).
 HbmConfig hbmPreset(HbmPreset preset);
 
-/// Unloaded read of an idle bank: controller latency + (tRCDRD + CL + burst) cycles. The
+/// Unloaded read of an idle bank: controller latency + (tRCDRD + CL + burst) cycles, one more
+/// with ActTiming::SecondCycle. The
 /// presets use it as the analytic latency.
 Time idleReadLatency(const HbmConfig& config);
 

@@ -47,6 +47,8 @@ public:
     const HbmConfig& config() const { return cfg; }
     /// The detailed model; nullptr with the analytic fidelity.
     HbmDevice* device() { return detailed.get(); }
+    /// The analytic model; nullptr with the detailed fidelity.
+    AnalyticHbm* analyticModel() { return analytic.get(); }
 
 private:
     struct Pending {

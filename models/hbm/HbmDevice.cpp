@@ -27,6 +27,13 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
           {20, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000, 100000}))
 {
     const Organisation& org = cfg.organisation;
+    const std::uint32_t channels = org.stacks * org.channelsPerStack;
+    sharedBus = cfg.controller.commandBus == CommandBus::PerChannel;
+    pcsPerUnit = sharedBus ? org.pcsPerChannel : 1;
+    buses.resize(channels);
+    offers.resize(pcsPerUnit);
+    latencyCycles = clock.cycleAtOrAfter(latencyPs);
+    lastStored.assign(channels, LastStored{});
     pcs.reserve(org.pcCount());
     for (std::uint32_t channel = 0; channel < org.stacks * org.channelsPerStack; ++channel) {
         StatGroup& channelStats = stats.addGroup("channel" + std::to_string(channel));
@@ -37,6 +44,11 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
                                                 *pagePolicy,
                                                 clock,
                                                 channelStats.addGroup("pc" + std::to_string(pc))));
+        for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
+            pcs[channel * org.pcsPerChannel + pc]->staggerRefresh(pc, org.pcsPerChannel);
+        if (sharedBus)
+            for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
+                pcs[channel * org.pcsPerChannel + pc]->shareBus(&buses[channel]);
     }
     Counter& read = bytesRead;
     Counter& written = bytesWritten;
@@ -56,8 +68,9 @@ void HbmDevice::setObserver(Observer observer)
             continue;
         }
         pcs[i]->setObserver(
-            [observer, i](std::uint64_t cycle, Command command, std::uint32_t bank) {
-                observer(i, cycle, command, bank);
+            [observer,
+             i](std::uint64_t cycle, Command command, std::uint32_t bank, std::uint32_t row) {
+                observer(i, cycle, command, bank, row);
             });
     }
 }
@@ -94,6 +107,7 @@ std::uint64_t HbmDevice::nextEventPs() const
     std::uint64_t cycle = neverCycle;
     if (!arrivals.empty())
         cycle = arrivals.front().cycle;
+    cycle = std::min(cycle, admitWake);
     if (!calendar.empty())
         cycle = std::min(cycle, calendar.top().first);
     return cycle == neverCycle ? neverPs : clock.ps(cycle);
@@ -105,10 +119,13 @@ void HbmDevice::runUntil(std::uint64_t ps)
     while (true) {
         std::uint64_t arrivalCycle = arrivals.empty() ? neverCycle : arrivals.front().cycle;
         std::uint64_t wakeCycle = calendar.empty() ? neverCycle : calendar.top().first;
-        std::uint64_t cycle = std::min(arrivalCycle, wakeCycle);
+        std::uint64_t cycle = std::min({arrivalCycle, wakeCycle, admitWake});
         if (cycle == neverCycle || cycle > limit)
             break;
-        if (arrivalCycle <= wakeCycle) {
+        if (admitWake <= std::min(arrivalCycle, wakeCycle)) {
+            admitWake = neverCycle;
+            admit(cycle, false);
+        } else if (arrivalCycle <= wakeCycle) {
             std::uint32_t index = arrivals.front().transaction;
             arrivals.pop_front();
             start(index, cycle);
@@ -142,7 +159,63 @@ void HbmDevice::start(std::uint32_t index, std::uint64_t cycle)
         finish(index);
         return;
     }
+    if (cfg.controller.admission == Admission::InOrder) {
+        admitQueue.push_back(index);
+        admit(cycle, false);
+        return;
+    }
+    if (cfg.controller.buffer == RequestBuffer::Bankwise &&
+        (!admitQueue.empty() || !hasRoom(index))) {
+        admitQueue.push_back(index);
+        return;
+    }
     feed(index, cycle);
+}
+
+std::uint32_t HbmDevice::channelOf(std::uint32_t pc) const
+{
+    return pc / cfg.organisation.pcsPerChannel;
+}
+
+bool HbmDevice::hasRoom(std::uint32_t index) const
+{
+    const Transaction& t = transactions[index];
+    DeviceAddress where = map.decode(t.firstBurst);
+    std::uint32_t pc = map.pcIndex(where);
+    if (cfg.controller.buffer != RequestBuffer::Bankwise)
+        return pcs[pc]->canAccept(t.write);
+    // DRAMSys's bank-wise buffer checks the bank of the request it stored last, not the bank
+    // of the one arriving: a full bank stops the channel's front end until it drains.
+    const LastStored& last = lastStored[channelOf(pc)];
+    if (!last.any)
+        return true;
+    return pcs[last.pc]->bankQueued(last.bank) + t.bursts <= cfg.controller.bankBuffer;
+}
+
+void HbmDevice::admit(std::uint64_t cycle, bool afterRoom)
+{
+    bool inOrder = cfg.controller.admission == Admission::InOrder;
+    while (!admitQueue.empty()) {
+        if (inOrder && cycle < nextAdmit) {
+            admitWake = nextAdmit;
+            return;
+        }
+        std::uint32_t index = admitQueue.front();
+        if (!hasRoom(index)) {
+            admitBlocked = true;
+            return;
+        }
+        admitQueue.pop_front();
+        feed(index, cycle);
+        // The initiator sends the next request once this one is stored: one per cycle, and
+        // when the store waited for room (it then happens after a column command), the
+        // acknowledgement leaves one front-end latency later.
+        bool waited = admitBlocked || afterRoom;
+        admitBlocked = false;
+        afterRoom = false;
+        if (inOrder)
+            nextAdmit = cycle + 1 + (waited ? latencyCycles : 0);
+    }
 }
 
 void HbmDevice::feed(std::uint32_t index, std::uint64_t cycle)
@@ -155,18 +228,109 @@ void HbmDevice::feed(std::uint32_t index, std::uint64_t cycle)
             waiters[2 * pc + t.write].push_back(index);
             return;
         }
-        pcs[pc]->enqueue(BurstRequest{index, map.bankIndex(where), where.row, t.write}, cycle);
+        std::uint32_t bank = map.bankIndex(where);
+        pcs[pc]->enqueue(BurstRequest{index, bank, where.row, t.write, nextSequence++}, cycle);
+        lastStored[channelOf(pc)] = LastStored{pc, bank, true};
         ++t.generated;
         ++t.outstanding;
-        if (!isDirty[pc]) {
-            isDirty[pc] = 1;
-            dirty.push_back(pc);
+        markDirty(unitOf(pc));
+    }
+}
+
+void HbmDevice::markDirty(std::uint32_t unit)
+{
+    if (!isDirty[unit]) {
+        isDirty[unit] = 1;
+        dirty.push_back(unit);
+    }
+}
+
+void HbmDevice::roomMade(std::uint32_t pc, std::uint64_t cycle)
+{
+    PseudoChannel& channel = *pcs[pc];
+    // Room in this PC's queue: let transactions blocked on it go on, in order.
+    for (bool write : {false, true}) {
+        std::deque<std::uint32_t>& blocked = waiters[2 * pc + write];
+        while (!blocked.empty() && channel.canAccept(write)) {
+            std::uint32_t index = blocked.front();
+            blocked.pop_front();
+            feed(index, cycle);
         }
     }
+    if (!admitQueue.empty())
+        admit(cycle, true);
+}
+
+std::uint64_t HbmDevice::unitNextCycle(std::uint32_t unit, std::uint64_t cycle) const
+{
+    std::uint64_t next = neverCycle;
+    for (std::uint32_t pc = unit; pc < unit + pcsPerUnit; ++pc)
+        next = std::min(next, pcs[pc]->nextCycle(cycle));
+    return next;
+}
+
+void HbmDevice::serveChannel(std::uint32_t unit, std::uint64_t cycle)
+{
+    // The PCs of a channel share its command buses: each offers its commands and one command
+    // mux picks among all of them, as one controller per channel does.
+    std::uint64_t next = neverCycle;
+    while (true) {
+        next = neverCycle;
+        const Candidate* ras = nullptr;
+        const Candidate* cas = nullptr;
+        std::uint32_t rasPc = 0;
+        std::uint32_t casPc = 0;
+        std::uint32_t refreshPc = pcsPerUnit;
+        for (std::uint32_t i = 0; i < pcsPerUnit; ++i) {
+            Offer& o = offers[i];
+            pcs[unit + i]->offer(cycle, o);
+            next = std::min(next, o.next);
+            if (o.refresh && refreshPc == pcsPerUnit)
+                refreshPc = i;
+            if (o.hasRas && (ras == nullptr || finishesFirst(o.ras, *ras))) {
+                ras = &o.ras;
+                rasPc = i;
+            }
+            if (o.hasCas && (cas == nullptr || finishesFirst(o.cas, *cas))) {
+                cas = &o.cas;
+                casPc = i;
+            }
+        }
+        const Candidate* chosen = nullptr;
+        std::uint32_t chosenPc = 0;
+        if (refreshPc != pcsPerUnit) {
+            chosen = &offers[refreshPc].ras;
+            chosenPc = refreshPc;
+        } else if (ras != nullptr && cas != nullptr) {
+            chosen = &readyFirst(*ras, *cas);
+            chosenPc = chosen == ras ? rasPc : casPc;
+        } else if (ras != nullptr || cas != nullptr) {
+            chosen = ras != nullptr ? ras : cas;
+            chosenPc = ras != nullptr ? rasPc : casPc;
+        }
+        if (chosen == nullptr || chosen->ready > cycle) {
+            if (chosen != nullptr)
+                next = std::max(next, cycle + 1);
+            break;
+        }
+        BurstDone done;
+        bool completed = false;
+        pcs[unit + chosenPc]->commit(cycle, *chosen, done, completed);
+        if (completed) {
+            burstDone(done);
+            roomMade(unit + chosenPc, cycle);
+        }
+    }
+    isDirty[unit] = 0;
+    schedule(unit, next);
 }
 
 void HbmDevice::serve(std::uint32_t pc, std::uint64_t cycle)
 {
+    if (sharedBus) {
+        serveChannel(pc, cycle);
+        return;
+    }
     PseudoChannel& channel = *pcs[pc];
     std::uint64_t next = neverCycle;
     while (true) {
@@ -176,15 +340,7 @@ void HbmDevice::serve(std::uint32_t pc, std::uint64_t cycle)
             break;
         if (completed) {
             burstDone(done);
-            // Room in this PC's queue: let transactions blocked on it go on, in order.
-            for (bool write : {false, true}) {
-                std::deque<std::uint32_t>& blocked = waiters[2 * pc + write];
-                while (!blocked.empty() && channel.canAccept(write)) {
-                    std::uint32_t index = blocked.front();
-                    blocked.pop_front();
-                    feed(index, cycle);
-                }
-            }
+            roomMade(pc, cycle);
         }
     }
     // The last step saw every request fed above, so its answer stands.
@@ -206,7 +362,7 @@ void HbmDevice::reschedule(std::uint64_t cycle)
         if (!isDirty[pc])
             continue;
         isDirty[pc] = 0;
-        schedule(pc, pcs[pc]->nextCycle(cycle));
+        schedule(pc, unitNextCycle(pc, cycle));
     }
     dirty.clear();
 }

@@ -26,9 +26,13 @@ public:
     /// Called when a transaction completes: its token and the time its last data beat moved,
     /// ps (not earlier than the time of the call).
     using Completion = std::function<void(std::uint64_t token, std::uint64_t donePs)>;
-    /// A command that issued: PC index (over the device), cycle, command, bank within the PC.
-    using Observer = std::function<void(
-        std::uint32_t pc, std::uint64_t cycle, Command command, std::uint32_t bank)>;
+    /// A command that issued: PC index (over the device), cycle, command, bank within the PC,
+    /// row (0 for commands without one).
+    using Observer = std::function<void(std::uint32_t pc,
+                                        std::uint64_t cycle,
+                                        Command command,
+                                        std::uint32_t bank,
+                                        std::uint32_t row)>;
 
     /// `config` must be validated; stats go into `stats` (one group per channel and PC).
     HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onComplete);
@@ -73,7 +77,25 @@ private:
     };
     using Wake = std::pair<std::uint64_t, std::uint32_t>; // cycle, PC
 
+    struct LastStored {
+        std::uint32_t pc = 0;
+        std::uint32_t bank = 0;
+        bool any = false;
+    };
+
     void start(std::uint32_t index, std::uint64_t cycle);
+    // Admits queued transactions in order as the buffer rules and the one-per-cycle front end
+    // allow; `afterRoom`: called because a column command made room.
+    void admit(std::uint64_t cycle, bool afterRoom);
+    bool hasRoom(std::uint32_t index) const;
+    std::uint32_t channelOf(std::uint32_t pc) const;
+    // A scheduling unit is a PC, or with shared command buses its channel (numbered by the
+    // channel's first PC).
+    std::uint32_t unitOf(std::uint32_t pc) const { return pc - pc % pcsPerUnit; }
+    std::uint64_t unitNextCycle(std::uint32_t unit, std::uint64_t cycle) const;
+    void serveChannel(std::uint32_t unit, std::uint64_t cycle);
+    void markDirty(std::uint32_t unit);
+    void roomMade(std::uint32_t pc, std::uint64_t cycle);
     void feed(std::uint32_t index, std::uint64_t cycle);
     void serve(std::uint32_t pc, std::uint64_t cycle);
     void burstDone(const BurstDone& done);
@@ -100,6 +122,17 @@ private:
     std::vector<std::uint32_t> dirty;     // PCs whose next cycle must be recomputed
     std::vector<std::uint8_t> isDirty;
     std::uint64_t inFlight = 0;
+    bool sharedBus = false;
+    std::uint32_t pcsPerUnit = 1;
+    std::vector<BusState> buses;        // per channel, when shared
+    std::vector<Offer> offers;          // per PC of a channel, serveChannel's scratch
+    std::vector<LastStored> lastStored; // per channel
+    std::deque<std::uint32_t> admitQueue;
+    std::uint64_t admitWake = neverCycle;
+    std::uint64_t nextAdmit = 0;
+    bool admitBlocked = false;
+    std::uint64_t latencyCycles = 0;
+    std::uint64_t nextSequence = 0;
 
     Counter& transactionCount;
     Counter& bytesRead;

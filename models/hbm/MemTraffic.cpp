@@ -356,9 +356,11 @@ runMemory(const HbmConfig& config, const RequestSource& source, const MemoryRunO
     StatGroup stats("hbm");
     std::unique_ptr<HbmDevice> device;
     std::unique_ptr<AnalyticHbm> analytic;
-    if (config.fidelity == Fidelity::Detailed)
+    if (config.fidelity == Fidelity::Detailed) {
         device = std::make_unique<HbmDevice>(config, stats, completed);
-    else
+        if (options.commands)
+            device->setObserver(options.commands);
+    } else
         analytic = std::make_unique<AnalyticHbm>(config, stats);
 
     constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();

@@ -21,6 +21,7 @@
 #include "kernel/Config.h"
 #include "kernel/Units.h"
 #include "models/hbm/HbmConfig.h"
+#include "models/hbm/PcTiming.h"
 
 #include <cstdint>
 #include <functional>
@@ -157,6 +158,14 @@ struct RowBufferSummary {
 struct MemoryRunOptions {
     /// Requests in flight at most; 0 = no limit (open loop).
     std::uint32_t outstanding = 16;
+    /// Detailed fidelity: called for every command issued (PC over the device, cycle, command,
+    /// bank within the PC, row), in issue order per PC.
+    std::function<void(std::uint32_t pc,
+                       std::uint64_t cycle,
+                       Command command,
+                       std::uint32_t bank,
+                       std::uint32_t row)>
+        commands;
 };
 
 struct MemoryRunReport {

@@ -23,8 +23,28 @@ const char* toString(Command command)
         return "refab";
     case Command::RefPb:
         return "refpb";
+    case Command::PreAb:
+        return "prea";
     }
     return "?";
+}
+
+std::uint32_t commandLength(Command command)
+{
+    return command == Command::Act ? 2 : 1;
+}
+
+bool isRowCommand(Command command)
+{
+    switch (command) {
+    case Command::Rd:
+    case Command::Wr:
+    case Command::Rda:
+    case Command::Wra:
+        return false;
+    default:
+        return true;
+    }
 }
 
 PcTiming::PcTiming(const HbmConfig& config)
@@ -35,6 +55,7 @@ PcTiming::PcTiming(const HbmConfig& config)
     , groupsPerSid(config.organisation.bankGroups)
     , banks(config.organisation.banksPerPc())
     , groups(config.organisation.bankGroupsPerPc())
+    , actShift(config.controller.actTiming == ActTiming::SecondCycle ? 1 : 0)
 {
 }
 
@@ -43,16 +64,25 @@ std::uint64_t PcTiming::earliest(Command command, std::uint32_t bank) const
     switch (command) {
     case Command::Act: {
         const Bank& b = banks[bank];
-        std::uint64_t cycle = std::max({b.act, groups[bankGroupOf(bank)].act, pcAct, rowBus});
+        std::uint64_t cycle = std::max({b.act, groups[bankGroupOf(bank)].act, pcAct, bus().row});
         if (actCount >= 4)
             cycle = std::max(cycle, recentActs[actCount % 4] + t.faw);
         return cycle;
     }
     case Command::Pre:
-        return std::max({banks[bank].pre, pcPre, rowBus});
+        return std::max({banks[bank].pre, pcPre, bus().row});
+    case Command::PreAb: {
+        std::uint64_t cycle = std::max(pcPre, bus().row);
+        for (const Bank& b : banks)
+            cycle = std::max(cycle, b.pre);
+        return cycle;
+    }
     case Command::Rd:
     case Command::Rda: {
-        std::uint64_t cycle = std::max({banks[bank].rd, groups[bankGroupOf(bank)].rd, columnBus});
+        std::uint64_t cycle =
+            std::max({banks[bank].rd, groups[bankGroupOf(bank)].rd, bus().column});
+        if (sharedBus != nullptr)
+            cycle = std::max(cycle, sharedBus->readToSid[sidOf(bank)]);
         // The data bus is free by then under the CAS-to-CAS rules; this keeps it so when a
         // timing set is unusual.
         if (dataBus > t.cl)
@@ -62,19 +92,19 @@ std::uint64_t PcTiming::earliest(Command command, std::uint32_t bank) const
     case Command::Wr:
     case Command::Wra: {
         std::uint64_t cycle =
-            std::max({banks[bank].wr, groups[bankGroupOf(bank)].wr, pcWr, columnBus});
+            std::max({banks[bank].wr, groups[bankGroupOf(bank)].wr, pcWr, bus().column});
         if (dataBus > t.cwl)
             cycle = std::max(cycle, dataBus - t.cwl);
         return cycle;
     }
     case Command::RefAb: {
-        std::uint64_t cycle = std::max({pcRef, rowBus});
+        std::uint64_t cycle = std::max({pcRef, bus().row});
         for (const Bank& b : banks)
-            cycle = std::max(cycle, b.act);
+            cycle = std::max(cycle, b.act + actShift);
         return cycle;
     }
     case Command::RefPb:
-        return std::max({banks[bank].act, pcRef, rowBus});
+        return std::max({banks[bank].act + actShift, pcRef, bus().row});
     }
     return 0;
 }
@@ -126,7 +156,11 @@ void PcTiming::casIssued(bool write, std::uint32_t bank, std::uint64_t cycle)
         pcWr = std::max(pcWr, cycle + t.rtw);
         dataBus = cycle + t.cl + burst;
     }
-    columnBus = cycle + 1;
+    bus().column = cycle + 1;
+    if (sharedBus != nullptr && !write)
+        for (std::uint32_t other = 0; other < sharedBus->readToSid.size(); ++other)
+            if (other != sid)
+                sharedBus->readToSid[other] = std::max(sharedBus->readToSid[other], cycle + t.ccdR);
 }
 
 void PcTiming::autoPrecharge(bool write, std::uint32_t bank, std::uint64_t cycle)
@@ -144,9 +178,9 @@ void PcTiming::issue(Command command, std::uint32_t bank, std::uint64_t cycle, s
     case Command::Act: {
         Bank& b = banks[bank];
         b.openRow = row;
-        b.rd = cycle + t.rcdRd;
-        b.wr = cycle + t.rcdWr;
-        b.pre = std::max(b.pre, cycle + t.ras);
+        b.rd = cycle + t.rcdRd + actShift;
+        b.wr = cycle + t.rcdWr + actShift;
+        b.pre = std::max(b.pre, cycle + t.ras + actShift);
         b.act = cycle + t.rc;
         std::uint32_t group = bankGroupOf(bank);
         for (std::uint32_t g = 0; g < groups.size(); ++g)
@@ -154,17 +188,25 @@ void PcTiming::issue(Command command, std::uint32_t bank, std::uint64_t cycle, s
         recentActs[actCount % 4] = cycle;
         ++actCount;
         // ACT takes 1.5 CK of the row command bus; whole cycles round it up to 2.
-        rowBus = cycle + 2;
+        bus().row = cycle + commandLength(command);
         break;
     }
     case Command::Pre: {
         Bank& b = banks[bank];
         b.openRow = closedRow;
-        b.act = std::max(b.act, cycle + t.rp);
+        b.act = std::max(b.act, cycle + t.rp - actShift);
         pcPre = cycle + t.ppd;
-        rowBus = cycle + 1;
+        bus().row = cycle + 1;
         break;
     }
+    case Command::PreAb:
+        for (Bank& b : banks) {
+            b.openRow = closedRow;
+            b.act = std::max(b.act, cycle + t.rp - actShift);
+        }
+        pcPre = cycle + t.ppd;
+        bus().row = cycle + 1;
+        break;
     case Command::Rd:
     case Command::Wr:
         casIssued(command == Command::Wr, bank, cycle);
@@ -176,15 +218,15 @@ void PcTiming::issue(Command command, std::uint32_t bank, std::uint64_t cycle, s
         break;
     case Command::RefAb:
         for (Bank& b : banks)
-            b.act = std::max(b.act, cycle + t.rfc);
+            b.act = std::max(b.act, cycle + t.rfc - actShift);
         pcRef = cycle + t.rfc;
-        rowBus = cycle + 1;
+        bus().row = cycle + 1;
         break;
     case Command::RefPb:
-        banks[bank].act = std::max(banks[bank].act, cycle + t.rfcPb);
-        pcAct = std::max(pcAct, cycle + t.rrefd);
+        banks[bank].act = std::max(banks[bank].act, cycle + t.rfcPb - actShift);
+        pcAct = std::max(pcAct, cycle + t.rrefd - actShift);
         pcRef = cycle + t.rrefd;
-        rowBus = cycle + 1;
+        bus().row = cycle + 1;
         break;
     }
 }

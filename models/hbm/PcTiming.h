@@ -14,10 +14,25 @@
 namespace etsim::hbm {
 
 /// DRAM commands. Rda/Wra carry an auto-precharge.
-enum class Command : std::uint8_t { Act, Pre, Rd, Wr, Rda, Wra, RefAb, RefPb };
+enum class Command : std::uint8_t { Act, Pre, Rd, Wr, Rda, Wra, RefAb, RefPb, PreAb };
 
 /// Lower-case mnemonic ("act", "rda", "refab").
 const char* toString(Command command);
+
+/// The next free cycle of the row and the column command bus. A PC owns one; the PCs of a
+/// channel with a shared command interface (CommandBus::PerChannel) point at the channel's.
+struct BusState {
+    std::uint64_t row = 0;
+    std::uint64_t column = 0;
+    /// Shared buses only: first cycle a read may go to each stack ID. DRAMSys's HBM2 checker
+    /// spaces reads to different stack IDs by tCCDR whichever PC of the channel they go to.
+    std::array<std::uint64_t, 8> readToSid{};
+};
+
+/// Cycles `command` holds its command bus (ACT: 2, the rest: 1).
+std::uint32_t commandLength(Command command);
+/// Whether `command` travels on the row bus (ACT, PRE, PREA, refresh) or the column bus.
+bool isRowCommand(Command command);
 
 /// A row that is not open.
 constexpr std::int64_t closedRow = -1;
@@ -37,6 +52,8 @@ public:
     bool allClosed() const;
     /// Closes every row without timing (refreshes that ran while the PC was idle).
     void closeAll();
+    /// Makes this PC use `shared` as its command buses (it must outlive the PcTiming).
+    void shareBus(BusState* shared) { sharedBus = shared; }
     /// Cycle at which the read or write data of a CAS issued at `cycle` has fully moved.
     std::uint64_t dataDone(Command command, std::uint64_t cycle) const;
 
@@ -58,6 +75,8 @@ private:
     };
 
     void casIssued(bool write, std::uint32_t bank, std::uint64_t cycle);
+    BusState& bus() { return sharedBus != nullptr ? *sharedBus : ownBus; }
+    const BusState& bus() const { return sharedBus != nullptr ? *sharedBus : ownBus; }
     void autoPrecharge(bool write, std::uint32_t bank, std::uint64_t cycle);
 
     Timing t;
@@ -71,8 +90,11 @@ private:
     std::uint64_t pcPre = 0; // PPD
     std::uint64_t pcWr = 0;  // RTW
     std::uint64_t pcRef = 0; // RREFD between per-bank refreshes, RFC after all-bank
-    std::uint64_t rowBus = 0;
-    std::uint64_t columnBus = 0;
+    // 1 when ACT's timings count from its second cycle (ActTiming::SecondCycle): ACT to
+    // RD/WR/PRE/REF grow by one cycle, PRE and REF to ACT shrink by one.
+    std::uint32_t actShift;
+    BusState ownBus;
+    BusState* sharedBus = nullptr;
     std::uint64_t dataBus = 0;
     std::array<std::uint64_t, 4> recentActs{}; // the last four ACTs, for tFAW
     std::uint32_t actCount = 0;

@@ -55,6 +55,9 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
     , lowWatermark(static_cast<std::uint32_t>(
           std::floor(config.controller.writeLowWatermark * config.controller.writeQueue)))
     , burstBytes(config.organisation.burstBytes())
+    , bankChoice(config.organisation.banksPerPc())
+    , perBank(config.organisation.banksPerPc(), 0)
+    , bankwise(config.controller.buffer == RequestBuffer::Bankwise)
     , readBursts(stats.addCounter("read_bursts", "", "read accesses served"))
     , writeBursts(stats.addCounter("write_bursts", "", "write accesses served"))
     , bytes(stats.addCounter("bytes", "B", "data moved (reads and writes)"))
@@ -74,8 +77,42 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
     });
 }
 
+bool finishesFirst(const Candidate& a, const Candidate& b)
+{
+    std::uint64_t endA = a.ready + commandLength(a.command);
+    std::uint64_t endB = b.ready + commandLength(b.command);
+    return endA != endB ? endA < endB : a.sequence < b.sequence;
+}
+
+const Candidate& readyFirst(const Candidate& a, const Candidate& b)
+{
+    if (a.ready != b.ready)
+        return a.ready < b.ready ? a : b;
+    return a.sequence <= b.sequence ? a : b;
+}
+
+void PseudoChannel::staggerRefresh(std::uint32_t index, std::uint32_t count)
+{
+    if (!refresh || config.controller.refreshStart != RefreshStart::Staggered || count < 2)
+        return;
+    std::uint32_t bits = 0;
+    while ((1U << bits) < count)
+        ++bits;
+    std::uint32_t reversed = 0;
+    for (std::uint32_t b = 0; b < bits; ++b)
+        if (index & (1U << b))
+            reversed |= 1U << (bits - 1 - b);
+    std::uint64_t interval = refresh->nextDue();
+    // interval - reversed × interval / count, rounded up to whole cycles
+    std::uint64_t offset = std::uint64_t{reversed} * interval;
+    refresh->firstDueAt(interval - offset / count);
+}
+
 bool PseudoChannel::canAccept(bool write) const
 {
+    // A bank-wise buffer's admission rule spans the channel: HbmDevice applies it.
+    if (bankwise)
+        return true;
     return write ? writes.size() < config.controller.writeQueue
                  : reads.size() < config.controller.readQueue;
 }
@@ -91,7 +128,10 @@ void PseudoChannel::enqueue(const BurstRequest& request, std::uint64_t cycle)
                 static_cast<double>(skipped * refresh->duration()) * clock.periodSeconds();
         }
     }
-    (request.write ? writes : reads).push_back(Entry{request, nextSequence++, false});
+    std::uint64_t sequence = request.sequence == unsetSequence ? nextSequence++ : request.sequence;
+    // A bank-wise buffer keeps reads and writes in one arrival-ordered list.
+    (request.write && !bankwise ? writes : reads).push_back(Entry{request, sequence, false});
+    ++perBank[request.bank];
     updateQueueStats(cycle);
 }
 
@@ -126,12 +166,16 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
         };
         if (refresh->command() == Command::RefAb) {
             std::uint32_t banks = config.organisation.banksPerPc();
+            bool prea = config.controller.refreshPrecharge == RefreshPrecharge::AllBank;
             bool anyOpen = false;
-            for (std::uint32_t b = 0; b < banks; ++b)
+            for (std::uint32_t b = 0; b < banks && !(prea && anyOpen); ++b)
                 if (device.openRow(b) != closedRow) {
-                    add(Command::Pre, b);
+                    if (!prea)
+                        add(Command::Pre, b);
                     anyOpen = true;
                 }
+            if (prea && anyOpen)
+                add(Command::PreAb, 0);
             if (!anyOpen)
                 add(Command::RefAb, 0);
         } else {
@@ -173,7 +217,9 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
         }
     };
 
-    if (scheduler.arrivalOrder()) {
+    if (bankwise) {
+        considerPerBank(reads, blockedBank);
+    } else if (scheduler.arrivalOrder()) {
         bool oldestWrites =
             !writes.empty() && (reads.empty() || writes.front().sequence < reads.front().sequence);
         const std::vector<Entry>& queue = oldestWrites ? writes : reads;
@@ -184,11 +230,45 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
     }
 }
 
+void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
+                                    std::uint32_t blockedBank) const
+{
+    constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    std::fill(bankChoice.begin(), bankChoice.end(), none);
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+        const BurstRequest& r = queue[i].request;
+        std::uint32_t& choice = bankChoice[r.bank];
+        bool hit = device.openRow(r.bank) == static_cast<std::int64_t>(r.row);
+        if (choice == none ||
+            (hit && device.openRow(r.bank) != static_cast<std::int64_t>(queue[choice].request.row)))
+            choice = static_cast<std::uint32_t>(i);
+    }
+    for (std::uint32_t bank = 0; bank < bankChoice.size(); ++bank) {
+        if (bankChoice[bank] == none || bank == blockedBank)
+            continue;
+        const Entry& e = queue[bankChoice[bank]];
+        Candidate c;
+        c.slot = bankChoice[bank];
+        c.bank = bank;
+        c.write = e.request.write;
+        c.sequence = e.sequence;
+        std::int64_t open = device.openRow(bank);
+        if (open == static_cast<std::int64_t>(e.request.row)) {
+            c.command = e.request.write ? Command::Wr : Command::Rd;
+            c.rowHit = true;
+        } else {
+            c.command = open == closedRow ? Command::Act : Command::Pre;
+        }
+        c.ready = device.earliest(c.command, bank);
+        candidates.push_back(c);
+    }
+}
+
 std::uint64_t PseudoChannel::nextCycle(std::uint64_t now) const
 {
     if (idle())
         return neverCycle;
-    collect(now, serveWrites());
+    collect(now, bankwise ? false : serveWrites());
     std::uint64_t best = neverCycle;
     for (const Candidate& c : candidates)
         best = std::min(best, c.ready);
@@ -217,28 +297,45 @@ void PseudoChannel::updateQueueStats(std::uint64_t cycle)
     writeOccupancy.set(ps, static_cast<double>(writes.size()));
 }
 
-bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next)
+void PseudoChannel::offer(std::uint64_t cycle, Offer& out)
 {
-    completed = false;
-    next = neverCycle;
+    out = Offer{};
     if (idle())
-        return false;
-    if (!scheduler.arrivalOrder())
+        return;
+    if (!bankwise && !scheduler.arrivalOrder())
         writeMode = serveWrites();
     collect(cycle, writeMode);
+
+    if (config.controller.commandMux == CommandMux::Oldest) {
+        // Every bank's command takes part, legal now or not (a refresh command counts as the
+        // oldest request); the device issues the winner only if it is legal now.
+        std::uint64_t later = neverCycle;
+        for (Candidate c : candidates) {
+            if (c.slot == refreshSlot)
+                c.sequence = 0;
+            if (c.ready > cycle)
+                later = std::min(later, c.ready);
+            bool row = isRowCommand(c.command);
+            bool& has = row ? out.hasRas : out.hasCas;
+            Candidate& best = row ? out.ras : out.cas;
+            if (!has || finishesFirst(c, best)) {
+                best = c;
+                has = true;
+            }
+        }
+        if (refresh && refresh->nextDue() > cycle)
+            later = std::min<std::uint64_t>(later, refresh->nextDue());
+        out.next = later == neverCycle ? cycle + 1 : later;
+        return;
+    }
 
     for (const Candidate& c : candidates) {
         if (c.slot != refreshSlot || c.ready > cycle)
             continue;
-        device.issue(c.command, c.bank, cycle);
-        if (c.command != Command::Pre) {
-            refresh->issued();
-            ++refreshes;
-            refreshTime += static_cast<double>(refresh->duration()) * clock.periodSeconds();
-        }
-        if (observe)
-            observe(cycle, c.command, c.bank);
-        return true;
+        out.hasRas = true;
+        out.refresh = true;
+        out.ras = c;
+        return;
     }
 
     ready.clear();
@@ -251,11 +348,59 @@ bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, 
     if (ready.empty()) {
         if (refresh && refresh->nextDue() > cycle)
             earliest = std::min<std::uint64_t>(earliest, refresh->nextDue());
-        next = earliest == neverCycle ? neverCycle : std::max(earliest, cycle + 1);
-        return false;
+        out.next = earliest == neverCycle ? neverCycle : std::max(earliest, cycle + 1);
+        return;
     }
     const Candidate& chosen = ready[scheduler.pick(ready)];
-    std::vector<Entry>& queue = chosen.write ? writes : reads;
+    if (isRowCommand(chosen.command)) {
+        out.hasRas = true;
+        out.ras = chosen;
+    } else {
+        out.hasCas = true;
+        out.cas = chosen;
+    }
+}
+
+bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next)
+{
+    completed = false;
+    next = neverCycle;
+    Offer o;
+    offer(cycle, o);
+    if (!o.hasRas && !o.hasCas) {
+        next = o.next;
+        return false;
+    }
+    const Candidate& chosen = o.hasRas && o.hasCas ? readyFirst(o.ras, o.cas)
+                              : o.hasRas           ? o.ras
+                                                   : o.cas;
+    if (chosen.ready > cycle) {
+        next = o.next;
+        return false;
+    }
+    commit(cycle, chosen, done, completed);
+    return true;
+}
+
+void PseudoChannel::commit(std::uint64_t cycle,
+                           const Candidate& chosen,
+                           BurstDone& done,
+                           bool& completed)
+{
+    completed = false;
+    if (chosen.slot == refreshSlot) {
+        device.issue(chosen.command, chosen.bank, cycle);
+        if (chosen.command != Command::Pre && chosen.command != Command::PreAb) {
+            refresh->issued();
+            ++refreshes;
+            refreshTime += static_cast<double>(refresh->duration()) * clock.periodSeconds();
+        }
+        if (observe)
+            observe(cycle, chosen.command, chosen.bank, 0);
+        return;
+    }
+
+    std::vector<Entry>& queue = chosen.write && !bankwise ? writes : reads;
     Entry& entry = queue[chosen.slot];
     const BurstRequest request = entry.request;
     Command command = chosen.command;
@@ -286,11 +431,11 @@ bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, 
         done = BurstDone{request.transaction, device.dataDone(command, cycle)};
         completed = true;
         queue.erase(queue.begin() + chosen.slot);
+        --perBank[request.bank];
         updateQueueStats(cycle);
     }
     if (observe)
-        observe(cycle, command, request.bank);
-    return true;
+        observe(cycle, command, request.bank, request.row);
 }
 
 } // namespace etsim::hbm

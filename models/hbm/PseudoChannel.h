@@ -43,7 +43,30 @@ struct BurstRequest {
     std::uint32_t bank = 0;        ///< PcTiming bank index
     std::uint32_t row = 0;
     bool write = false;
+    /// Arrival order over the device (the command mux compares requests of several PCs);
+    /// unsetSequence: the PC numbers its requests itself.
+    std::uint64_t sequence = std::numeric_limits<std::uint64_t>::max();
 };
+constexpr std::uint64_t unsetSequence = std::numeric_limits<std::uint64_t>::max();
+
+/// The commands a PC offers at a cycle: with CommandMux::Scheduler the scheduler's choice
+/// (legal now) in `ras` or `cas`; with CommandMux::Oldest its best row and best column command
+/// (legal now or later). A due refresh command legal now is offered alone, in `ras`, flagged.
+struct Offer {
+    bool hasRas = false;
+    bool hasCas = false;
+    bool refresh = false;
+    Candidate ras;
+    Candidate cas;
+    /// When nothing is offered: the first later cycle something may be (neverCycle: idle).
+    std::uint64_t next = neverCycle;
+};
+
+/// The DRAMSys "oldest" order: the command that finishes first (ready + length), then the
+/// older request.
+bool finishesFirst(const Candidate& a, const Candidate& b);
+/// Of a row and a column command, the one to issue: the one ready first, then the older.
+const Candidate& readyFirst(const Candidate& a, const Candidate& b);
 
 /// A column access that issued: its data has moved by `doneCycle`.
 struct BurstDone {
@@ -52,8 +75,8 @@ struct BurstDone {
 };
 
 /// What a step issued, for tests and traces.
-using CommandObserver =
-    std::function<void(std::uint64_t cycle, Command command, std::uint32_t bank)>;
+using CommandObserver = std::function<void(
+    std::uint64_t cycle, Command command, std::uint32_t bank, std::uint32_t row)>;
 
 class PseudoChannel {
 public:
@@ -77,6 +100,18 @@ public:
     /// When nothing was legal, `next` is the first later cycle at which something may be
     /// (neverCycle when idle): one scan of the queue serves both purposes.
     bool step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next);
+    /// The first half of step(): what this PC offers at `cycle` (nothing when idle).
+    void offer(std::uint64_t cycle, Offer& out);
+    /// The second half: issues `chosen` (one of the last offer's candidates, legal now).
+    void commit(std::uint64_t cycle, const Candidate& chosen, BurstDone& done, bool& completed);
+    /// Requests queued for `bank`.
+    std::uint32_t bankQueued(std::uint32_t bank) const { return perBank[bank]; }
+    /// PC `index` of `count` in its channel: with RefreshStart::Staggered its first refresh
+    /// moves to tREFI - reverse(index) x tREFI / count (reverse: index's log2(count) bits
+    /// reversed), rounded up to a cycle.
+    void staggerRefresh(std::uint32_t index, std::uint32_t count);
+    /// Shares the channel's command buses (CommandBus::PerChannel).
+    void shareBus(BusState* shared) { device.shareBus(shared); }
 
     bool idle() const { return reads.empty() && writes.empty(); }
     std::size_t queued() const { return reads.size() + writes.size(); }
@@ -97,6 +132,8 @@ private:
     void collect(std::uint64_t now, bool writesActive) const;
     bool refreshPending(std::uint64_t now) const;
     void classify(Entry& entry, Command command);
+    // Bank-wise buffer: one candidate per bank, its first row hit, else its oldest request.
+    void considerPerBank(const std::vector<Entry>& queue, std::uint32_t blockedBank) const;
     void updateQueueStats(std::uint64_t cycle);
 
     static constexpr std::uint32_t refreshSlot = std::numeric_limits<std::uint32_t>::max();
@@ -119,6 +156,9 @@ private:
     CommandObserver observe;
     mutable std::vector<Candidate> candidates;
     mutable std::vector<Candidate> ready;
+    mutable std::vector<std::uint32_t> bankChoice; // considerPerBank's scratch, per bank
+    std::vector<std::uint32_t> perBank;            // queued requests per bank
+    bool bankwise;
 
     Counter& readBursts;
     Counter& writeBursts;

@@ -58,7 +58,14 @@ double CollectiveRecord::busBandwidth() const
 CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
     : settings(config)
     , rankCount(ranks)
-    , pointToPoint([this](std::uint64_t token) { complete(token); })
+    , pointToPoint(
+          [this](std::uint64_t token) { complete(token); },
+          [this](std::uint32_t send, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+              Tag tag;
+              tag.pointToPoint = true;
+              tag.member = send;
+              core->send(src, dst, bytes, allocateTag(tag));
+          })
 {
     if (ranks == 0)
         throw Error("CommEngine: the fabric needs at least one rank");
@@ -132,13 +139,11 @@ void CommEngine::postSend(const EtNodeInfo& info, std::uint64_t token)
                     std::to_string(rankCount));
     std::uint32_t src = toUnderlying(info.rank);
     std::uint32_t dst = toUnderlying(*info.peer);
-    std::uint32_t id = pointToPoint.addSend(token, info.node, src, info.bytes);
+    const NodeAttribute::Value* eager = info.findAttribute(eagerAttribute);
+    const bool rendezvous = eager != nullptr && std::holds_alternative<std::int64_t>(*eager) &&
+                            std::get<std::int64_t>(*eager) == 0;
     ++pendingNodes;
-    Tag tag;
-    tag.pointToPoint = true;
-    tag.member = id;
-    core->send(src, dst, info.bytes, allocateTag(tag));
-    pointToPoint.enqueueSend(id, src, dst, info.tag);
+    pointToPoint.postSend(token, info.node, src, dst, info.bytes, info.tag, rendezvous);
 }
 
 void CommEngine::postRecv(const EtNodeInfo& info, std::uint64_t token)
@@ -194,10 +199,13 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
                 std::uint32_t size = settings.dimSize(dim);
                 if (!involved || size <= 1)
                     continue;
-                PlanDim planDim{
-                    dim,
-                    size,
-                    &algorithms.get(settings.algorithm(info.collective, dim), info.collective)};
+                const CollectiveAlgorithmIf* custom =
+                    settings.customAlgorithm(info.collective, dim);
+                PlanDim planDim{dim,
+                                size,
+                                custom ? custom
+                                       : &algorithms.get(settings.algorithm(info.collective, dim),
+                                                         info.collective)};
                 if (info.collective == CollectiveType::AllReduce &&
                     !settings.allReducePhases.empty())
                     planDim.scatterGather = &algorithms.get(settings.allReducePhases.at(dim),

@@ -13,8 +13,11 @@
 // endpoint delay; every step ends with the endpoint delay plus the reduction cost
 // (3 * reduced bytes / local memory bandwidth).
 //
-// Point-to-point: sends are eager and match recvs by (source, destination, tag) in order
-// (PointToPoint.h); this engine carries their messages.
+// Point-to-point: an eager send starts its message at once, a rendezvous send (attribute
+// `eager` 0) when its matching recv is posted, as MPI's rendezvous protocol and NCCL's
+// send/recv do; sends and recvs match by (source, destination, tag) in order
+// (PointToPoint.h); this engine carries their messages. A rendezvous send whose recv never
+// comes never completes, and the run ends as a deadlock that names it.
 
 #include "kernel/Extensions.h"
 #include "models/net/NetConfig.h"

@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 
+#include <filesystem>
 #include <string>
 
 namespace etsim::net {
@@ -110,20 +111,60 @@ void parsePacket(ConfigMap& map, NetConfig& config)
     config.packetHeader = map.required<Size>("header", "header+trailer bytes per packet");
 }
 
-std::vector<AlgorithmKind> readAlgorithmList(ConfigMap& map,
-                                             const char* key,
-                                             const NetConfig& config,
-                                             std::vector<AlgorithmKind> fallback)
+// {msccl: FILE} or {chakra: PREFIX}; the path is taken relative to the configuration file.
+std::shared_ptr<CustomAlgorithmSource> readCustomSource(ConfigMap& map)
+{
+    auto source = std::make_shared<CustomAlgorithmSource>();
+    bool msccl = map.has("msccl");
+    if (msccl == map.has("chakra"))
+        map.fail("msccl",
+                 "give exactly one of msccl: FILE.xml (an MSCCL program) or chakra: "
+                 "PREFIX (algorithm traces PREFIX.<rank>.et)");
+    source->format =
+        msccl ? CustomAlgorithmSource::Format::Msccl : CustomAlgorithmSource::Format::Chakra;
+    auto path = map.required<Located<std::string>>(msccl ? "msccl" : "chakra",
+                                                   msccl ? "an MSCCL XML file" : "a trace prefix");
+    source->location = path.location;
+    std::filesystem::path resolved(path.value);
+    std::filesystem::path file(path.location.file);
+    if (resolved.is_relative() && file.has_parent_path() && std::filesystem::exists(file))
+        resolved = file.parent_path() / resolved;
+    source->path = resolved.string();
+    return source;
+}
+
+std::vector<AlgorithmKind>
+readAlgorithmList(ConfigMap& map,
+                  const char* key,
+                  const NetConfig& config,
+                  std::vector<AlgorithmKind> fallback,
+                  std::vector<std::shared_ptr<CustomAlgorithmSource>>* customs = nullptr)
 {
     std::optional<ConfigNode> node = map.value(key);
     if (!node)
         return fallback;
     std::vector<AlgorithmKind> list;
-    for (const ConfigNode& element : node->elements())
-        list.push_back(detail::readEnum(element, algorithmNames));
+    if (customs)
+        customs->clear();
+    for (const ConfigNode& element : node->elements()) {
+        if (!element.isMap()) {
+            list.push_back(detail::readEnum(element, algorithmNames));
+            if (customs)
+                customs->push_back(nullptr);
+            continue;
+        }
+        if (!customs)
+            element.fail("a custom algorithm implements one collective; list it under that "
+                         "collective's key (all_reduce, reduce_scatter, all_gather, all_to_all)");
+        customs->push_back(element.map(readCustomSource));
+        list.push_back(AlgorithmKind::Custom);
+    }
     std::uint32_t dims = config.dimCount();
-    if (list.size() == 1 && dims > 1)
+    if (list.size() == 1 && dims > 1) {
         list.resize(dims, list.front());
+        if (customs)
+            customs->resize(dims, customs->front());
+    }
     if (list.size() != dims)
         node->fail("lists " + std::to_string(list.size()) + " algorithms but the topology has " +
                    std::to_string(dims) + " dimensions (give one per dimension, or one for all)");
@@ -160,8 +201,11 @@ void parseAlgorithms(ConfigMap& map, NetConfig& config)
 {
     std::vector<AlgorithmKind> fallback = readAlgorithmList(
         map, "default", config, std::vector<AlgorithmKind>(config.dimCount(), AlgorithmKind::Ring));
-    for (std::size_t index = 0; index < configurableCollectives.size(); ++index)
-        config.algorithms[index] = readAlgorithmList(map, collectiveKeys[index], config, fallback);
+    for (std::size_t index = 0; index < configurableCollectives.size(); ++index) {
+        config.algorithms[index] = readAlgorithmList(
+            map, collectiveKeys[index], config, fallback, &config.customAlgorithms[index]);
+        config.customAlgorithms[index].resize(config.dimCount());
+    }
     if (map.has("all_reduce_phases"))
         config.allReducePhases = readAlgorithmList(map, "all_reduce_phases", config, {});
 }
@@ -180,8 +224,8 @@ void parseCollectives(ConfigMap& map, NetConfig& config)
                      " cannot run on groups of any size; use ring, direct or "
                      "double_binary_tree");
     config.chunks = map.optional("chunks", defaultChunks);
-    if (config.chunks == 0)
-        map.fail("chunks", "must be at least 1");
+    if (config.chunks == 0 || config.chunks > maxChunks)
+        map.fail("chunks", "must be from 1 to " + std::to_string(maxChunks));
     config.activeChunks = map.optional("active_chunks", defaultActiveChunks);
     if (config.activeChunks == 0)
         map.fail("active_chunks", "must be at least 1");
@@ -220,6 +264,26 @@ AlgorithmKind NetConfig::algorithm(CollectiveType type, std::uint32_t dim) const
     throw Error(std::string("collective ") + toString(type) +
                 " is not supported by the fabric (supported: all_reduce, reduce_scatter, "
                 "all_gather, all_to_all, broadcast, reduce, barrier)");
+}
+
+const CollectiveAlgorithmIf* NetConfig::customAlgorithm(CollectiveType type,
+                                                        std::uint32_t dim) const
+{
+    for (std::size_t index = 0; index < configurableCollectives.size(); ++index) {
+        if (configurableCollectives[index] != type)
+            continue;
+        if (algorithms[index].at(dim) != AlgorithmKind::Custom)
+            return nullptr;
+        const auto& source = customAlgorithms[index].at(dim);
+        if (!source || !source->algorithm)
+            throw Error("the custom algorithm for " + std::string(toString(type)) +
+                        " in dimension " + std::to_string(dim) +
+                        (source ? " (" + source->path + ")" : std::string()) +
+                        " was never loaded; build the fabric through the platform layer, "
+                        "which reads it");
+        return source->algorithm.get();
+    }
+    return nullptr;
 }
 
 NetConfig parseNetConfig(ConfigMap& map)

@@ -28,11 +28,16 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace etsim::net {
+
+// Declared only: the algorithm is built by the models layer (SystemC), and this header stays
+// in the SystemC-free net_topology library.
+class CollectiveAlgorithmIf;
 
 /// How messages are timed (docs/network.md says what each ignores).
 enum class Fidelity : std::uint8_t {
@@ -85,6 +90,8 @@ enum class AlgorithmKind : std::uint8_t {
     HalvingDoubling,
     DoubleBinaryTree,
     InSwitch,
+    /// A program read from a file ({msccl: FILE} or {chakra: PREFIX}); no name of its own.
+    Custom,
 };
 inline constexpr EnumName<AlgorithmKind> algorithmNames[] = {
     {"ring", AlgorithmKind::Ring},
@@ -110,6 +117,10 @@ inline constexpr EnumName<CollectiveOptimization> optimizationNames[] = {
 constexpr double defaultEfficiency = 1.0;
 constexpr std::uint32_t defaultChunks = 1;
 constexpr std::uint32_t defaultActiveChunks = 1;
+/// Most chunks a collective is split into (`chunks`, ASTRA-sim's preferred-dataset-splits):
+/// every chunk runs every step of the algorithm as its own messages, so the work of one
+/// collective grows with it; beyond a few hundred the result no longer changes measurably.
+constexpr std::uint32_t maxChunks = 1024;
 constexpr CollectiveOptimization defaultOptimization = CollectiveOptimization::LocalBwAware;
 constexpr Fidelity defaultFidelity = Fidelity::Flow;
 
@@ -158,6 +169,19 @@ inline constexpr std::array<CollectiveType, 7> configurableCollectives = {
     CollectiveType::Barrier,
 };
 
+/// A custom algorithm named in an algorithm list: {msccl: FILE.xml} or {chakra: PREFIX}
+/// (PREFIX.<rank>.et). The fabric model cannot read either format (the Chakra reader is in
+/// et_driver); the platform layer loads `algorithm` before the fabric is built
+/// (platforms/collectives/CustomAlgorithms.h).
+struct CustomAlgorithmSource {
+    enum class Format : std::uint8_t { Msccl, Chakra };
+    Format format = Format::Msccl;
+    /// As written, and resolved against the configuration file's folder.
+    std::string path;
+    ConfigLocation location;
+    std::shared_ptr<const CollectiveAlgorithmIf> algorithm;
+};
+
 /// The runtime configuration of the fabric (units converted, every rule checked).
 struct NetConfig {
     Fidelity fidelity = defaultFidelity;
@@ -181,6 +205,10 @@ struct NetConfig {
     /// Algorithm per dimension of the reduce-scatter and all-gather phases of a local_bw_aware
     /// all-reduce over several dimensions (`all_reduce_phases`); empty = the all_reduce list.
     std::vector<AlgorithmKind> allReducePhases;
+    /// Where algorithms[i][dim] is Custom: its source (same shape as `algorithms`, null
+    /// elsewhere; entries may share one source).
+    std::array<std::vector<std::shared_ptr<CustomAlgorithmSource>>, configurableCollectives.size()>
+        customAlgorithms;
     /// Algorithm for collectives over a sub-group of ranks (run flat over the members).
     AlgorithmKind groupAlgorithm = AlgorithmKind::Ring;
     /// Chunks a collective is split into (ASTRA-sim preferred-dataset-splits).
@@ -202,6 +230,9 @@ struct NetConfig {
     std::uint32_t dimSize(std::uint32_t dim) const;
     /// Algorithm for `type` in dimension `dim`; throws etsim::Error for an unsupported type.
     AlgorithmKind algorithm(CollectiveType type, std::uint32_t dim) const;
+    /// The loaded custom algorithm for `type` in `dim`, or nullptr where a built-in one runs;
+    /// throws etsim::Error when it was listed but never loaded.
+    const CollectiveAlgorithmIf* customAlgorithm(CollectiveType type, std::uint32_t dim) const;
 };
 
 /// Reads a network configuration map (see the top of this file); throws ConfigError with

@@ -6,8 +6,13 @@
 
 namespace etsim::net {
 
-std::uint32_t
-PointToPoint::addSend(std::uint64_t token, NodeId node, std::uint32_t src, std::uint64_t bytes)
+void PointToPoint::postSend(std::uint64_t token,
+                            NodeId node,
+                            std::uint32_t src,
+                            std::uint32_t dst,
+                            std::uint64_t bytes,
+                            std::uint64_t tag,
+                            bool rendezvous)
 {
     std::uint32_t id;
     if (!freeSends.empty()) {
@@ -17,15 +22,9 @@ PointToPoint::addSend(std::uint64_t token, NodeId node, std::uint32_t src, std::
         id = static_cast<std::uint32_t>(sends.size());
         sends.emplace_back();
     }
-    sends[id] = SendRecord{token, node, src, bytes, false, false, 0};
-    return id;
-}
-
-void PointToPoint::enqueueSend(std::uint32_t id,
-                               std::uint32_t src,
-                               std::uint32_t dst,
-                               std::uint64_t tag)
-{
+    sends[id] = SendRecord{token, node, src, bytes, false, false, 0, false, dst};
+    if (!rendezvous)
+        startSend(id);
     Channel& channel = channels[ChannelKey{src, dst, tag}];
     channel.sends.push_back(id);
     match(channel);
@@ -73,9 +72,18 @@ void PointToPoint::match(Channel& channel)
         channel.recvs.pop_front();
         send.matched = true;
         send.recv = recvId;
+        if (!send.started)
+            startSend(sendId);
         if (send.arrived)
             completeRecvOf(sendId);
     }
+}
+
+void PointToPoint::startSend(std::uint32_t id)
+{
+    SendRecord& send = sends[id];
+    send.started = true;
+    start(id, send.rank, send.dst, send.bytes);
 }
 
 void PointToPoint::completeRecvOf(std::uint32_t sendId)

@@ -1,8 +1,9 @@
 #pragma once
 // Point-to-point matching of the fabric's sends and recvs, as plain C++ (CommEngine owns one).
 //
-// A send starts its message at once (eager) and completes when the message arrives; a recv
-// completes when the matching message has arrived. Sends and recvs match by (source,
+// An eager send starts its message at once, a rendezvous send when its matching recv is posted
+// (as MPI's rendezvous protocol and NCCL's send/recv do); a send completes when its message
+// arrives, a recv when the matching message has arrived. Sends and recvs match by (source,
 // destination, tag) in posting order; a size mismatch is an error naming both nodes. This class
 // only keeps the records and the matching; the CommEngine sends the messages and tells it when
 // one arrived.
@@ -21,14 +22,24 @@ class PointToPoint {
 public:
     /// Called with the token of a send or recv that is complete.
     using Completion = std::function<void(std::uint64_t token)>;
+    /// Called when send `id`'s message must start; the message carries `id` back to arrived().
+    using StartMessage = std::function<void(
+        std::uint32_t id, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes)>;
 
-    explicit PointToPoint(Completion completion) : complete(std::move(completion)) {}
+    PointToPoint(Completion completion, StartMessage startMessage)
+        : complete(std::move(completion)), start(std::move(startMessage))
+    {
+    }
 
-    /// Records a send of `bytes` from `src`; returns its id, which the caller's message carries
-    /// back to arrived(). Call enqueueSend once the message is under way.
-    std::uint32_t addSend(std::uint64_t token, NodeId node, std::uint32_t src, std::uint64_t bytes);
-    /// Puts send `id` in the channel (src, dst, tag) and matches it.
-    void enqueueSend(std::uint32_t id, std::uint32_t src, std::uint32_t dst, std::uint64_t tag);
+    /// A send of `bytes` from `src` to `dst` with `tag`: its message starts now (eager) or
+    /// when its recv is posted (rendezvous). Throws etsim::Error for a size mismatch.
+    void postSend(std::uint64_t token,
+                  NodeId node,
+                  std::uint32_t src,
+                  std::uint32_t dst,
+                  std::uint64_t bytes,
+                  std::uint64_t tag,
+                  bool rendezvous);
     /// A recv on `dst` of `bytes` from `src` with `tag`; completes at once when its send's
     /// message is already there. Throws etsim::Error for a size mismatch.
     void postRecv(std::uint64_t token,
@@ -50,6 +61,8 @@ private:
         bool arrived = false;
         bool matched = false;
         std::uint32_t recv = 0;
+        bool started = false;  // the message is under way (at once when eager)
+        std::uint32_t dst = 0; // for a rendezvous send started at the match
     };
     struct RecvRecord {
         std::uint64_t token = 0;
@@ -80,9 +93,11 @@ private:
     };
 
     void match(Channel& channel);
+    void startSend(std::uint32_t send);
     void completeRecvOf(std::uint32_t send);
 
     Completion complete;
+    StartMessage start;
     std::vector<SendRecord> sends;
     std::vector<std::uint32_t> freeSends;
     std::vector<RecvRecord> recvs;

@@ -121,7 +121,7 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey)
               "s.yaml:4:11: parameters[0].key: must be a key path such as "
               "accelerator.hbm.channels (no '=')");
     EXPECT_EQ(errorOf([] { loadSweepSpec("/no/such/sweep.yaml"); }),
-              "/no/such/sweep.yaml: cannot open the sweep file");
+              "/no/such/sweep.yaml: cannot open: No such file or directory");
 }
 
 nlohmann::json report(double simulatedNs, double computeNs)

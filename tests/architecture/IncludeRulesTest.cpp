@@ -37,13 +37,17 @@ bool startsWithAny(const std::string& text, const std::vector<std::string>& pref
 }
 
 // The kernel's SystemC-free core (etsim::core); the rest of kernel/ is the SystemC runtime.
-const std::vector<std::string> coreHeaders = {"kernel/Config.h",
+const std::vector<std::string> coreHeaders = {"kernel/AtomicFile.h",
+                                              "kernel/Config.h",
                                               "kernel/Error.h",
                                               "kernel/Ids.h",
+                                              "kernel/InputFile.h",
+                                              "kernel/InputLimits.h",
                                               "kernel/IntMath.h",
                                               "kernel/Log.h",
                                               "kernel/NodeInfo.h",
                                               "kernel/Stats.h",
+                                              "kernel/StopRequest.h",
                                               "kernel/Timeline.h",
                                               "kernel/Units.h"};
 
@@ -88,9 +92,15 @@ std::vector<std::string> violations(const std::vector<Include>& includes)
             found.push_back(file + ":" + std::to_string(include.line) + ": includes " + target +
                             ": " + why);
         };
-        const bool etsimHeader = startsWithAny(
-            target,
-            {"kernel/", "models/", "et_driver/", "cosim/", "workloads/", "platforms/", "apps/"});
+        const bool etsimHeader = startsWithAny(target,
+                                               {"kernel/",
+                                                "models/",
+                                                "et_driver/",
+                                                "importers/",
+                                                "cosim/",
+                                                "workloads/",
+                                                "platforms/",
+                                                "apps/"});
         if (startsWith(file, "kernel/") && etsimHeader && !startsWith(target, "kernel/"))
             report("kernel/ includes nothing else of etsim");
         if (isCoreFile(file) || isTopologyFile(file) || isPeerSide(file)) {
@@ -107,7 +117,9 @@ std::vector<std::string> violations(const std::vector<Include>& includes)
         if (isPeerSide(file) && startsWith(target, "models/") && !isTopologyFile(target))
             report("the peer side may use only the fabric's topology code of models/");
         if (startsWith(file, "models/") &&
-            startsWithAny(target, {"et_driver/", "cosim/", "platforms/", "apps/", "workloads/"}))
+            startsWithAny(
+                target,
+                {"et_driver/", "importers/", "cosim/", "platforms/", "apps/", "workloads/"}))
             report("models never include the trace layer, the bridge or anything above");
         if (startsWith(file, "et_driver/") &&
             startsWithAny(target, {"models/", "cosim/", "platforms/", "apps/", "workloads/"}))
@@ -115,6 +127,9 @@ std::vector<std::string> violations(const std::vector<Include>& includes)
         if (startsWith(file, "cosim/") && !startsWith(file, "cosim/adapters/") &&
             startsWithAny(target, {"models/", "et_driver/", "platforms/", "apps/", "workloads/"}))
             report("the bridge includes only kernel/ and itself");
+        if (startsWith(file, "importers/") &&
+            startsWithAny(target, {"models/", "cosim/", "platforms/", "apps/", "workloads/"}))
+            report("importers know traces, not hardware: they write through et_driver/ only");
         if (startsWith(file, "workloads/") &&
             startsWithAny(target, {"models/", "cosim/", "platforms/", "apps/"}))
             report("workloads write traces through et_driver/ only");
@@ -158,8 +173,8 @@ TEST(IncludeRules, EveryLibrarySourceFileKeepsThem)
 {
     const char* root = std::getenv("ETSIM_SOURCE_DIR");
     ASSERT_NE(root, nullptr) << "run through ctest, which sets ETSIM_SOURCE_DIR";
-    const std::vector<Include> includes =
-        readIncludes(root, {"kernel", "models", "et_driver", "cosim", "workloads", "platforms"});
+    const std::vector<Include> includes = readIncludes(
+        root, {"kernel", "models", "et_driver", "importers", "cosim", "workloads", "platforms"});
     // The walk found the tree (a wrong root would pass vacuously).
     ASSERT_GT(includes.size(), 500U);
     std::string all;
@@ -182,6 +197,8 @@ TEST(IncludeRules, EachRuleCatchesItsViolation)
         {"cosim/Proxy.cpp", 11, "models/net/NetConfig.h"},
         {"workloads/Transformer.cpp", 12, "platforms/Job.h"},
         {"platforms/Job.cpp", 13, "apps/RunCommand.h"},
+        {"importers/pytorch/RankGraph.cpp", 14, "models/net/Fabric.h"},
+        {"kernel/AtomicFile.cpp", 15, "kernel/Simulation.h"},
     };
     std::vector<std::string> found = violations(bad);
     EXPECT_EQ(found.size(), bad.size());
@@ -201,6 +218,9 @@ TEST(IncludeRules, EachRuleCatchesItsViolation)
         {"cosim/adapters/ns3/FabricDescription.cpp", 4, "models/net/topology/TopologyFactory.h"},
         {"cosim/peer/PeerSession.cpp", 5, "kernel/Error.h"},
         {"platforms/Job.cpp", 6, "models/net/Fabric.h"},
+        {"importers/pytorch/RankGraph.cpp", 7, "et_driver/TraceWriter.h"},
+        {"kernel/StopRequest.cpp", 8, "kernel/StopRequest.h"},
+        {"platforms/collectives/Foo.cpp", 9, "models/net/NetConfig.h"},
     };
     EXPECT_EQ(violations(good), std::vector<std::string>{});
 }

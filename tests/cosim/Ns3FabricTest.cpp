@@ -24,6 +24,7 @@
 
 #include <csignal>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -49,7 +50,7 @@ private:
     void kill()
     {
         sc_core::wait(toScTime(Time::fromPs(atPs)));
-        ::kill(victim, SIGKILL);
+        ::kill(-victim, SIGKILL); // the peer's process group
     }
 
     pid_t victim;
@@ -126,7 +127,8 @@ struct Outcome {
 Outcome run(const std::string& yaml,
             const std::vector<EtNodeInfo>& posts,
             bool throughNs3,
-            std::uint64_t killAtPs = 0)
+            std::uint64_t killAtPs = 0,
+            const std::string& adapterFlags = "")
 {
     test::ScKernel kernel;
     test::TempDir dir;
@@ -138,6 +140,7 @@ Outcome run(const std::string& yaml,
     std::unique_ptr<Killer> killer;
     if (throughNs3) {
         ProxyOptions options = ns3Options(dir);
+        options.spawn += adapterFlags;
         options.description = fabric.describeNetwork();
         fabric.useRemoteNetwork();
         proxy = std::make_unique<Proxy>("fabric_cosim", options);
@@ -315,6 +318,28 @@ TEST(Ns3Fabric, KilledAdapterEndsTheRunWithTheBridgeError)
     EXPECT_NE(outcome.error.find("the peer closed the connection"), std::string::npos)
         << outcome.error;
     EXPECT_EQ(outcome.donePs[0], 0u);
+}
+
+// A device queue of one packet overflows where ranks 0 and 1 both send to rank 2. The drop
+// message names the real message and ranks: the flow header is read after the PPP header the
+// device put in front of it (read 2 bytes early, rank 1 -> 2 came out as 2162688 -> 65536).
+TEST(Ns3Fabric, ADroppedPacketIsReportedWithItsRealMessageAndRanks)
+{
+    const std::vector<EtNodeInfo> posts = {send(0, 2, 16 * mib, 1),
+                                           recv(2, 0, 16 * mib, 1),
+                                           send(1, 2, 16 * mib, 2),
+                                           recv(2, 1, 16 * mib, 2)};
+    const Outcome outcome = run(switchFabric(4), posts, true, 0, " --queue-packets 1");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(
+        outcome.error,
+        match,
+        std::regex(R"(ns-3 dropped a packet of message (\d+) \(rank ([01]) -> 2\) at device 4 )")))
+        << outcome.error;
+    // Message ids are the fabric's own: one per send, from 0.
+    EXPECT_LE(std::stoull(match[1].str()), 1U) << outcome.error;
+    EXPECT_NE(outcome.error.find("Raise --queue-packets (now 1)"), std::string::npos)
+        << outcome.error;
 }
 
 TEST(Ns3Fabric, AFabricNs3CannotBuildIsRefusedWithTheReason)

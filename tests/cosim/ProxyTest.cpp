@@ -393,7 +393,7 @@ std::string failingRun(const std::string& extra,
     if (killAfterTen)
         traffic.onComplete = [&](std::size_t completed) {
             if (completed == 10)
-                ::kill(proxy->peerProcess(), SIGKILL);
+                ::kill(-proxy->peerProcess(), SIGKILL); // the peer's process group
         };
     const auto start = std::chrono::steady_clock::now();
     std::string message = "(no error)";

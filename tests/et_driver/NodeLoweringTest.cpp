@@ -141,7 +141,8 @@ TEST(NodeLowering, BadNodesThrowNamingTheNode)
     expectError(lowering, node(9, NodeType::MemLoad), "MEM_LOAD_NODE has no tensor_size");
     expectError(lowering, node(10, static_cast<NodeType>(12)), "unknown node type NodeType(12)");
     TraceNode negative = coll(11, CollectiveType::AllReduce, -1);
-    expectError(lowering, negative, "has a negative comm_size");
+    expectError(
+        lowering, negative, "comm_size is -1 B; comm_size is a byte count and must be >= 0");
 }
 
 TEST(NodeLowering, ContextAndOptionErrors)

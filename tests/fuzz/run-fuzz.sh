@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Builds the trace-reader fuzzer with clang in BUILD_DIR and runs it from a seed corpus of
-# small traces written by our writer plus tests/et_driver/corpus. The whole script, build
-# included, takes at most SECONDS of wall time (the fuzzing gets what the build leaves).
-# Inputs that crash, leak or time out are copied to tests/et_driver/corpus/ (keep them: a
-# gtest reads them) and the script fails.
-# SECONDS = 0 only builds (ctest runs that first, so the timed run is all fuzzing).
-# Usage: tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS
+# Builds the libFuzzer targets with clang in BUILD_DIR and runs each named TARGET (default:
+# all) for SECONDS of fuzzing, from its seed corpus: inputs our own writers make
+# (etsim_fuzz_seeds), the committed text seeds in tests/fuzz/seeds/TARGET and the committed
+# regressions in tests/fuzz/regressions/TARGET (tests/et_driver/corpus for the trace reader). The corpus each run grows is kept in BUILD_DIR/fuzz/corpus/TARGET, so later runs
+# start where earlier ones stopped.
+# Inputs that crash, leak or time out are copied to the regressions folder (commit them: every
+# later run replays them, and a gtest should pin the fix) and the script fails.
+# SECONDS = 0 only builds (ctest runs that first, so the timed runs are all fuzzing).
+# At the end it prints one line per target: "fuzz TARGET: N executions in S s, 0 crashes".
+# Usage: tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS [TARGET...]
 set -euo pipefail
-if [[ $# -ne 2 ]]; then
-    echo "usage: $0 BUILD_DIR SECONDS" >&2
+if [[ $# -lt 2 ]]; then
+    echo "usage: $0 BUILD_DIR SECONDS [TARGET...]" >&2
     exit 2
 fi
 build_dir=$1
 budget=$2
-started=$SECONDS
+shift 2
+all_targets=(trace_reader trace_json platform astra_config wire stl msccl pytorch_import)
+targets=("$@")
+((${#targets[@]} == 0)) && targets=("${all_targets[@]}")
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 
 "$source_dir/scripts/install-deps.sh" fuzz
@@ -21,35 +27,58 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
     generator=()
     command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
     CXX=clang++ cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DETSIM_FUZZ=ON \
-        -DETSIM_BUILD_TESTS=OFF -DETSIM_BUILD_BENCH=OFF -DETSIM_BUILD_APPS=OFF >/dev/null
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DETSIM_FUZZ=ON -DETSIM_WITH_NS3=OFF \
+        -DETSIM_WITH_VERILATOR=OFF -DETSIM_BUILD_TESTS=OFF -DETSIM_BUILD_BENCH=OFF \
+        -DETSIM_BUILD_APPS=OFF >/dev/null
 fi
-cmake --build "$build_dir" -j 2 --target etsim_fuzz_trace_reader etsim_fuzz_seeds >/dev/null
+build_targets=(etsim_fuzz_seeds)
+for target in "${targets[@]}"; do
+    build_targets+=("etsim_fuzz_$target")
+done
+cmake --build "$build_dir" -j 2 --target "${build_targets[@]}" >/dev/null
 [[ $budget -eq 0 ]] && exit 0
 
-seeds="$build_dir/fuzz/seeds"
-corpus="$build_dir/fuzz/corpus"
-artifacts="$build_dir/fuzz/artifacts"
-rm -rf "$seeds" "$artifacts"
-mkdir -p "$seeds" "$corpus" "$artifacts"
-"$build_dir/tests/fuzz/etsim_fuzz_seeds" "$seeds"
-find "$source_dir/tests/et_driver/corpus" -type f ! -name README.md -exec cp {} "$seeds/" \;
+generated="$build_dir/fuzz/generated"
+rm -rf "$generated"
+"$build_dir/tests/fuzz/etsim_fuzz_seeds" "$generated"
 
-left=$((budget - (SECONDS - started) - 5))
-((left < 1)) && left=1
-echo "fuzzing the trace reader for ${left}s"
 status=0
-"$build_dir/tests/fuzz/etsim_fuzz_trace_reader" -max_total_time="$left" -max_len=65536 \
-    -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" "$corpus" "$seeds" 2>"$build_dir/fuzz/log.txt" || status=$?
-tail -n 12 "$build_dir/fuzz/log.txt"
-found=$(find "$artifacts" -type f | wc -l)
-if [[ $status -ne 0 || $found -ne 0 ]]; then
-    for input in "$artifacts"/*; do
-        [[ -f "$input" ]] || continue
-        cp "$input" "$source_dir/tests/et_driver/corpus/$(basename "$input")"
-        echo "kept $(basename "$input") in tests/et_driver/corpus/"
+for target in "${targets[@]}"; do
+    seeds="$build_dir/fuzz/seeds/$target"
+    corpus="$build_dir/fuzz/corpus/$target"
+    artifacts="$build_dir/fuzz/artifacts/$target"
+    log="$build_dir/fuzz/$target.log"
+    regressions="$source_dir/tests/fuzz/regressions/$target"
+    # The trace reader's regressions are also read by a gtest (FuzzCorpus, et_driver_tests).
+    [[ $target == trace_reader ]] && regressions="$source_dir/tests/et_driver/corpus"
+    # The PyTorch importer's seeds and regressions, read by PytorchCorpus (importers_tests).
+    [[ $target == pytorch_import ]] && regressions="$source_dir/tests/importers/corpus"
+    rm -rf "$seeds" "$artifacts"
+    mkdir -p "$seeds" "$corpus" "$artifacts"
+    for folder in "$generated/$target" "$source_dir/tests/fuzz/seeds/$target" "$regressions"; do
+        [[ -d "$folder" ]] && find "$folder" -type f ! -name README.md -exec cp {} "$seeds/" \;
     done
-    echo "run-fuzz.sh: the fuzzer found a failing input (exit $status); see $build_dir/fuzz/log.txt" >&2
+    run=0
+    "$build_dir/tests/fuzz/etsim_fuzz_$target" -max_total_time="$budget" -max_len=65536 \
+        -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" "$corpus" "$seeds" 2>"$log" || run=$?
+    executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    seconds=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    found=$(find "$artifacts" -type f | wc -l)
+    echo "fuzz $target: ${executions:-0} executions in ${budget} s" \
+        "(${seconds:-0}/s), $found crashes (exit $run)"
+    if [[ $run -ne 0 || $found -ne 0 ]]; then
+        tail -n 40 "$log"
+        mkdir -p "$regressions"
+        for input in "$artifacts"/*; do
+            [[ -f "$input" ]] || continue
+            cp "$input" "$regressions/$(basename "$input")"
+            echo "kept $(basename "$input") in ${regressions#"$source_dir"/}/"
+        done
+        status=1
+    fi
+done
+if [[ $status -ne 0 ]]; then
+    echo "run-fuzz.sh: a fuzzer found a failing input; see $build_dir/fuzz/*.log" >&2
     exit 1
 fi

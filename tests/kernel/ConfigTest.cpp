@@ -1,6 +1,7 @@
 #include "kernel/Config.h"
 
 #include "kernel/Error.h"
+#include "kernel/InputLimits.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -486,7 +487,8 @@ TEST(Config, WrongNodeKindsSayWhatWasExpected)
               "platform.yaml:1:1: a: unknown key; "
               "this map takes no keys");
     EXPECT_EQ(errorOf("- 1\n- 2\n", [](ConfigMap&) {}),
-              "platform.yaml:1:1: expected a map, got a sequence");
+              "platform.yaml:1:1: the file is not a mapping of keys: its top level is a sequence; "
+              "it must hold key: value lines");
 }
 
 TEST(Config, EmptyValuesAreLocatedAtTheirKey)
@@ -652,7 +654,7 @@ TEST(Config, UnreadableFilesAndSyntaxErrorsAreConfigErrors)
     EXPECT_EQ(loadError(dir.file("missing.yaml")),
               dir.file("missing.yaml").string() + ": cannot open: No such file or directory");
     EXPECT_EQ(loadError(dir.path()),
-              dir.path().string() + ": cannot read: is a directory, expected a YAML file");
+              dir.path().string() + ": cannot read: is a folder, expected a YAML file");
     auto broken = dir.write("broken.yaml", "a: [1, 2\nb: 3\n");
     EXPECT_EQ(loadError(broken),
               broken.string() + ":2:2: invalid YAML: end of sequence flow not found");
@@ -663,7 +665,8 @@ TEST(Config, UnreadableFilesAndSyntaxErrorsAreConfigErrors)
     auto empty = dir.write("empty.yaml", "");
     EXPECT_EQ(loadError(empty),
               empty.string() +
-                  ":1:1: expected a map, got an empty value (write {} for a map without keys)");
+                  ":1:1: the file is not a mapping of keys: its top level is an empty value; it "
+                  "must hold key: value lines");
 }
 
 TEST(Config, StringsUseTheirPseudoFileName)
@@ -692,4 +695,58 @@ TEST(Config, ExactNumberTextIsTheShortestTextThatReadsBack)
 }
 
 } // namespace
+namespace {
+
+std::string loadStringError(const std::string& text)
+{
+    try {
+        loadConfigString(text, "deep.yaml");
+    } catch (const ConfigError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST(Config, NestingIsBoundedAtTheStatedLimit)
+{
+    // "v: " is one level; 99 lists inside it reach the limit of 100, 100 pass it.
+    EXPECT_EQ(loadStringError("v: " + std::string(99, '[') + std::string(99, ']')), "no error");
+    const std::string error =
+        loadStringError("v: " + std::string(100, '[') + std::string(100, ']'));
+    // At the list that opens level 101: column 4 is the first '['.
+    EXPECT_EQ(error.substr(0, 15), "deep.yaml:1:103") << error;
+    EXPECT_NE(error.find("nested deeper than 100 levels of lists and maps"), std::string::npos)
+        << error;
+    // Far past yaml-cpp's own depth guard: the same message, no crash.
+    EXPECT_NE(loadStringError(std::string(100000, '[')).find("nested deeper than 100 levels"),
+              std::string::npos);
+}
+
+TEST(Config, AliasesCannotExpandBeyondTheValueLimit)
+{
+    // Each level repeats the one before ten times: 10^7 values from a few lines.
+    std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int level = 1; level < 7; ++level) {
+        const std::string previous = "*a" + std::to_string(level - 1);
+        text += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+        for (int i = 0; i < 10; ++i)
+            text += (i == 0 ? "" : ", ") + previous;
+        text += "]\n";
+    }
+    const std::string error = loadStringError(text);
+    EXPECT_NE(error.find("expands to more than 1000000 values"), std::string::npos) << error;
+}
+
+TEST(Config, JsonNestingIgnoresBracketsInStrings)
+{
+    const std::string inString = "[\"" + std::string(500, '[') + "\"]";
+    EXPECT_EQ(jsonNestingOverflow(inString), std::string_view::npos);
+    const std::string deep = std::string(101, '{');
+    EXPECT_EQ(jsonNestingOverflow(deep), 100U);
+    EXPECT_EQ(jsonNestingOverflow(std::string(100, '[') + std::string(100, ']')),
+              std::string_view::npos);
+}
+
 } // namespace etsim

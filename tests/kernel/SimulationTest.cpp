@@ -1,13 +1,16 @@
 #include "kernel/Simulation.h"
 
 #include "kernel/Error.h"
+#include "kernel/StopRequest.h"
 #include "tests/support/ScTest.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace etsim {
@@ -224,6 +227,44 @@ TEST_F(ScTest, SimulationErrorsReachTheEmbeddingProgram)
         EXPECT_STREQ(report.get_msg(), "peer rank7 closed the connection");
         EXPECT_EQ(report.get_time(), sc_time(3, SC_NS));
     }
+}
+
+// A stop requested from another thread (as a signal watcher does) ends a run that would
+// otherwise go on for 10^9 steps, at the time it had reached, as Interrupted.
+TEST_F(ScTest, SimulationStopsWhenAnotherThreadRequestsIt)
+{
+    StopRequest stop;
+    SimulationOptions options;
+    options.stop = &stop;
+    Simulation simulation(options);
+    Worker worker("worker", simulation, 1000000000, sc_time(1, SC_NS));
+    std::thread requester([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        stop.request("SIGINT");
+    });
+    const RunResult result = simulation.run();
+    requester.join();
+    EXPECT_EQ(result.outcome, RunOutcome::Interrupted);
+    EXPECT_STREQ(runOutcomeName(result.outcome), "interrupted");
+    EXPECT_EQ(stop.reason(), "SIGINT");
+    EXPECT_GT(result.simulatedTime, sc_time(0, SC_NS));
+    EXPECT_LT(result.simulatedTime, sc_time(1e9, SC_NS));
+    EXPECT_EQ(result.busyParticipants, std::vector<std::string>{"worker"});
+}
+
+TEST_F(ScTest, SimulationStopRequestedBeforeTheRunEndsItAtTimeZero)
+{
+    StopRequest stop;
+    stop.request("SIGTERM");
+    stop.request("SIGHUP"); // the first reason is kept
+    SimulationOptions options;
+    options.stop = &stop;
+    Simulation simulation(options);
+    Worker worker("worker", simulation, 5, sc_time(1, SC_NS));
+    const RunResult result = simulation.run();
+    EXPECT_EQ(result.outcome, RunOutcome::Interrupted);
+    EXPECT_EQ(result.simulatedTime, sc_time(0, SC_NS));
+    EXPECT_EQ(stop.reason(), "SIGTERM");
 }
 
 TEST_F(ScTest, SimulationRefusesLateEnrollmentAndBadQuantum)

@@ -312,6 +312,33 @@ TEST(Timeline, StringsAreEscaped)
     EXPECT_EQ(events[3].at("cat"), "\xEF\xBF\xBD\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
+// The file a timeline writes before close(): the temporary beside the target (close()
+// renames it into place, kernel/AtomicFile.h).
+std::filesystem::path inProgress(const std::filesystem::path& target)
+{
+    for (const auto& entry : std::filesystem::directory_iterator(target.parent_path()))
+        if (entry.path().filename().string().rfind("." + target.filename().string() + ".", 0) == 0)
+            return entry.path();
+    ADD_FAILURE() << "no temporary file for " << target;
+    return target;
+}
+
+TEST(Timeline, TheFileAppearsOnlyWhenClosedAndReplacesAnOlderOneWhole)
+{
+    test::TempDir dir;
+    auto path = dir.write("timeline.json", "an older run's timeline");
+    Timeline timeline(path.string(), {64, DisplayTimeUnit::Nanoseconds});
+    for (int i = 0; i < 100; ++i)
+        timeline.complete(0, 0, "x", "c", 0, 1);
+    timeline.flush();
+    EXPECT_EQ(test::readFile(path), "an older run's timeline");
+    timeline.close();
+    EXPECT_EQ(parseTimeline(path).at("traceEvents").size(), 100U);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
+                            std::filesystem::directory_iterator()),
+              1);
+}
+
 TEST(Timeline, SmallBatchesStreamToDiskAndLoseNothing)
 {
     test::TempDir dir;
@@ -331,7 +358,7 @@ TEST(Timeline, SmallBatchesStreamToDiskAndLoseNothing)
                               {{"index", i}});
         EXPECT_GT(timeline.batchCount(), count / 10);
         // Every batch but the one being written and the one being filled is on disk.
-        sizeBeforeClose = std::filesystem::file_size(path);
+        sizeBeforeClose = std::filesystem::file_size(inProgress(path));
         EXPECT_GT(sizeBeforeClose, count * 80);
         timeline.close();
         EXPECT_EQ(timeline.eventCount(), count);
@@ -357,7 +384,7 @@ TEST(Timeline, FlushPutsEventsOnDiskBeforeClose)
     Timeline timeline(path.string());
     timeline.complete(0, 0, "a", "c", 0, 1);
     timeline.flush();
-    std::string partial = test::readFile(path);
+    std::string partial = test::readFile(inProgress(path));
     EXPECT_EQ(partial,
               "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
               "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"cat\":\"c\",\"ts\":0,"
@@ -415,9 +442,9 @@ TEST(Timeline, UnopenableFileNamesThePath)
     test::TempDir dir;
     auto path = dir.file("missing-folder/trace.json");
     EXPECT_EQ(errorOf([&] { Timeline timeline(path.string()); }),
-              "cannot open timeline file \"" + path.string() +
-                  "\" for writing: No such file or directory; check that the folder exists and "
-                  "is writable");
+              "timeline file \"" + path.string() +
+                  "\": cannot create: No such file or directory (check that the folder exists "
+                  "and is writable)");
 }
 
 TEST(Timeline, WriteFailureIsReportedWithThePath)

@@ -89,6 +89,20 @@ TEST_F(AstraConfigTest, SystemDefaultsWhenKeysAreAbsent)
     EXPECT_TRUE(warnings.empty()); // peak-perf without roofline is accepted silently
 }
 
+TEST_F(AstraConfigTest, CustomCollectiveKeysAreRefusedWithTheAlternative)
+{
+    auto file = dir.write("custom.json",
+                          "{\"local-mem-bw\": 50,\n"
+                          " \"all-reduce-implementation-custom\": [\"algo/allreduce_ring\"]}\n");
+    std::string error = errorOf([&] { loadSystemConfig(file, warnings); });
+    EXPECT_NE(error.find("custom.json:2:"), std::string::npos) << error;
+    EXPECT_NE(error.find("all-reduce-implementation-custom: custom collective algorithms from an "
+                         "ASTRA-sim system file are not run"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("[{chakra: PREFIX}]"), std::string::npos) << error;
+}
+
 TEST_F(AstraConfigTest, BadValuesNameFileLineAndKey)
 {
     auto torus = dir.write("t.yml",
@@ -107,7 +121,8 @@ TEST_F(AstraConfigTest, BadValuesNameFileLineAndKey)
                             "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 0 ]\n"
                             "latency: [ 1 ]\n");
     EXPECT_EQ(errorOf([&] { loadNetworkConfig(zeroBw, warnings); }),
-              zeroBw.string() + ":3:12: bandwidth: dimension 0 must be > 0 GB/s");
+              zeroBw.string() +
+                  ":3:12: bandwidth: dimension 0 is 0 GB/s; it must be from 1e-6 to 1e9 GB/s");
 
     auto policy = dir.write("p.json", "{\"scheduling-policy\": \"RANDOM\", \"local-mem-bw\": 1}");
     EXPECT_NE(errorOf([&] { loadSystemConfig(policy, warnings); })

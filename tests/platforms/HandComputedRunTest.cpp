@@ -31,28 +31,13 @@ constexpr std::uint32_t hgxRanks = 8;
 // A 1024 x 1024 x 1024 BF16 GEMM over 6 MiB (inputs and output).
 et::TraceNode gemm1024(std::uint64_t id, std::vector<std::uint64_t> deps = {})
 {
-    et::TraceNode result = traceNode(id, et::NodeType::Comp, std::move(deps));
-    result.setNumOps(2LL * 1024 * 1024 * 1024);
-    result.setTensorSize(6'291'456);
-    result.setOpKind("gemm");
-    result.setGemmM(1024);
-    result.setGemmN(1024);
-    result.setGemmK(1024);
-    result.setDtype("bf16");
-    return result;
+    return etsim::test::gemmNode(id, 1024, 1024, 1024, 6'291'456, std::move(deps));
 }
 
 // dir/job.<rank>.et for every rank of the platform; `nodes[rank]` (missing ranks: empty).
 fs::path writeRanks(const TempDir& dir, const std::vector<std::vector<et::TraceNode>>& nodes)
 {
-    for (std::uint32_t rank = 0; rank < hgxRanks; ++rank) {
-        et::TraceWriter writer(dir.file("job." + std::to_string(rank) + ".et"));
-        if (rank < nodes.size())
-            for (const et::TraceNode& each : nodes[rank])
-                writer.write(each);
-        writer.close();
-    }
-    return dir.file("job");
+    return etsim::test::writeRankFiles(dir.file("job"), hgxRanks, nodes);
 }
 
 RunReport runOnHgx(const fs::path& prefix)

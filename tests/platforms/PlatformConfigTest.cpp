@@ -180,7 +180,7 @@ TEST(PlatformConfig, UnknownOverrideKeyNamesTheOverride)
                   loadPlatform("hgx_h100", {{"fabric.topology.dims[3].size", "2"}});
               }),
               "--set fabric.topology.dims[3].size=2: fabric.topology.dims[3]: index out of range: "
-              "the list has 1 elements");
+              "the list has 1 elements, valid indices are 0 to 0");
 }
 
 TEST(PlatformConfig, BadOverrideValueNamesTheOverride)
@@ -257,7 +257,7 @@ TEST(PlatformConfig, ErrorsNameFileLineAndKey)
     EXPECT_EQ(errorOf([] { loadPlatformString("ranks: [8\n", "p.yaml"); }).substr(0, 21),
               "p.yaml:2:1: invalid Y");
     EXPECT_EQ(errorOf([] { loadPlatformFile("/nonexistent/p.yaml"); }),
-              "/nonexistent/p.yaml: cannot open: no such file or not readable");
+              "/nonexistent/p.yaml: cannot open: No such file or directory");
 }
 
 // Each instant counted once: compute, then memory, then communication, then idle.

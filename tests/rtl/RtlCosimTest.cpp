@@ -165,7 +165,19 @@ TEST_F(ScTest, EveryRankOnItsOwnRtlPeer)
     EXPECT_EQ(report.ranks[0].finishPs, 87285168U);
 }
 
-// The child process of this test named `name` (etsim starts the peer with exec), or -1.
+// The parent of process `pid`, or 0.
+pid_t parentOf(pid_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string id;
+    std::string comm;
+    std::string state;
+    pid_t parent = 0;
+    return in >> id >> comm >> state >> parent ? parent : 0;
+}
+
+// The process named `name` that this test started, directly or through the shell etsim runs
+// `spawn` with (/bin/sh -c LINE), or -1.
 pid_t childNamed(const std::string& name)
 {
     for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -174,8 +186,8 @@ pid_t childNamed(const std::string& name)
         std::string comm;
         std::string state;
         pid_t parent = 0;
-        if (in >> pid >> comm >> state >> parent && parent == ::getpid() &&
-            comm == "(" + name + ")")
+        if (in >> pid >> comm >> state >> parent && comm == "(" + name + ")" &&
+            (parent == ::getpid() || parentOf(parent) == ::getpid()))
             return static_cast<pid_t>(std::stol(pid));
     }
     return -1;

@@ -10,4 +10,8 @@ namespace etsim::test {
 // ETSIM_SOURCE_DIR); nullopt when that folder does not exist, so the caller can GTEST_SKIP.
 std::optional<std::filesystem::path> sharedTraces();
 
+// The team's reference data: $ETSIM_REFERENCE, else $ETSIM_SOURCE_DIR/../shared/reference;
+// nullopt when absent.
+std::optional<std::filesystem::path> sharedReference();
+
 } // namespace etsim::test

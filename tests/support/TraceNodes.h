@@ -4,8 +4,10 @@
 // that links et_driver can use it.
 
 #include "et_driver/TraceNode.h"
+#include "et_driver/TraceWriter.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -152,6 +154,41 @@ recvNode(std::uint64_t id, std::int32_t src, std::int32_t tag, std::int64_t byte
     node.setCommTag(tag);
     node.setCommSize(bytes);
     return node;
+}
+
+/// A BF16 GEMM m x n x k (2·m·n·k operations) over `bytes` of tensors.
+inline et::TraceNode gemmNode(std::uint64_t id,
+                              std::int64_t m,
+                              std::int64_t n,
+                              std::int64_t k,
+                              std::int64_t bytes,
+                              std::vector<std::uint64_t> deps = {})
+{
+    et::TraceNode node = traceNode(id, et::NodeType::Comp, std::move(deps));
+    node.setNumOps(2 * m * n * k);
+    node.setTensorSize(bytes);
+    node.setOpKind("gemm");
+    node.setGemmM(m);
+    node.setGemmN(n);
+    node.setGemmK(k);
+    node.setDtype("bf16");
+    return node;
+}
+
+/// Writes <prefix>.<rank>.et for ranks 0 .. ranks - 1 with `nodes[rank]` (ranks past the end
+/// of `nodes` get empty files) and returns `prefix`.
+inline std::filesystem::path writeRankFiles(const std::filesystem::path& prefix,
+                                            std::uint32_t ranks,
+                                            const std::vector<std::vector<et::TraceNode>>& nodes)
+{
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        et::TraceWriter writer(prefix.string() + "." + std::to_string(rank) + ".et");
+        if (rank < nodes.size())
+            for (const et::TraceNode& each : nodes[rank])
+                writer.write(each);
+        writer.close();
+    }
+    return prefix;
 }
 
 } // namespace etsim::test

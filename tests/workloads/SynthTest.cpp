@@ -502,7 +502,7 @@ TEST(Synth, CorruptModelFilesAreRejectedClearly)
         EXPECT_NE(error.find(message), std::string::npos) << error;
     }
     EXPECT_EQ(etsim::test::errorOf([&] { loadModel(dir.file("none.json")); }),
-              dir.file("none.json").string() + ": cannot open the model file; check the path");
+              dir.file("none.json").string() + ": cannot open: No such file or directory");
 }
 
 TEST(Synth, LearnAndSynthErrors)

@@ -1,6 +1,7 @@
 #include "workloads/synth/Synthesizer.h"
 
 #include "et_driver/OperatorInfo.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 #include "workloads/Microbench.h"
 
@@ -519,13 +520,7 @@ fs::path
 writeSynthSummary(const Synthesizer& synth, const fs::path& folder, const std::string& name)
 {
     fs::path file = folder / (name + ".synth.json");
-    std::ofstream out(file);
-    if (!out)
-        throw Error(file.string() + ": cannot write the synthesis summary; check the permissions");
-    out << synth.summary().dump(2) << "\n";
-    out.close();
-    if (!out)
-        throw Error(file.string() + ": write failed (disk full?)");
+    writeFileAtomically(file, synth.summary().dump(2) + "\n");
     return file;
 }
 

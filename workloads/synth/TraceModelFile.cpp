@@ -1,6 +1,9 @@
 // A TraceModel's file: JSON (docs/synth.md), checked key by key as it is read.
 #include "et_driver/OperatorInfo.h"
+#include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
+#include "kernel/InputLimits.h"
 #include "workloads/synth/TraceModel.h"
 #include "workloads/synth/TraceModelDetail.h"
 
@@ -407,23 +410,16 @@ TraceModel modelFromJson(const json& root, const std::string& where)
 
 void saveModel(const TraceModel& model, const fs::path& file)
 {
-    std::ofstream out(file);
-    if (!out)
-        throw Error(file.string() + ": cannot write the model; check the folder and permissions");
-    out << modelToJson(model).dump(1) << "\n";
-    out.close();
-    if (!out)
-        throw Error(file.string() + ": write failed (disk full?)");
+    writeFileAtomically(file, modelToJson(model).dump(1) + "\n");
 }
 
 TraceModel loadModel(const fs::path& file)
 {
-    std::ifstream in(file);
-    if (!in)
-        throw Error(file.string() + ": cannot open the model file; check the path");
+    const std::string text = readTextFile(file, "a model JSON file (etsim gen learn)");
+    checkJsonNesting(text, file.string());
     json root;
     try {
-        root = json::parse(in);
+        root = json::parse(text);
     } catch (const json::parse_error& error) {
         throw Error(file.string() + ": not valid JSON at byte " + std::to_string(error.byte) +
                     "; give a model written by etsim gen learn");

@@ -100,6 +100,17 @@ public:
 
 constexpr std::uint32_t flowHeaderBytes = 16;
 
+// The flow header of a packet as a device framed it: behind the device's PPP header.
+FlowHeader flowHeaderOfFramed(const ns3::Packet& packet)
+{
+    ns3::Ptr<ns3::Packet> copy = packet.Copy();
+    ns3::PppHeader ppp;
+    copy->RemoveHeader(ppp);
+    FlowHeader header;
+    copy->PeekHeader(header);
+    return header;
+}
+
 } // namespace
 
 class Ns3Network::Impl {
@@ -193,8 +204,9 @@ public:
 
     static void dropped(Impl* self, std::uint32_t device, ns3::Ptr<const ns3::Packet> packet)
     {
-        FlowHeader header;
-        packet->PeekHeader(header);
+        // Both traces hand over the packet as the device framed it, PPP header first: the
+        // flow header follows it.
+        FlowHeader header = flowHeaderOfFramed(*packet);
         if (self->problem.empty())
             self->problem = "ns-3 dropped a packet of message " + std::to_string(header.flow) +
                             " (rank " + std::to_string(header.src) + " -> " +

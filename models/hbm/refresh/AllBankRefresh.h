@@ -15,6 +15,7 @@ public:
     std::uint32_t bank() const override { return 0; }
     std::uint32_t duration() const override { return rfc; }
     void issued() override { due += interval; }
+    void firstDueAt(std::uint64_t cycle) override { due = cycle; }
 
 private:
     std::uint64_t interval;

@@ -16,6 +16,7 @@ public:
     std::uint32_t bank() const override { return next; }
     std::uint32_t duration() const override { return rfcPb; }
     void issued() override;
+    void firstDueAt(std::uint64_t cycle) override { due = cycle; }
 
 private:
     std::uint64_t interval;

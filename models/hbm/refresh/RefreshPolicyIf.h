@@ -25,6 +25,8 @@ public:
     /// The due refresh was issued; the next one is due one interval after the previous due
     /// time, so a late refresh does not shift the schedule.
     virtual void issued() = 0;
+    /// Moves the first refresh to `cycle` (before any was issued).
+    virtual void firstDueAt(std::uint64_t cycle) = 0;
     /// Skips the refreshes that would have finished by `cycle` while the PC was idle (no
     /// events are spent on an idle device); returns how many.
     std::uint64_t skipIdle(std::uint64_t cycle)

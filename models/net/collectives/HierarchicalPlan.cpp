@@ -114,6 +114,8 @@ const CollectiveAlgorithmIf& AlgorithmSet::get(AlgorithmKind kind) const
         return *algorithms[3];
     case AlgorithmKind::InSwitch:
         return *algorithms[4];
+    case AlgorithmKind::Custom:
+        break; // NetConfig::customAlgorithm holds those
     }
     throw Error("AlgorithmSet::get: unknown algorithm kind");
 }

@@ -28,12 +28,24 @@ constexpr double shareTolerance = 1e-9;
 // (without the library call on the hot path).
 constexpr double exactHalfLimit = 2251799813685248.0;
 
+// 2^64 as a double: the first duration the simulated clock cannot hold.
+constexpr double clockEndPs = 18446744073709551616.0;
+
 std::uint64_t roundPs(double ps)
 {
     if (ps <= 0.0)
         return 0;
     if (ps < exactHalfLimit)
         return static_cast<std::uint64_t>(ps + 0.5);
+    // llround of a value past 2^63 is undefined; past 2^64 the time does not exist.
+    if (!(ps < clockEndPs))
+        throw Error("fabric: a transfer would take " + std::to_string(ps * 1e-12) +
+                    " s, beyond the end of the simulated clock (2^64 ps, about 213 days); a "
+                    "size or a link bandwidth is far outside the range of real hardware: check "
+                    "comm_size and the fabric's bandwidths");
+    // Doubles past 2^63 are whole numbers already; below, llround as before.
+    if (ps >= 9223372036854775808.0)
+        return static_cast<std::uint64_t>(ps);
     return static_cast<std::uint64_t>(std::llround(ps));
 }
 

@@ -75,7 +75,7 @@ TEST(AccelConfig, YamlOverlaysAPreset)
                                "  peak: {bf16: 1070 TFLOP/s}\n"
                                "  tiles: [[128, 128]]\n"
                                "sram: {capacity: 60 MB}\n"
-                               "dma: {engines: 8, chunk: 1 MiB}\n");
+                               "dma: {engines: 8, chunk: 1 MiB, per_chunk: true}\n");
     EXPECT_EQ(config.name, "h100_boost");
     EXPECT_EQ(config.computeUnits, 2u);
     EXPECT_EQ(config.launchOverhead.ps(), 500'000u);
@@ -89,6 +89,7 @@ TEST(AccelConfig, YamlOverlaysAPreset)
     EXPECT_EQ(config.sram.capacity.bytes(), 60'000'000u);
     EXPECT_EQ(config.dma.engines, 8u);
     EXPECT_EQ(config.dma.chunk.bytes(), 1u << 20);
+    EXPECT_TRUE(config.dma.perChunk);
 }
 
 constexpr const char* systolicYaml = "name: tiny\n"
@@ -115,6 +116,7 @@ TEST(AccelConfig, CustomSystolicDesignFromYaml)
     EXPECT_DOUBLE_EQ(config.tensor.peak.get(DataType::Fp8E5M2).flopsPerSecond(), 68.8e12);
     EXPECT_EQ(config.sram.capacity.bytes(), 16u << 20);
     EXPECT_EQ(config.dma.engines, 1u);
+    EXPECT_FALSE(config.dma.perChunk); // the fast path by default
 }
 
 TEST(AccelConfig, ErrorsNameTheKey)

@@ -79,10 +79,11 @@ TEST(HbmLatency, RrdLSpacesActivatesInOneBankGroup)
 {
     DeviceRun run(quietHbm3());
     std::vector<std::uint64_t> acts;
-    run.device.setObserver([&](std::uint32_t, std::uint64_t cycle, Command command, std::uint32_t) {
-        if (command == Command::Act)
-            acts.push_back(cycle);
-    });
+    run.device.setObserver(
+        [&](std::uint32_t, std::uint64_t cycle, Command command, std::uint32_t, std::uint32_t) {
+            if (command == Command::Act)
+                acts.push_back(cycle);
+        });
     for (std::uint32_t bank = 0; bank < 4; ++bank)
         run.submitAt(0, bank, addressOf(run.device, 0, 0, 0, bank, 3, 0), 32);
     run.drain();
@@ -94,10 +95,11 @@ TEST(HbmLatency, RrdSAndFawLimitActivatesAcrossBankGroups)
 {
     DeviceRun run(quietHbm3());
     std::vector<std::uint64_t> acts;
-    run.device.setObserver([&](std::uint32_t, std::uint64_t cycle, Command command, std::uint32_t) {
-        if (command == Command::Act)
-            acts.push_back(cycle);
-    });
+    run.device.setObserver(
+        [&](std::uint32_t, std::uint64_t cycle, Command command, std::uint32_t, std::uint32_t) {
+            if (command == Command::Act)
+                acts.push_back(cycle);
+        });
     std::uint64_t token = 0;
     for (std::uint32_t bank = 0; bank < 2; ++bank)
         for (std::uint32_t group = 0; group < 4; ++group)

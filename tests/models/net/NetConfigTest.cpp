@@ -152,7 +152,7 @@ collectives:
 collectives:
   chunks: 0
 )"),
-              "net.yaml:6:11: collectives.chunks: must be at least 1");
+              "net.yaml:6:11: collectives.chunks: must be from 1 to 1024");
 }
 
 TEST(NetConfig, RankCountMismatchNamesTheTopology)

@@ -1,0 +1,31 @@
+#pragma once
+// What the accelerator's streaming fast path needs of its memory: the memory's own timing
+// arithmetic, callable ahead of time. The platform hands it over only for a memory that the
+// accelerator alone uses and whose timing is fixed at arrival (the analytic HBM); with any
+// other memory (the detailed HBM, a co-simulation peer, shared remote memory) the accelerator
+// sends one TLM transaction per DMA chunk.
+//
+// Contract: serve() is a pure function of its arguments and the model's parameters, and
+// complete() is serve() on the memory's own state plus its stats. The fast path plans a
+// node's chunks with serve() on a copy of freeAt(), then commits the chunks that happened with
+// complete() in the same order, so the memory ends in the state (and with the stats) that the
+// per-chunk transactions would have left.
+
+#include <cstdint>
+
+namespace etsim::accel {
+
+class StreamMemory {
+public:
+    virtual ~StreamMemory() = default;
+    /// When the memory is next free, ps.
+    virtual std::uint64_t freeAt() const = 0;
+    /// Completion, ps, of `bytes` arriving at `arrivalPs` on a memory free from `freePs`
+    /// (advanced); records nothing.
+    virtual std::uint64_t
+    serve(std::uint64_t& freePs, std::uint64_t arrivalPs, std::uint64_t bytes) const = 0;
+    /// Accepts `bytes` arriving at `arrivalPs` and returns their completion, ps.
+    virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes) = 0;
+};
+
+} // namespace etsim::accel

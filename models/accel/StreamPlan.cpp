@@ -1,0 +1,80 @@
+#include "models/accel/StreamPlan.h"
+
+#include "kernel/IntMath.h"
+#include "models/accel/ComputeSlice.h"
+
+#include <algorithm>
+
+namespace etsim::accel {
+
+void planStream(StreamPlan& plan,
+                const StreamShape& shape,
+                const StreamMemory& memory,
+                const ComputeEngine* engine,
+                const EtNodeInfo& node)
+{
+    const Time t0 = shape.start;
+    // No chunks when nothing streams (a compute node that fits in SRAM).
+    const std::uint64_t count = ceilDiv(shape.streamBytes, shape.chunkBytes);
+    plan.chunks.resize(count);
+    plan.compute = engine != nullptr;
+    std::vector<Time>& engineFree = plan.engineFree;
+    if (plan.compute) {
+        plan.tensor = usesTensorUnit(node);
+        plan.estimate = engine->estimate(node);
+        engineFree = engine->freeTimes(plan.tensor);
+    }
+    const std::uint64_t slices = std::max<std::uint64_t>(count, 1);
+    auto slice = [&](std::uint64_t index, Time arrival) {
+        const Time duration = Time::fromPs(sliceShare(plan.estimate.time.ps(), index, slices));
+        return ComputeEngine::place(engineFree, arrival, duration).end;
+    };
+    if (plan.compute && count == 0) {
+        plan.whole.computeSent = t0;
+        plan.whole.computed = slice(0, t0);
+        plan.done = plan.whole.computed;
+        return;
+    }
+
+    std::uint64_t memoryFree = memory.freeAt();
+    // Completion times of the loads holding a DMA engine (at most dma.engines of them).
+    std::vector<Time>& engines = plan.engines;
+    engines.clear();
+    Time previousSent = t0;
+    Time lastLoaded = t0;
+    // Every chunk but the last is full: its DMA time is worked out once.
+    const Time fullChunkDma = Size::fromBytes(shape.chunkBytes) / shape.dmaBandwidth;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        ChunkTimes& chunk = plan.chunks[i];
+        chunk.bytes = std::min(shape.chunkBytes, shape.streamBytes - i * shape.chunkBytes);
+        // A memory node queues every chunk at once; a compute node has two staging buffers,
+        // so chunk i waits for the slice of chunk i - 2 to free its buffer.
+        chunk.queued = plan.compute && i >= 2 ? plan.chunks[i - 2].computed : t0;
+        // The DMA queue is FIFO: no load leaves before the one ahead of it, nor before an
+        // engine is free.
+        Time sent = std::max(chunk.queued, previousSent);
+        if (engines.size() == shape.dmaEngines) {
+            auto first = std::min_element(engines.begin(), engines.end());
+            sent = std::max(sent, *first);
+            engines.erase(first);
+        }
+        chunk.sent = sent;
+        previousSent = sent;
+        const Time memoryDone = Time::fromPs(memory.serve(memoryFree, sent.ps(), chunk.bytes));
+        const Time dma = chunk.bytes == shape.chunkBytes
+                             ? fullChunkDma
+                             : Size::fromBytes(chunk.bytes) / shape.dmaBandwidth;
+        chunk.loaded = std::max(memoryDone, sent + dma);
+        engines.push_back(chunk.loaded);
+        lastLoaded = std::max(lastLoaded, chunk.loaded);
+        if (plan.compute) {
+            // A slice starts when its chunk is in and the previous slice is done.
+            chunk.computeSent =
+                i == 0 ? chunk.loaded : std::max(chunk.loaded, plan.chunks[i - 1].computed);
+            chunk.computed = slice(i, chunk.computeSent);
+        }
+    }
+    plan.done = plan.compute ? plan.chunks.back().computed : lastLoaded;
+}
+
+} // namespace etsim::accel

@@ -1,0 +1,115 @@
+#include "models/net/collectives/CollectiveProgram.h"
+
+#include <iterator>
+
+namespace etsim::net {
+
+namespace {
+
+// Per kind, in ProgramOpKind order: MSCCL name, receives, sends, reduces.
+struct KindTraits {
+    const char* name;
+    bool receives;
+    bool sends;
+    bool reduces;
+};
+constexpr KindTraits kindTraits[] = {
+    {"s", false, true, false},
+    {"r", true, false, false},
+    {"rrc", true, false, true},
+    {"rrs", true, true, true},
+    {"rcs", true, true, false},
+    {"rrcs", true, true, true},
+    {"cpy", false, false, false},
+    {"re", false, false, true},
+    {"nop", false, false, false},
+};
+static_assert(std::size(kindTraits) == static_cast<std::size_t>(ProgramOpKind::Nop) + 1);
+
+const KindTraits& traitsOf(ProgramOpKind kind)
+{
+    return kindTraits[static_cast<std::size_t>(kind)];
+}
+
+} // namespace
+
+const char* mscclName(ProgramOpKind kind)
+{
+    return traitsOf(kind).name;
+}
+
+std::optional<ProgramOpKind> opKindFromMscclName(std::string_view name)
+{
+    for (std::size_t index = 0; index < std::size(kindTraits); ++index)
+        if (name == kindTraits[index].name)
+            return static_cast<ProgramOpKind>(index);
+    return std::nullopt;
+}
+
+const char* mscclName(ProgramBuffer buffer)
+{
+    switch (buffer) {
+    case ProgramBuffer::Input:
+        return "i";
+    case ProgramBuffer::Output:
+        return "o";
+    case ProgramBuffer::Scratch:
+        return "s";
+    }
+    return "?";
+}
+
+std::optional<ProgramBuffer> bufferFromMscclName(std::string_view name)
+{
+    for (ProgramBuffer buffer :
+         {ProgramBuffer::Input, ProgramBuffer::Output, ProgramBuffer::Scratch})
+        if (name == mscclName(buffer))
+            return buffer;
+    return std::nullopt;
+}
+
+const char* mscclCollectiveName(CollectiveType type)
+{
+    switch (type) {
+    case CollectiveType::AllReduce:
+        return "allreduce";
+    case CollectiveType::AllGather:
+        return "allgather";
+    case CollectiveType::ReduceScatter:
+        return "reduce_scatter";
+    case CollectiveType::AllToAll:
+        return "alltoall";
+    default:
+        return nullptr;
+    }
+}
+
+std::optional<CollectiveType> collectiveFromMscclName(std::string_view name)
+{
+    for (CollectiveType type : {CollectiveType::AllReduce,
+                                CollectiveType::AllGather,
+                                CollectiveType::ReduceScatter,
+                                CollectiveType::AllToAll})
+        if (name == mscclCollectiveName(type))
+            return type;
+    if (name == "reducescatter")
+        return CollectiveType::ReduceScatter;
+    return std::nullopt;
+}
+
+bool receives(ProgramOpKind kind)
+{
+    return traitsOf(kind).receives;
+}
+
+bool sends(ProgramOpKind kind)
+{
+    return traitsOf(kind).sends;
+}
+
+bool reduces(ProgramOpKind kind)
+{
+    return traitsOf(kind).reduces;
+}
+
+} // namespace etsim::net

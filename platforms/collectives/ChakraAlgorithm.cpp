@@ -1,0 +1,352 @@
+#include "platforms/collectives/ChakraAlgorithm.h"
+
+#include "et_driver/TraceCodec.h"
+#include "et_driver/TraceReader.h"
+#include "et_driver/TraceWriter.h"
+#include "kernel/Error.h"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace etsim::platform {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = ChakraProtoMsg;
+using net::ChunkRef;
+using net::CollectiveProgram;
+using net::ProgramBuffer;
+using net::ProgramOp;
+using net::ProgramOpKind;
+
+std::string rankFile(const std::string& prefix, std::uint32_t rank)
+{
+    return prefix + "." + std::to_string(rank) + ".et";
+}
+
+std::string collectiveName(CollectiveType type)
+{
+    if (const char* name = net::mscclCollectiveName(type))
+        return name;
+    throw Error(std::string("an algorithm trace cannot hold a ") + toString(type));
+}
+
+// The chunk attributes of one node.
+struct ChunkAttrs {
+    std::optional<std::string> op;
+    std::optional<std::string> srcBuf;
+    std::optional<std::string> dstBuf;
+    std::int64_t srcOff = 0;
+    std::int64_t dstOff = 0;
+    std::int64_t count = 1;
+};
+
+ChunkAttrs chunkAttrs(const et::TraceNode& node)
+{
+    ChunkAttrs attrs;
+    for (const pb::AttributeProto& attr : et::TraceCodec::otherAttributes(node)) {
+        const std::string& name = attr.name();
+        bool text = attr.value_case() == pb::AttributeProto::kStringVal;
+        std::int64_t number = attr.value_case() == pb::AttributeProto::kInt64Val
+                                  ? attr.int64_val()
+                                  : static_cast<std::int64_t>(attr.uint64_val());
+        if (name == "chunk_op" && text)
+            attrs.op = attr.string_val();
+        else if (name == "src_buf" && text)
+            attrs.srcBuf = attr.string_val();
+        else if (name == "dst_buf" && text)
+            attrs.dstBuf = attr.string_val();
+        else if (name == "src_off")
+            attrs.srcOff = number;
+        else if (name == "dst_off")
+            attrs.dstOff = number;
+        else if (name == "chunk_count")
+            attrs.count = number;
+    }
+    return attrs;
+}
+
+ProgramBuffer bufferOf(const std::string& value, const std::string& where)
+{
+    if (std::optional<ProgramBuffer> buffer = net::bufferFromMscclName(value))
+        return *buffer;
+    throw Error(where + ": buffer \"" + value + "\" is not i, o or s");
+}
+
+std::uint32_t chunkIndex(std::int64_t value, const std::string& where, const char* what)
+{
+    if (value < 0 || value > (1 << 24))
+        throw Error(where + ": " + what + "=" + std::to_string(value) + " is out of range");
+    return static_cast<std::uint32_t>(value);
+}
+
+std::uint32_t metaNumber(const et::TraceMetadata& meta, const char* name, const std::string& file)
+{
+    std::optional<std::string> text = meta.stringAttr(name);
+    if (!text)
+        throw Error(file + ": the metadata record has a collective but no " + name);
+    try {
+        return static_cast<std::uint32_t>(std::stoul(*text));
+    } catch (const std::exception&) {
+        throw Error(file + ": metadata " + name + "=\"" + *text + "\" is not a number");
+    }
+}
+
+} // namespace
+
+CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
+{
+    CollectiveProgram program;
+    program.source = prefix;
+    program.name = fs::path(prefix).filename().string();
+    std::uint32_t ranks = 0;
+    while (fs::exists(rankFile(prefix, ranks)))
+        ++ranks;
+    if (ranks == 0)
+        throw Error(
+            rankFile(prefix, 0) +
+            ": no such file; an algorithm trace prefix names PREFIX.0.et, PREFIX.1.et, ...");
+    // A gap in the numbering is a missing file, not a smaller algorithm.
+    for (std::uint32_t later = ranks + 1; later <= ranks + 64; ++later)
+        if (fs::exists(rankFile(prefix, later)))
+            throw Error(rankFile(prefix, ranks) + ": missing, but " + rankFile(prefix, later) +
+                        " exists; the algorithm's rank files must be numbered 0, 1, 2, ... "
+                        "without gaps");
+    program.ranks.resize(ranks);
+    bool annotated = true;
+    std::uint32_t highestPeer = 0;
+    std::string highestWhere;
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        std::string file = rankFile(prefix, rank);
+        et::TraceReader reader(file);
+        const et::TraceMetadata& meta = reader.metadata();
+        std::optional<std::string> coll = meta.stringAttr("collective");
+        if (rank == 0 && coll) {
+            std::optional<CollectiveType> type = net::collectiveFromMscclName(*coll);
+            if (!type)
+                throw Error(file + ": metadata collective=\"" + *coll +
+                            "\" is not allreduce, allgather, reduce_scatter or alltoall");
+            program.type = *type;
+            program.inputChunks = metaNumber(meta, "input_chunks", file);
+            program.outputChunks = metaNumber(meta, "output_chunks", file);
+            program.scratchChunks = metaNumber(meta, "scratch_chunks", file);
+            program.inPlace = meta.stringAttr("in_place").value_or("0") == "1";
+            program.chunksPerLoop = std::max(program.inputChunks, program.outputChunks);
+        }
+        annotated = annotated && coll.has_value();
+        auto& ops = program.ranks[rank].ops;
+        // Node id -> operation; the dependencies as node ids until every node is read.
+        std::unordered_map<std::uint64_t, std::uint32_t> opOfNode;
+        std::vector<std::vector<std::pair<std::uint64_t, std::string>>> nodeDeps;
+        et::TraceNode node;
+        while (reader.next(node)) {
+            std::string where = file + " node " + std::to_string(node.id) + " (" + node.name + ")";
+            if (opOfNode.count(node.id))
+                throw Error(where + ": the node id appears twice in the file");
+            ChunkAttrs attrs = chunkAttrs(node);
+            annotated = annotated && attrs.op.has_value();
+            std::vector<std::pair<std::uint64_t, std::string>> deps;
+            for (std::uint64_t dep : node.dataDeps)
+                deps.emplace_back(dep, where);
+            for (std::uint64_t dep : node.ctrlDeps)
+                deps.emplace_back(dep, where);
+            // The send half of an rrs/rcs/rrcs joins the receive it depends on.
+            if (attrs.op == "send") {
+                if (node.type != et::NodeType::CommSend || node.dataDeps.size() != 1 ||
+                    !opOfNode.count(node.dataDeps[0]))
+                    throw Error(where + ": a chunk_op \"send\" node must be a COMM_SEND that "
+                                        "depends on exactly one earlier COMM_RECV (its receive)");
+                std::uint32_t joined = opOfNode[node.dataDeps[0]];
+                ProgramOp& op = ops[joined];
+                if (!net::sends(op.kind) || op.sendPeer != net::noPeer)
+                    throw Error(where + ": the receive it depends on is not an rrs, rcs or "
+                                        "rrcs waiting for its send");
+                op.sendPeer = static_cast<std::uint32_t>(node.commDst().value_or(-1));
+                opOfNode[node.id] = joined;
+                if (op.sendPeer >= highestPeer) {
+                    highestPeer = op.sendPeer;
+                    highestWhere = where;
+                }
+                continue;
+            }
+            ProgramOp op;
+            op.where = where;
+            switch (node.type) {
+            case et::NodeType::CommSend:
+                op.kind = ProgramOpKind::Send;
+                if (!node.commDst())
+                    throw Error(where + ": a COMM_SEND node needs comm_dst");
+                op.sendPeer = static_cast<std::uint32_t>(*node.commDst());
+                break;
+            case et::NodeType::CommRecv:
+                op.kind = ProgramOpKind::Recv;
+                if (!node.commSrc())
+                    throw Error(where + ": a COMM_RECV node needs comm_src");
+                op.recvPeer = static_cast<std::uint32_t>(*node.commSrc());
+                break;
+            case et::NodeType::Comp:
+                op.kind = ProgramOpKind::Nop;
+                break;
+            default:
+                throw Error(where +
+                            ": an algorithm trace holds only COMM_SEND, COMM_RECV and "
+                            "COMP nodes, not node type " +
+                            std::to_string(static_cast<int>(node.type)));
+            }
+            op.channel = static_cast<std::uint32_t>(node.commTag().value_or(0));
+            if (node.type != et::NodeType::Comp)
+                op.fixedBytes = static_cast<std::uint64_t>(node.commSize().value_or(0));
+            if (attrs.op) {
+                std::optional<ProgramOpKind> kind = net::opKindFromMscclName(*attrs.op);
+                if (!kind)
+                    throw Error(where + ": unknown chunk_op \"" + *attrs.op +
+                                "\" (s, r, rrc, rrs, rcs, rrcs, cpy, re, nop, send)");
+                bool expectRecv = net::receives(*kind);
+                bool expectSend = *kind == ProgramOpKind::Send;
+                bool local = !expectRecv && !expectSend;
+                if ((expectRecv && node.type != et::NodeType::CommRecv) ||
+                    (expectSend && node.type != et::NodeType::CommSend) ||
+                    (local && node.type != et::NodeType::Comp))
+                    throw Error(where + ": chunk_op \"" + *attrs.op +
+                                "\" does not fit the node's type");
+                op.kind = *kind;
+                if (attrs.srcBuf)
+                    op.src = ChunkRef{bufferOf(*attrs.srcBuf, where),
+                                      chunkIndex(attrs.srcOff, where, "src_off")};
+                if (attrs.dstBuf)
+                    op.dst = ChunkRef{bufferOf(*attrs.dstBuf, where),
+                                      chunkIndex(attrs.dstOff, where, "dst_off")};
+                op.count = chunkIndex(attrs.count, where, "chunk_count");
+            }
+            for (std::uint32_t peer : {op.sendPeer, op.recvPeer})
+                if (peer != net::noPeer && peer >= highestPeer) {
+                    highestPeer = peer;
+                    highestWhere = where;
+                }
+            opOfNode[node.id] = static_cast<std::uint32_t>(ops.size());
+            ops.push_back(std::move(op));
+            nodeDeps.push_back(std::move(deps));
+        }
+        for (std::size_t index = 0; index < ops.size(); ++index)
+            for (const auto& [dep, where] : nodeDeps[index]) {
+                auto found = opOfNode.find(dep);
+                if (found == opOfNode.end())
+                    throw Error(where + ": depends on node " + std::to_string(dep) +
+                                ", which the file does not have");
+                if (found->second != index)
+                    ops[index].deps.push_back(found->second);
+            }
+        for (const ProgramOp& op : ops)
+            if (net::sends(op.kind) && op.sendPeer == net::noPeer)
+                throw Error(op.where + ": an rrs, rcs or rrcs receive needs a following "
+                                       "chunk_op \"send\" node that depends on it");
+    }
+    if (highestPeer >= ranks && highestPeer != net::noPeer)
+        throw Error(highestWhere + ": talks to rank " + std::to_string(highestPeer) + ", but " +
+                    rankFile(prefix, ranks) + " is missing (the algorithm's rank files must be " +
+                    "numbered 0.." + std::to_string(highestPeer) + " without gaps)");
+    program.chunksKnown = annotated;
+    if (!annotated) {
+        program.type = CollectiveType::None;
+        program.inputChunks = program.outputChunks = program.scratchChunks = 0;
+        for (auto& rank : program.ranks)
+            for (ProgramOp& op : rank.ops)
+                op.count = 1;
+    } else {
+        for (auto& rank : program.ranks)
+            for (ProgramOp& op : rank.ops)
+                op.fixedBytes = 0;
+    }
+    return program;
+}
+
+void writeChakraAlgorithm(const CollectiveProgram& program,
+                          const std::string& prefix,
+                          std::uint64_t bytes)
+{
+    std::uint64_t chunk = program.inputChunks == 0 ? 0 : bytes / program.inputChunks;
+    pb::GlobalMetadata metadata = et::TraceWriter::defaultMetadata();
+    auto meta = [&](const char* name, const std::string& value) {
+        pb::AttributeProto* attr = metadata.add_attr();
+        attr->set_name(name);
+        attr->set_string_val(value);
+    };
+    meta("collective", collectiveName(program.type));
+    meta("input_chunks", std::to_string(program.inputChunks));
+    meta("output_chunks", std::to_string(program.outputChunks));
+    meta("scratch_chunks", std::to_string(program.scratchChunks));
+    meta("in_place", program.inPlace ? "1" : "0");
+    for (std::uint32_t rank = 0; rank < program.rankCount(); ++rank) {
+        std::string file = rankFile(prefix, rank);
+        std::string temporary = file + ".tmp";
+        {
+            et::TraceWriter writer(temporary, metadata);
+            const auto& ops = program.ranks[rank].ops;
+            // The node each operation finishes with (its send half for rrs/rcs/rrcs).
+            std::vector<std::uint64_t> last(ops.size());
+            std::uint64_t nextId = 0;
+            auto text = [](et::TraceNode& node, const char* name, const std::string& value) {
+                pb::AttributeProto attr;
+                attr.set_name(name);
+                attr.set_string_val(value);
+                et::TraceCodec::addAttribute(node, attr);
+            };
+            auto number = [](et::TraceNode& node, const char* name, std::int64_t value) {
+                pb::AttributeProto attr;
+                attr.set_name(name);
+                attr.set_int64_val(value);
+                et::TraceCodec::addAttribute(node, attr);
+            };
+            for (std::size_t index = 0; index < ops.size(); ++index) {
+                const ProgramOp& op = ops[index];
+                et::TraceNode node;
+                node.id = nextId++;
+                node.name = std::string(net::mscclName(op.kind)) + " " + std::to_string(index);
+                for (std::uint32_t dep : op.deps)
+                    node.dataDeps.push_back(last[dep]);
+                std::uint64_t size = op.count * chunk;
+                if (net::receives(op.kind)) {
+                    node.type = et::NodeType::CommRecv;
+                    node.setCommSrc(static_cast<std::int32_t>(op.recvPeer));
+                } else if (op.kind == ProgramOpKind::Send) {
+                    node.type = et::NodeType::CommSend;
+                    node.setCommDst(static_cast<std::int32_t>(op.sendPeer));
+                } else {
+                    node.type = et::NodeType::Comp;
+                }
+                if (node.type != et::NodeType::Comp) {
+                    node.setCommSize(static_cast<std::int64_t>(size));
+                    node.setCommTag(static_cast<std::int32_t>(op.channel));
+                }
+                text(node, "chunk_op", net::mscclName(op.kind));
+                text(node, "src_buf", net::mscclName(op.src.buffer));
+                number(node, "src_off", op.src.offset);
+                text(node, "dst_buf", net::mscclName(op.dst.buffer));
+                number(node, "dst_off", op.dst.offset);
+                number(node, "chunk_count", op.count);
+                writer.write(node);
+                last[index] = node.id;
+                if (net::receives(op.kind) && net::sends(op.kind)) {
+                    et::TraceNode send;
+                    send.id = nextId++;
+                    send.name = "send " + std::to_string(index);
+                    send.type = et::NodeType::CommSend;
+                    send.dataDeps.push_back(node.id);
+                    send.setCommDst(static_cast<std::int32_t>(op.sendPeer));
+                    send.setCommSize(static_cast<std::int64_t>(size));
+                    send.setCommTag(static_cast<std::int32_t>(op.channel));
+                    text(send, "chunk_op", "send");
+                    writer.write(send);
+                    last[index] = send.id;
+                }
+            }
+            writer.close();
+        }
+        fs::rename(temporary, file);
+    }
+}
+
+} // namespace etsim::platform

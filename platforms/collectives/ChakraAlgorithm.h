@@ -1,0 +1,35 @@
+#pragma once
+// A collective algorithm as Chakra traces, one per algorithm rank: PREFIX.<rank>.et holding
+// COMM_SEND, COMM_RECV and COMP nodes (ASTRA-sim's custom-collective input). Ranks are
+// positions in the communicator group; messages match per (source, destination, comm_tag) in
+// node order; dependencies are the nodes' data and control dependencies.
+//
+// Plain traces (as ASTRA-sim's converter writes them) say only who sends how many bytes:
+// every message has its comm_size whatever the collective's size, a COMP node only orders
+// its dependants, and the verifier can check matching and deadlocks but not the data.
+// etsim's own traces (writeChakraAlgorithm) add, on every node, which chunks move:
+//   chunk_op    the MSCCL step type (s, r, rrc, rrs, rcs, rrcs, cpy, re, nop); the RECV node of
+//               rrs/rcs/rrcs is followed by a SEND node with chunk_op "send" depending on it
+//   src_buf, dst_buf ("i", "o", "s"), src_off, dst_off, chunk_count
+// and the metadata record carries collective, input_chunks, output_chunks, scratch_chunks and
+// in_place. Message sizes are then chunk_count chunks of the phase's chunk, like MSCCL's.
+
+#include "models/net/collectives/CollectiveProgram.h"
+
+#include <cstdint>
+#include <string>
+
+namespace etsim::platform {
+
+/// Reads PREFIX.0.et, PREFIX.1.et, ... (as many as exist, gzip or plain); throws etsim::Error
+/// naming the file and node, e.g. for a rank file missing from the sequence or a peer with no
+/// file.
+net::CollectiveProgram loadChakraAlgorithm(const std::string& prefix);
+
+/// Writes `program` as PREFIX.<rank>.et; comm_size is chunk_count chunks of `bytes` /
+/// input_chunks (what ASTRA-sim will send). Each file is written to a temporary name first.
+void writeChakraAlgorithm(const net::CollectiveProgram& program,
+                          const std::string& prefix,
+                          std::uint64_t bytes);
+
+} // namespace etsim::platform

@@ -1,0 +1,457 @@
+// The controller mechanisms a DRAMSys configuration selects, each checked on a command
+// sequence computed by hand from DRAMSys's HBM2 example memspec (memspec/HBM2.json), and the
+// import of DRAMSys's configuration files.
+//
+// The memspec, in tCK = 1 ns: RCDRD 12, RL 17, DQSCK 1, BL 4 at DDR (a burst is 2 cycles),
+// RP 14, RAS 28, RC 42, RTP 5, CCDL 3, CCDS 2, RRDS 4, RRDL 6, FAW 16, RFC 220. DRAMSys's
+// HBM2 checker counts ACT's timings from the second of its two row-bus cycles: ACT to RD is
+// RCDRD + 1 = 13, PRE to ACT is RP - 1 = 13, REF to ACT is RFC - 1. A request reaches the
+// controller one cycle after its BEGIN_REQ (ThinkDelayFw 1); read data ends RL + DQSCK + 2 =
+// 20 cycles after the RD.
+
+#include "kernel/Config.h"
+#include "kernel/Error.h"
+#include "models/hbm/DramsysImport.h"
+#include "tests/models/hbm/HbmTestSupport.h"
+#include "tests/support/SharedTraces.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
+
+namespace etsim::hbm::test {
+namespace {
+
+constexpr std::uint64_t ns = 1000; // ps
+
+// The DRAMSys HBM2 example as the importer builds it, without refresh (tests that need it
+// turn it on): the values are written out so that the sequences below follow from this file.
+HbmConfig dramsysHbm2()
+{
+    HbmConfig c = hbmPreset(HbmPreset::Hbm2);
+    c.fidelity = Fidelity::Detailed;
+    Organisation& o = c.organisation;
+    o.stacks = 1;
+    o.channelsPerStack = 1;
+    o.pcsPerChannel = 2;
+    o.pcWidthBits = 64;
+    o.burstLength = 4;
+    o.clock = Frequency::fromHz(1e9);
+    o.dataRate = Bandwidth::fromBytesPerSecond(2e9 / 8.0);
+    o.sids = 2;
+    o.bankGroups = 4;
+    o.banksPerGroup = 4;
+    o.rows = 32768;
+    o.page = Size::fromBytes(1024);
+    o.stackInterleave = Size::fromBytes(o.stackBytes());
+    Timing& t = c.timing;
+    t = Timing{};
+    t.cl = 17 + 1;
+    t.cwl = 7;
+    t.rcdRd = 12;
+    t.rcdWr = 6;
+    t.rp = 14;
+    t.ras = 28;
+    t.rc = 42;
+    t.wr = 14;
+    t.rtp = 5;
+    t.ccdS = 2;
+    t.ccdL = 3;
+    t.ccdR = 2;
+    t.rrdS = 4;
+    t.rrdL = 6;
+    t.faw = 16;
+    t.wtrS = 4;
+    t.wtrL = 9;
+    t.rtw = 18;
+    t.ppd = 1;
+    t.rfc = 220;
+    t.rfcPb = 96;
+    t.refi = 3900;
+    t.rrefd = 8;
+    // am_hbm2_16Gb-8H_pc_brc: byte 0-4, pseudo-channel 5, bank group 6-7, bank 8-9, stack 10,
+    // column 11-15, row 16-30.
+    AddressMapBits& m = c.addressMap;
+    m = AddressMapBits{};
+    m.field(AddressField::Byte) = {0, 1, 2, 3, 4};
+    m.field(AddressField::PseudoChannel) = {5};
+    m.field(AddressField::BankGroup) = {6, 7};
+    m.field(AddressField::Bank) = {8, 9};
+    m.field(AddressField::Sid) = {10};
+    m.field(AddressField::Column) = {11, 12, 13, 14, 15};
+    for (std::uint8_t bit = 16; bit <= 30; ++bit)
+        m.field(AddressField::Row).push_back(bit);
+    ControllerConfig& k = c.controller;
+    k.scheduler = SchedulerKind::FrFcfs;
+    k.pagePolicy = PagePolicyKind::Open;
+    k.refresh = RefreshKind::None;
+    k.buffer = RequestBuffer::Bankwise;
+    k.bankBuffer = 8;
+    k.readQueue = k.writeQueue = 8;
+    k.commandMux = CommandMux::Oldest;
+    k.commandBus = CommandBus::PerChannel;
+    k.actTiming = ActTiming::SecondCycle;
+    k.refreshPrecharge = RefreshPrecharge::AllBank;
+    k.refreshStart = RefreshStart::Staggered;
+    k.admission = Admission::InOrder;
+    k.latency = Time::fromPs(1 * ns);
+    validate(c);
+    return c;
+}
+
+// address of (pc, bank group, bank, row, column) in stack 0 under the map above
+std::uint64_t at(std::uint32_t pc,
+                 std::uint32_t group,
+                 std::uint32_t bank,
+                 std::uint32_t row,
+                 std::uint32_t column)
+{
+    return (std::uint64_t{row} << 16) | (std::uint64_t{column} << 11) | (bank << 8) | (group << 6) |
+           (pc << 5);
+}
+
+// (cycle, pc, command, bank) of an issued command
+using Issued = std::tuple<std::uint64_t, std::uint32_t, std::string, std::uint32_t>;
+
+void watch(DeviceRun& run, std::vector<Issued>& issued)
+{
+    run.device.setObserver(
+        [&issued](
+            std::uint32_t pc, std::uint64_t cycle, Command c, std::uint32_t bank, std::uint32_t) {
+            issued.emplace_back(cycle, pc, toString(c), bank);
+        });
+}
+
+TEST(DramsysLatency, IdleReadRowHitAndRowConflictAsDramsysCountsThem)
+{
+    DeviceRun run(dramsysHbm2());
+    // Idle bank: think 1 + ACT to RD 13 + RL 17 + DQSCK 1 + burst 2 = 34 ns.
+    run.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+    // Row hit, long after: think 1 + RL 17 + DQSCK 1 + burst 2 = 21 ns.
+    run.submitAt(1000 * ns, 2, at(0, 0, 0, 1, 1), 32);
+    // Row conflict: think 1 + PRE to ACT 13 + ACT to RD 13 + 20 = 47 ns.
+    run.submitAt(2000 * ns, 3, at(0, 0, 0, 2, 0), 32);
+    run.drain();
+    EXPECT_EQ(run.donePs.at(1), 34 * ns);
+    EXPECT_EQ(run.donePs.at(2) - 1000 * ns, 21 * ns);
+    EXPECT_EQ(run.donePs.at(3) - 2000 * ns, 47 * ns);
+}
+
+TEST(DramsysCommands, PseudoChannelsShareTheCommandBusesOfTheirChannel)
+{
+    DeviceRun run(dramsysHbm2());
+    std::vector<Issued> issued;
+    watch(run, issued);
+    run.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+    run.submitAt(0, 2, at(1, 0, 0, 1, 0), 32);
+    run.drain();
+    // Request 1 enters at cycle 1 and activates; request 2 enters at 2 (one per cycle), but
+    // the ACT of request 1 holds the shared row bus for cycles 1 and 2: its ACT goes at 3.
+    std::vector<Issued> expected{
+        {1, 0, "act", 0}, {3, 1, "act", 0}, {14, 0, "rd", 0}, {16, 1, "rd", 0}};
+    EXPECT_EQ(issued, expected);
+    EXPECT_EQ(run.donePs.at(2), (16 + 20) * ns);
+
+    // With a bus per PC the second ACT goes as soon as its request has entered.
+    HbmConfig own = dramsysHbm2();
+    own.controller.commandBus = CommandBus::PerPc;
+    DeviceRun apart(own);
+    std::vector<Issued> apartIssued;
+    watch(apart, apartIssued);
+    apart.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+    apart.submitAt(0, 2, at(1, 0, 0, 1, 0), 32);
+    apart.drain();
+    std::vector<Issued> expectedApart{
+        {1, 0, "act", 0}, {2, 1, "act", 0}, {14, 0, "rd", 0}, {15, 1, "rd", 0}};
+    EXPECT_EQ(apartIssued, expectedApart);
+}
+
+TEST(DramsysCommands, BankwiseBufferWaitsForTheBankItStoredLast)
+{
+    HbmConfig config = dramsysHbm2();
+    config.controller.bankBuffer = 2;
+    DeviceRun run(config);
+    std::vector<Issued> issued;
+    watch(run, issued);
+    // Two reads fill bank 0 of PC 0 (2 entries); the third goes to PC 1, whose buffer is empty,
+    // yet it waits: the admission rule looks at the bank stored last. It enters when the first
+    // read's RD (cycle 14) frees an entry, and activates in that cycle.
+    run.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+    run.submitAt(0, 2, at(0, 0, 0, 1, 1), 32);
+    run.submitAt(0, 3, at(1, 0, 0, 1, 0), 32);
+    run.drain();
+    std::vector<Issued> expected{{1, 0, "act", 0},
+                                 {14, 0, "rd", 0},
+                                 {14, 1, "act", 0},
+                                 {17, 0, "rd", 0}, // tCCDL after the first RD
+                                 {27, 1, "rd", 0}};
+    EXPECT_EQ(issued, expected);
+}
+
+TEST(DramsysCommands, AllBankRefreshClosesTheRowsWithOnePrea)
+{
+    HbmConfig config = dramsysHbm2();
+    config.controller.refresh = RefreshKind::AllBank;
+    config.timing.refi = 1000;
+    DeviceRun run(config);
+    std::vector<Issued> issued;
+    watch(run, issued);
+    // Two banks (0, and 4 in the next bank group) open rows; a read arrives after the refresh
+    // fell due (cycle 1000) while the PC was idle: the controller closes both rows with one
+    // PREA when it enters (cycle 1101), refreshes tRP later (1115) and activates tRFC - 1
+    // after that (1334).
+    run.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+    run.submitAt(0, 2, at(0, 1, 0, 1, 0), 32);
+    run.submitAt(1100 * ns, 3, at(0, 0, 0, 1, 1), 32);
+    run.drain();
+    std::vector<Issued> expected{{1, 0, "act", 0},
+                                 {5, 0, "act", 4}, // tRRDS after the first ACT
+                                 {14, 0, "rd", 0},
+                                 {18, 0, "rd", 4},
+                                 {1101, 0, "prea", 0},
+                                 {1115, 0, "refab", 0},
+                                 {1334, 0, "act", 0},
+                                 {1347, 0, "rd", 0}};
+    EXPECT_EQ(issued, expected);
+    EXPECT_EQ(run.donePs.at(3), (1347 + 20) * ns);
+}
+
+TEST(DramsysCommands, RefreshesOfTheTwoPseudoChannelsAreStaggered)
+{
+    HbmConfig config = dramsysHbm2();
+    config.controller.refresh = RefreshKind::AllBank;
+    config.timing.refi = 1000;
+    DeviceRun run(config);
+    std::vector<Issued> issued;
+    watch(run, issued);
+    // PC 1 of 2 (bit-reversed 1) refreshes first at tREFI - tREFI / 2 = cycle 500, PC 0 at
+    // 1000. A read to PC 1 at 600 ns finds its refresh due: PREA at entry (601), REF tRP later.
+    run.submitAt(0, 1, at(1, 0, 0, 1, 0), 32);
+    run.submitAt(600 * ns, 2, at(1, 0, 0, 1, 1), 32);
+    run.drain();
+    std::vector<Issued> expected{{1, 1, "act", 0},
+                                 {14, 1, "rd", 0},
+                                 {601, 1, "prea", 0},
+                                 {615, 1, "refab", 0},
+                                 {834, 1, "act", 0},
+                                 {847, 1, "rd", 0}};
+    EXPECT_EQ(issued, expected);
+    // With aligned starts PC 1 refreshes at 1000 like PC 0: the read at 600 is a row hit.
+    config.controller.refreshStart = RefreshStart::Aligned;
+    DeviceRun aligned(config);
+    aligned.submitAt(0, 1, at(1, 0, 0, 1, 0), 32);
+    aligned.submitAt(600 * ns, 2, at(1, 0, 0, 1, 1), 32);
+    aligned.drain();
+    EXPECT_EQ(aligned.donePs.at(2) - 600 * ns, 21 * ns);
+}
+
+TEST(DramsysMux, OldestPicksTheCommandThatFinishesFirstThenTheOlder)
+{
+    Candidate act;
+    act.command = Command::Act;
+    act.ready = 10;
+    act.sequence = 1;
+    Candidate pre;
+    pre.command = Command::Pre;
+    pre.ready = 10;
+    pre.sequence = 5;
+    // Both legal at 10: PRE ends at 11, ACT (two cycles) at 12.
+    EXPECT_TRUE(finishesFirst(pre, act));
+    // PRE legal at 11 ends at 12 like the ACT: the older request wins.
+    pre.ready = 11;
+    EXPECT_TRUE(finishesFirst(act, pre));
+    EXPECT_FALSE(finishesFirst(pre, act));
+    // Between the best row and column command: the one ready first, then the older.
+    Candidate rd;
+    rd.command = Command::Rd;
+    rd.ready = 10;
+    rd.sequence = 9;
+    EXPECT_EQ(&readyFirst(pre, rd), &rd);
+    EXPECT_EQ(&readyFirst(act, rd), &act);
+}
+
+std::filesystem::path referenceConfigs()
+{
+    std::optional<std::filesystem::path> reference = etsim::test::sharedReference();
+    if (!reference || !std::filesystem::exists(*reference / "dramsys-configs"))
+        return {};
+    return *reference / "dramsys-configs";
+}
+
+TEST(DramsysImport, MapsEveryFieldOfTheHbm2Example)
+{
+    std::filesystem::path configs = referenceConfigs();
+    if (configs.empty())
+        GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
+    DramsysSimulation sim = loadDramsysSimulation((configs / "hbm2-example.json").string());
+    HbmConfig expected = dramsysHbm2();
+    expected.controller.refresh = RefreshKind::AllBank;
+    const HbmConfig& c = sim.config;
+    EXPECT_EQ(sim.simulationId, "hbm2-example");
+    EXPECT_EQ(c.organisation.pcCount(), 2U);
+    EXPECT_EQ(c.organisation.banksPerPc(), 32U);
+    EXPECT_EQ(c.organisation.bankGroupsPerPc(), 8U);
+    EXPECT_EQ(c.organisation.page.bytes(), 1024U);
+    EXPECT_EQ(c.organisation.deviceBytes(), std::uint64_t{2} << 30);
+    EXPECT_DOUBLE_EQ(c.organisation.devicePeak().bytesPerSecond(), 32e9);
+    EXPECT_EQ(toYaml(c)["timing"].as<YAML::Node>().size(), toYaml(expected)["timing"].size());
+    for (const auto& entry : toYaml(expected)["timing"])
+        EXPECT_EQ(toYaml(c)["timing"][entry.first.as<std::string>()].as<std::string>(),
+                  entry.second.as<std::string>())
+            << entry.first.as<std::string>();
+    for (const auto& entry : toYaml(expected)["controller"])
+        EXPECT_EQ(toYaml(c)["controller"][entry.first.as<std::string>()].as<std::string>(),
+                  entry.second.as<std::string>())
+            << entry.first.as<std::string>();
+    EXPECT_EQ(c.addressMap.bits, expected.addressMap.bits);
+    const DramsysInitiator& g = *sim.initiator;
+    EXPECT_EQ(g.kind, DramsysInitiator::Kind::Generator);
+    EXPECT_DOUBLE_EQ(g.clock.hz(), 2e9);
+    EXPECT_EQ(g.dataLength, 32U);
+    EXPECT_EQ(g.numRequests, 2000U);
+    EXPECT_DOUBLE_EQ(g.rwRatio, 0.85);
+    EXPECT_FALSE(g.random);
+}
+
+TEST(DramsysImport, PlatformHbmSectionTakesADramsysFile)
+{
+    std::filesystem::path configs = referenceConfigs();
+    if (configs.empty())
+        GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
+    std::string file = (configs / "hbm2-example.json").string();
+    HbmConfig fromYaml =
+        loadConfigString("dramsys: " + file + "\n", "platform.yaml").map(parseHbmConfig);
+    HbmConfig direct = loadDramsysSimulation(file).config;
+    EXPECT_EQ(fromYaml.fidelity, Fidelity::Detailed);
+    EXPECT_EQ(YAML::Dump(toYaml(fromYaml)["controller"]), YAML::Dump(toYaml(direct)["controller"]));
+    EXPECT_EQ(YAML::Dump(toYaml(fromYaml)["timing"]), YAML::Dump(toYaml(direct)["timing"]));
+    // The analytic fidelity's latency is the imported memory's idle read: 1 + 13 + 18 + 2.
+    EXPECT_EQ(fromYaml.analytic.latency.ps(), 34 * ns);
+    HbmConfig analytic =
+        loadConfigString("dramsys: " + file + "\nfidelity: analytic\n", "platform.yaml")
+            .map(parseHbmConfig);
+    EXPECT_EQ(analytic.fidelity, Fidelity::Analytic);
+
+    std::string error;
+    try {
+        loadConfigString("dramsys: " + file + "\npreset: hbm2\n", "platform.yaml")
+            .map(parseHbmConfig);
+    } catch (const Error& e) {
+        error = e.what();
+    }
+    EXPECT_NE(error.find("platform.yaml:1:"), std::string::npos) << error;
+    EXPECT_NE(error.find("remove `preset`"), std::string::npos) << error;
+}
+
+// A copy of the example in a temporary folder, with `from` replaced by `to` in `part`.
+std::string exampleWith(const std::string& part,
+                        const std::string& from,
+                        const std::string& to,
+                        const std::filesystem::path& configs)
+{
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("etsim-dramsys-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(configs, dir, std::filesystem::copy_options::recursive);
+    std::filesystem::path file = dir / part;
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::size_t where = text.find(from);
+    EXPECT_NE(where, std::string::npos) << from;
+    text.replace(where, from.size(), to);
+    std::ofstream(file) << text;
+    return (dir / "hbm2-example.json").string();
+}
+
+std::string importError(const std::string& path)
+{
+    try {
+        loadDramsysSimulation(path);
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return "";
+}
+
+TEST(DramsysImport, RefusesWhatItDoesNotModelNamingFileAndKey)
+{
+    std::filesystem::path configs = referenceConfigs();
+    if (configs.empty())
+        GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
+    std::string e =
+        importError(exampleWith("mcconfig/fr_fcfs.json", "\"FrFcfs\"", "\"FrFcfsGrp\"", configs));
+    EXPECT_NE(e.find("fr_fcfs.json: mcconfig.Scheduler: \"FrFcfsGrp\" is not modelled"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("supported: FrFcfs"), std::string::npos) << e;
+
+    e = importError(exampleWith("mcconfig/fr_fcfs.json",
+                                "\"RefreshMaxPostponed\": 0",
+                                "\"RefreshMaxPostponed\": 8",
+                                configs));
+    EXPECT_NE(e.find("mcconfig.RefreshMaxPostponed: 8 is not modelled"), std::string::npos) << e;
+
+    e = importError(
+        exampleWith("memspec/HBM2.json", "\"CCDL\": 3,", "\"CCDL\": 3, \"tFOO\": 1,", configs));
+    EXPECT_NE(e.find("HBM2.json: memspec.memtimingspec.tFOO: not modelled by etsim"),
+              std::string::npos)
+        << e;
+
+    e = importError(exampleWith("hbm2-example.json",
+                                "\"addressDistribution\": \"sequential\"",
+                                "\"addressDistribution\": \"zigzag\"",
+                                configs));
+    EXPECT_NE(e.find("tracesetup[0].addressDistribution: supported: sequential, random"),
+              std::string::npos)
+        << e;
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                ("etsim-dramsys-" + std::to_string(::getpid())));
+}
+
+TEST(DramsysGenerator, SequentialWrapsAndRandomStaysAligned)
+{
+    DramsysInitiator g;
+    g.clock = Frequency::fromHz(2e9);
+    g.dataLength = 32;
+    g.numRequests = 4;
+    g.rwRatio = 1.0;
+    g.minAddress = 0;
+    g.maxAddress = 64;
+    DramsysGenerator sequential(g, std::uint64_t{2} << 30);
+    MemRequest r;
+    std::vector<std::uint64_t> addresses;
+    std::vector<std::uint64_t> times;
+    while (sequential.next(r)) {
+        addresses.push_back(r.address);
+        times.push_back(r.notBeforePs);
+        EXPECT_FALSE(r.write);
+    }
+    // i × 32 mod (max - min) + min; one request per 0.5 ns.
+    EXPECT_EQ(addresses, (std::vector<std::uint64_t>{0, 32, 0, 32}));
+    EXPECT_EQ(times, (std::vector<std::uint64_t>{0, 500, 1000, 1500}));
+
+    g.random = true;
+    g.numRequests = 1000;
+    g.rwRatio = 0.5;
+    g.minAddress.reset();
+    g.maxAddress.reset();
+    DramsysGenerator random(g, std::uint64_t{2} << 30);
+    std::uint64_t writes = 0;
+    while (random.next(r)) {
+        EXPECT_EQ(r.address % 32, 0U);
+        EXPECT_LT(r.address, std::uint64_t{2} << 30);
+        writes += r.write;
+    }
+    EXPECT_GT(writes, 400U);
+    EXPECT_LT(writes, 600U);
+}
+
+} // namespace
+} // namespace etsim::hbm::test

@@ -1,0 +1,449 @@
+// Custom collective algorithms: MSCCL programs written by the generator run in exactly the
+// time of the built-in algorithm they transcribe; the verifier accepts them and names the
+// rank, chunk and step of each mutation; bad files get errors naming file, line and element.
+
+#include "kernel/Error.h"
+#include "models/net/CommEngine.h"
+#include "models/net/NetConfig.h"
+#include "models/net/collectives/CustomAlgorithm.h"
+#include "models/net/collectives/ProgramVerifier.h"
+#include "platforms/PlatformConfig.h"
+#include "platforms/collectives/ChakraAlgorithm.h"
+#include "platforms/collectives/CustomAlgorithms.h"
+#include "platforms/collectives/MscclReader.h"
+#include "platforms/collectives/ProgramGen.h"
+#include "tests/models/net/NetTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace etsim::platform {
+namespace {
+
+namespace fs = std::filesystem;
+using net::AlgorithmKind;
+using ProgramOpKindForTest = net::ProgramOpKind;
+
+// A scratch folder removed at the end of the test.
+class Scratch {
+public:
+    Scratch()
+        : folder(fs::temp_directory_path() /
+                 ("etsim-custom-" +
+                  std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+    {
+        fs::create_directories(folder);
+    }
+    ~Scratch() { fs::remove_all(folder); }
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        fs::path file = folder / name;
+        std::ofstream(file) << text;
+        return file.string();
+    }
+
+private:
+    fs::path folder;
+};
+
+std::string platformYaml(const std::string& fidelity,
+                         const std::string& kind,
+                         std::uint32_t size,
+                         const std::string& allReduce)
+{
+    return "fidelity: " + fidelity +
+           "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: " + kind +
+           ", size: " + std::to_string(size) +
+           ", bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+           "nic: {message_delay: \"30 ns\"}\n"
+           "collectives:\n  algorithms: {all_reduce: [" +
+           allReduce +
+           "]}\n  chunks: 4\n  active_chunks: 2\n  endpoint_delay: \"10 ns\"\n"
+           "  local_memory_bandwidth: \"2000 GB/s\"\n";
+}
+
+struct Timing {
+    std::vector<std::uint64_t> donePs;
+    std::uint64_t endPs = 0;
+    double busBandwidth = 0;
+    std::uint64_t messages = 0;
+    std::vector<double> linkBytes;
+    std::vector<std::uint64_t> linkBusyPs;
+};
+
+// One all-reduce on every rank, with the stats a report takes from the engine.
+Timing timeAllReduce(const net::NetConfig& config, std::uint64_t bytes)
+{
+    std::uint32_t ranks = config.endpointCount();
+    net::CommEngine engine(config, ranks);
+    Timing timing;
+    timing.donePs.assign(ranks, 0);
+    engine.setCompletion([&](std::uint64_t token) { timing.donePs[token] = engine.nowPs(); });
+    for (std::uint32_t rank = 0; rank < ranks; ++rank)
+        engine.post(net::test::collectiveNode(rank, CollectiveType::AllReduce, bytes), rank);
+    engine.run();
+    const net::CollectiveRecord& record = engine.records().at(0);
+    timing.endPs = record.endPs;
+    timing.busBandwidth = record.busBandwidth();
+    timing.messages = engine.network().messagesSent();
+    for (std::size_t link = 0; link < engine.network().linkCount(); ++link) {
+        timing.linkBytes.push_back(engine.network().linkBytes(link));
+        timing.linkBusyPs.push_back(engine.network().linkBusyPs(link));
+    }
+    return timing;
+}
+
+TEST(CustomCollective, MscclProgramsMatchTheBuiltInAlgorithmTime)
+{
+    Scratch scratch;
+    struct Case {
+        AlgorithmKind algorithm;
+        const char* name;
+        const char* topology;
+        std::uint32_t ranks;
+    };
+    const Case cases[] = {
+        {AlgorithmKind::Ring, "ring", "ring", 8},
+        {AlgorithmKind::Ring, "ring", "switch", 8},
+        {AlgorithmKind::HalvingDoubling, "halving_doubling", "switch", 8},
+        {AlgorithmKind::Direct, "direct", "fully_connected", 8},
+        {AlgorithmKind::HalvingDoubling, "halving_doubling", "fully_connected", 16},
+    };
+    // Divisible by 4 chunks x 16 ranks, so built-in and program cut the same message sizes.
+    constexpr std::uint64_t bytes = 64ULL << 20;
+    for (const Case& c : cases)
+        for (const char* fidelity : {"flow", "astra_aware", "astra_unaware"}) {
+            SCOPED_TRACE(std::string(c.name) + " " + c.topology + " " + std::to_string(c.ranks) +
+                         " " + fidelity);
+            std::string base = std::string(c.name) + std::to_string(c.ranks);
+            net::CollectiveProgram program =
+                generateProgram(c.algorithm, CollectiveType::AllReduce, c.ranks);
+            std::string xml = scratch.write(base + ".xml", writeMsccl(program));
+            std::string prefix = scratch.write(base, "");
+            writeChakraAlgorithm(program, prefix, bytes);
+            net::NetConfig builtIn =
+                net::loadNetConfigString(platformYaml(fidelity, c.topology, c.ranks, c.name));
+            Timing expected = timeAllReduce(builtIn, bytes);
+            EXPECT_GT(expected.endPs, 0U);
+            for (const std::string& entry : {"{msccl: " + xml + "}", "{chakra: " + prefix + "}"}) {
+                SCOPED_TRACE(entry);
+                net::NetConfig custom =
+                    net::loadNetConfigString(platformYaml(fidelity, c.topology, c.ranks, entry));
+                loadCustomAlgorithms(custom);
+                ASSERT_NE(custom.customAlgorithm(CollectiveType::AllReduce, 0), nullptr);
+                Timing got = timeAllReduce(custom, bytes);
+                EXPECT_EQ(got.donePs, expected.donePs);
+                EXPECT_EQ(got.endPs, expected.endPs);
+                EXPECT_DOUBLE_EQ(got.busBandwidth, expected.busBandwidth);
+                EXPECT_EQ(got.messages, expected.messages);
+                EXPECT_EQ(got.linkBytes, expected.linkBytes);
+                EXPECT_EQ(got.linkBusyPs, expected.linkBusyPs);
+            }
+        }
+}
+
+// The comparison above can fail: the other algorithm's program does not give the same time.
+TEST(CustomCollective, AnotherProgramGivesAnotherTime)
+{
+    Scratch scratch;
+    std::string xml = scratch.write(
+        "ring8.xml",
+        writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 8)));
+    net::NetConfig halving =
+        net::loadNetConfigString(platformYaml("flow", "switch", 8, "halving_doubling"));
+    net::NetConfig ring =
+        net::loadNetConfigString(platformYaml("flow", "switch", 8, "{msccl: " + xml + "}"));
+    loadCustomAlgorithms(ring);
+    EXPECT_NE(timeAllReduce(ring, 64ULL << 20).endPs, timeAllReduce(halving, 64ULL << 20).endPs);
+}
+
+} // namespace
+} // namespace etsim::platform
+
+namespace etsim::platform {
+namespace {
+
+// Ring all-reduce on 4 ranks as MSCCL XML: gpu r has one threadblock (send r+1, recv r-1)
+// with steps 0 s, 1-2 rrs, 3 rrcs, 4-5 rcs, 6 r.
+std::string ring4()
+{
+    return writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 4));
+}
+
+// Replaces the first `from` after `<gpu id="gpu"` in `xml`.
+std::string
+mutate(std::string xml, std::uint32_t gpu, const std::string& from, const std::string& to)
+{
+    std::size_t at = xml.find("<gpu id=\"" + std::to_string(gpu) + "\"");
+    at = xml.find(from, at);
+    EXPECT_NE(at, std::string::npos) << from;
+    return xml.replace(at, from.size(), to);
+}
+
+std::string replaceFirst(std::string text, const std::string& from, const std::string& to)
+{
+    return text.replace(text.find(from), from.size(), to);
+}
+
+std::string verifyError(const std::string& xml)
+{
+    try {
+        net::verifyProgram(parseMsccl(xml, "algo.xml"));
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return "accepted";
+}
+
+std::string loadError(const std::string& xml)
+{
+    try {
+        parseMsccl(xml, "algo.xml");
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return "accepted";
+}
+
+TEST(CollectiveVerifier, AcceptsEveryGeneratedProgram)
+{
+    for (AlgorithmKind algorithm :
+         {AlgorithmKind::Ring, AlgorithmKind::HalvingDoubling, AlgorithmKind::Direct})
+        for (CollectiveType type : {CollectiveType::AllReduce,
+                                    CollectiveType::ReduceScatter,
+                                    CollectiveType::AllGather,
+                                    CollectiveType::AllToAll})
+            for (std::uint32_t ranks : {2U, 4U, 8U, 16U, 64U}) {
+                if (type == CollectiveType::AllToAll && algorithm != AlgorithmKind::Direct)
+                    continue;
+                if (ranks > 16 && algorithm != AlgorithmKind::Ring)
+                    continue; // the quadratic direct programs stay small to keep the test fast
+                SCOPED_TRACE(std::to_string(ranks) + " " + toString(type));
+                net::CollectiveProgram program = generateProgram(algorithm, type, ranks);
+                net::VerifyResult direct = net::verifyProgram(program);
+                EXPECT_TRUE(direct.dataChecked);
+                // And the same after a round trip through MSCCL XML.
+                net::VerifyResult parsed =
+                    net::verifyProgram(parseMsccl(writeMsccl(program), "gen.xml"));
+                EXPECT_EQ(parsed.operations, direct.operations);
+                EXPECT_EQ(parsed.messages, direct.messages);
+            }
+    // Ring all-reduce: 2(p - 1) messages per rank.
+    EXPECT_EQ(net::verifyProgram(parseMsccl(ring4(), "ring.xml")).messages, 4U * 6U);
+}
+
+TEST(CollectiveVerifier, DroppedSendIsADeadlockAtTheReceiverItStarves)
+{
+    // Without gpu 0's first send, gpu 1 receives one message fewer from it than it expects:
+    // its last receive (step 6, chunk (1 - 2) mod 4 = 3) waits forever.
+    net::CollectiveProgram program = parseMsccl(ring4(), "algo.xml");
+    auto& ops = program.ranks[0].ops;
+    ops.erase(ops.begin());
+    for (net::ProgramOp& op : ops) {
+        op.deps.clear();
+    }
+    for (std::size_t index = 1; index < ops.size(); ++index)
+        ops[index].deps.push_back(static_cast<std::uint32_t>(index - 1));
+    std::string error;
+    try {
+        net::verifyProgram(program);
+    } catch (const Error& caught) {
+        error = caught.what();
+    }
+    EXPECT_NE(error.find("(gpu 1 tb 0 step 6 r)"), std::string::npos) << error;
+    EXPECT_NE(error.find("deadlock: rank 1 r into input chunk 3"), std::string::npos) << error;
+    EXPECT_NE(error.find("rank 0 sends 5 messages to rank 1 on channel 0, which receives 6"),
+              std::string::npos)
+        << error;
+}
+
+TEST(CollectiveVerifier, SendToTheWrongPeerStarvesTheRightOne)
+{
+    std::string error = verifyError(mutate(ring4(), 0, "send=\"1\"", "send=\"2\""));
+    // gpu 1's first receive (step 1 rrs, chunk 0) has no sender any more.
+    EXPECT_NE(error.find("algo.xml:"), std::string::npos) << error;
+    EXPECT_NE(error.find("(gpu 1 tb 0 step 1 rrs)"), std::string::npos) << error;
+    EXPECT_NE(error.find("deadlock: rank 1 rrs into input chunk 0"), std::string::npos) << error;
+}
+
+TEST(CollectiveVerifier, ReduceReplacedByCopyLeavesAContributionOut)
+{
+    // gpu 2 forwards chunk 1 without adding its own part: every rank ends with chunk 1 lacking
+    // rank 2. The first rank checked is 0, whose chunk 1 comes from its step 3 (rrcs).
+    std::string error = verifyError(mutate(ring4(), 2, "type=\"rrs\"", "type=\"rcs\""));
+    EXPECT_NE(error.find("wrong result: rank 0, output chunk 1 holds chunk 1 reduced over ranks "
+                         "{0-1,3} only (missing {2})"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("should have produced it: algo.xml:"), std::string::npos) << error;
+    EXPECT_NE(error.find("(gpu 0 tb 0 step 3 rrcs)"), std::string::npos) << error;
+}
+
+TEST(CollectiveVerifier, ReceiveWithoutSendIsADeadlock)
+{
+    std::string extra = "<step s=\"7\" type=\"r\" srcbuf=\"i\" srcoff=\"2\" dstbuf=\"i\" "
+                        "dstoff=\"2\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+                        "    </tb>";
+    std::string error = verifyError(mutate(ring4(), 3, "</tb>", extra));
+    EXPECT_NE(error.find("(gpu 3 tb 0 step 7 r)"), std::string::npos) << error;
+    EXPECT_NE(error.find("deadlock: rank 3 r into input chunk 2"), std::string::npos) << error;
+}
+
+TEST(CollectiveVerifier, DependencyCycleIsADeadlock)
+{
+    // gpu 1's first step waits for its last one.
+    std::string error =
+        verifyError(mutate(ring4(), 1, "depid=\"-1\" deps=\"-1\"", "depid=\"0\" deps=\"6\""));
+    EXPECT_NE(error.find("deadlock: a dependency cycle"), std::string::npos) << error;
+    EXPECT_NE(error.find("gpu 1 tb 0 step 0 s"), std::string::npos) << error;
+}
+
+TEST(CollectiveVerifier, DoubleReductionIsNamed)
+{
+    // gpu 0 starts the ring with chunk 1 instead of chunk 0: gpu 1 adds it to its chunk 0.
+    net::CollectiveProgram program = parseMsccl(ring4(), "algo.xml");
+    program.ranks[0].ops[0].src.offset = 1;
+    std::string error;
+    try {
+        net::verifyProgram(program);
+    } catch (const Error& caught) {
+        error = caught.what();
+    }
+    EXPECT_NE(error.find("adds the received chunk 1 to chunk 0"), std::string::npos) << error;
+    EXPECT_NE(error.find("(gpu 1 tb 0 step 1 rrs)"), std::string::npos) << error;
+}
+
+TEST(MscclReader, BadFilesNameFileLineAndElement)
+{
+    std::string good = ring4();
+    EXPECT_NE(loadError("<algo name=\"x\" coll=\"allreduce\"").find("algo.xml:1: malformed XML"),
+              std::string::npos)
+        << loadError("<algo name=\"x\"");
+    std::string unknown = loadError(mutate(good, 1, "type=\"rrs\"", "type=\"rrx\""));
+    EXPECT_NE(unknown.find("<step>: unknown step type \"rrx\""), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("algo.xml:"), std::string::npos) << unknown;
+    std::string range = verifyError(mutate(good, 2, "srcoff=\"1\"", "srcoff=\"9\""));
+    EXPECT_NE(range.find("source input chunk 9 with cnt 1 is out of range: the input buffer "
+                         "has 4 chunks"),
+              std::string::npos)
+        << range;
+    EXPECT_NE(range.find("(gpu 2 tb 0 step"), std::string::npos) << range;
+    std::string attribute = loadError(mutate(good, 0, "cnt=\"1\"", "cnt=\"1\" loop=\"2\""));
+    EXPECT_NE(attribute.find("<step>: the attribute loop is not modelled"), std::string::npos)
+        << attribute;
+    std::string coll = loadError(replaceFirst(good, "allreduce", "broadcast"));
+    EXPECT_NE(coll.find("algo.xml:1: <algo>: coll=\"broadcast\" is not modelled"),
+              std::string::npos)
+        << coll;
+    std::string gpus = loadError(replaceFirst(good, "ngpus=\"4\"", "ngpus=\"5\""));
+    EXPECT_NE(gpus.find("ngpus=5 but the program has 4 <gpu> elements"), std::string::npos) << gpus;
+    std::string missing = loadError(mutate(good, 0, "cnt=\"1\" ", ""));
+    EXPECT_NE(missing.find("<step>: needs the attribute cnt"), std::string::npos) << missing;
+}
+
+TEST(ChakraAlgorithm, RoundTripKeepsTheProgramAndMissingFilesAreNamed)
+{
+    Scratch scratch;
+    std::string prefix = scratch.write("hd", "");
+    net::CollectiveProgram program =
+        generateProgram(AlgorithmKind::HalvingDoubling, CollectiveType::ReduceScatter, 8);
+    writeChakraAlgorithm(program, prefix, 1 << 20);
+    net::CollectiveProgram read = loadChakraAlgorithm(prefix);
+    EXPECT_TRUE(read.chunksKnown);
+    EXPECT_EQ(read.type, CollectiveType::ReduceScatter);
+    EXPECT_EQ(net::verifyProgram(read).operations, net::verifyProgram(program).operations);
+    // A reduce turned into a copy in the traces is caught as in XML.
+    net::CollectiveProgram mutated = program;
+    mutated.ranks[5].ops[1].kind = ProgramOpKindForTest::Recv;
+    writeChakraAlgorithm(mutated, prefix, 1 << 20);
+    try {
+        net::verifyProgram(loadChakraAlgorithm(prefix));
+        FAIL() << "accepted";
+    } catch (const Error& error) {
+        // Rank 5's level-0 receive keeps the upper half (chunks 4-7) without its own part;
+        // rank 4 is the first whose shard lacks it, written last by its final rrc.
+        std::string text = error.what();
+        EXPECT_NE(text.find("rank 4, output chunk 0 holds chunk 4 reduced over ranks {0-4,6-7} "
+                            "only (missing {5})"),
+                  std::string::npos)
+            << text;
+        EXPECT_NE(text.find("hd.4.et node 5 (rrc 5)"), std::string::npos) << text;
+    }
+    fs::remove(prefix + ".3.et");
+    try {
+        loadChakraAlgorithm(prefix);
+        FAIL() << "accepted";
+    } catch (const Error& error) {
+        EXPECT_NE(
+            std::string(error.what()).find("hd.3.et: missing, but " + prefix + ".4.et exists"),
+            std::string::npos)
+            << error.what();
+    }
+}
+
+TEST(MscclReader, PlatformFileFindsTheProgramBesideIt)
+{
+    Scratch scratch;
+    scratch.write("ring2.xml",
+                  writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 2)));
+    std::string platform = scratch.write("pair.yaml", R"(name: pair
+ranks: 2
+accelerator:
+  preset: h100_sxm
+  hbm: {preset: hbm3_h100}
+fabric:
+  fidelity: flow
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "1 us"}
+  collectives:
+    algorithms: {all_reduce: [{msccl: ring2.xml}]}
+)");
+    PlatformConfig config = loadPlatformFile(platform);
+    const net::CollectiveAlgorithmIf* custom =
+        config.fabric.customAlgorithm(CollectiveType::AllReduce, 0);
+    ASSERT_NE(custom, nullptr);
+    EXPECT_NE(std::string(custom->name()).find("ring2.xml"), std::string::npos);
+    EXPECT_EQ(config.fabric.customAlgorithm(CollectiveType::AllGather, 0), nullptr);
+}
+
+TEST(MscclReader, ConfigErrorNamesTheListEntry)
+{
+    Scratch scratch;
+    std::string bad = scratch.write("bad.xml", mutate(ring4(), 1, "type=\"rrs\"", "type=\"zz\""));
+    net::NetConfig config = net::loadNetConfigString(
+        platformYaml("flow", "ring", 4, "{msccl: " + bad + "}"), "platform.yaml");
+    try {
+        loadCustomAlgorithms(config);
+        FAIL() << "accepted";
+    } catch (const ConfigError& error) {
+        std::string text = error.what();
+        EXPECT_NE(text.find("platform.yaml:"), std::string::npos) << text;
+        EXPECT_NE(text.find("bad.xml:"), std::string::npos) << text;
+        EXPECT_NE(text.find("unknown step type \"zz\""), std::string::npos) << text;
+    }
+    // A program for another group size is refused when the collective runs.
+    std::string eight = scratch.write(
+        "ring8.xml",
+        writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 8)));
+    net::NetConfig wrong =
+        net::loadNetConfigString(platformYaml("flow", "ring", 4, "{msccl: " + eight + "}"));
+    loadCustomAlgorithms(wrong);
+    net::CommEngine engine(wrong, 4);
+    try {
+        engine.post(net::test::collectiveNode(0, CollectiveType::AllReduce, 1 << 20), 0);
+        FAIL() << "accepted";
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("has 8 ranks but the group it runs on has 4"),
+                  std::string::npos)
+            << error.what();
+    }
+}
+
+} // namespace
+} // namespace etsim::platform
