@@ -11,6 +11,7 @@
 #include "cosim/transport/AsioTransport.h"
 #include "cosim/transport/FrameLink.h"
 #include "cosim/transport/SharedMemoryTransport.h"
+#include "kernel/ScTime.h"
 #include "tests/cosim/Traffic.h"
 #include "tests/support/ScKernel.h"
 
@@ -376,8 +377,8 @@ void BM_ProxiedSimulation(benchmark::State& state)
         std::unique_ptr<FixedLatency> local;
         std::unique_ptr<Proxy> proxy;
         if (component == 0) {
-            local = std::make_unique<FixedLatency>("component",
-                                                   etsim::Time::fromPs(lookaheadPs).toScTime());
+            local = std::make_unique<FixedLatency>(
+                "component", etsim::toScTime(etsim::Time::fromPs(lookaheadPs)));
             traffic.socket.bind(local->socket);
         } else {
             ProxyOptions options;

@@ -4,6 +4,7 @@
 #include "cosim/sync/Handshake.h"
 #include "cosim/transport/AsioTransport.h"
 #include "cosim/transport/SharedMemoryTransport.h"
+#include "kernel/ScTime.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,7 +25,7 @@ constexpr std::chrono::milliseconds terminateWait{2000};
 
 std::uint64_t nowPs()
 {
-    return Time::fromScTime(sc_core::sc_time_stamp()).ps();
+    return fromScTime(sc_core::sc_time_stamp()).ps();
 }
 
 std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
@@ -254,7 +255,7 @@ void Proxy::armSync()
     if (limit == unlimitedPs)
         return;
     const std::uint64_t now = nowPs();
-    syncEvent.notify(Time::fromPs(std::max(limit, now) - now).toScTime());
+    syncEvent.notify(toScTime(Time::fromPs(std::max(limit, now) - now)));
 }
 
 tlm::tlm_sync_enum Proxy::forward(int index,
@@ -264,7 +265,7 @@ tlm::tlm_sync_enum Proxy::forward(int index,
 {
     if (phase != tlm::BEGIN_REQ)
         return tlm::TLM_COMPLETED; // END_RESP from a foreign initiator: accepted and ignored
-    sendRequest(index, payload, Time::fromScTime(sc_core::sc_time_stamp() + delay).ps(), nullptr);
+    sendRequest(index, payload, fromScTime(sc_core::sc_time_stamp() + delay).ps(), nullptr);
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
     return tlm::TLM_UPDATED;
@@ -273,7 +274,7 @@ tlm::tlm_sync_enum Proxy::forward(int index,
 void Proxy::transport(int index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay)
 {
     sc_core::sc_event done;
-    sendRequest(index, payload, Time::fromScTime(sc_core::sc_time_stamp() + delay).ps(), &done);
+    sendRequest(index, payload, fromScTime(sc_core::sc_time_stamp() + delay).ps(), &done);
     wait(done);
     delay = sc_core::SC_ZERO_TIME;
 }
@@ -354,7 +355,7 @@ void Proxy::handle(Frame& frame)
             response.data.size() == payload.get_data_length())
             std::copy(response.data.begin(), response.data.end(), payload.get_data_ptr());
         ++responseCount;
-        completions.notify(payload, Time::fromPs(due - now).toScTime());
+        completions.notify(payload, toScTime(Time::fromPs(due - now)));
         return;
     }
     case MessageType::Grant:
@@ -406,7 +407,7 @@ void Proxy::syncPoint()
         const std::uint64_t now = nowPs();
         const std::uint64_t next =
             sc_core::sc_pending_activity()
-                ? saturatingAdd(now, Time::fromScTime(sc_core::sc_time_to_pending_activity()).ps())
+                ? saturatingAdd(now, fromScTime(sc_core::sc_time_to_pending_activity()).ps())
                 : unlimitedPs;
         const std::uint64_t limit = bound();
         if (options.sync == SyncMode::Unsynchronised) {
@@ -414,7 +415,7 @@ void Proxy::syncPoint()
             // next event.
             if (outstanding.empty() || next != unlimitedPs) {
                 if (!outstanding.empty())
-                    syncEvent.notify(Time::fromPs(next - now).toScTime());
+                    syncEvent.notify(toScTime(Time::fromPs(next - now)));
                 return;
             }
         } else if (next <= limit && limit > now) {

@@ -3,7 +3,6 @@
 #include "kernel/Error.h"
 
 #include <nlohmann/json.hpp>
-#include <systemc>
 
 #include <algorithm>
 #include <cmath>
@@ -215,16 +214,6 @@ private:
 };
 
 } // namespace
-
-std::uint64_t toPicoseconds(const sc_core::sc_time& time)
-{
-    // sc_time counts in units of the kernel's resolution; scale by an integer factor so the
-    // result is exact (to_seconds() would round through a double).
-    double resolutionPs = sc_core::sc_get_time_resolution().to_seconds() * 1e12;
-    if (resolutionPs >= 1.0)
-        return time.value() * static_cast<std::uint64_t>(std::llround(resolutionPs));
-    return time.value() / static_cast<std::uint64_t>(std::llround(1.0 / resolutionPs));
-}
 
 Stat::Stat(std::string name, std::string unit, std::string description)
     : statName(std::move(name)), statUnit(std::move(unit)), statDescription(std::move(description))

@@ -6,7 +6,8 @@
 // references into it (the platform declares its root group before its children).
 //
 // Simulated time is passed in as integer picoseconds, so the stats are plain C++ objects
-// that tests drive without a SystemC kernel; toPicoseconds() converts an sc_time.
+// that tests drive without a SystemC kernel; toPicoseconds() (kernel/ScTime.h) converts an
+// sc_time.
 //
 // Two writers walk the tree: statsToJson/writeStatsJson (nested objects, one per group) and
 // writeStatsText (aligned "path  value unit  description" lines). docs/outputs.md shows both.
@@ -23,14 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sc_core {
-class sc_time;
-} // namespace sc_core
-
 namespace etsim {
-
-/// Simulated time in integer picoseconds, exact for sc_time resolutions of 1 ps or coarser.
-std::uint64_t toPicoseconds(const sc_core::sc_time& time);
 
 /// The measurement window a stat covers: [startPs, endPs] in picoseconds of simulated time.
 struct StatWindow {

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <limits>
 #include <ostream>
 #include <vector>
@@ -648,40 +649,6 @@ Time Time::parse(std::string_view text)
     return Time(whole.value + (roundUp ? 1 : 0));
 }
 
-Time Time::fromScTime(const sc_core::sc_time& time)
-{
-    // SystemC resolutions are powers of ten from 1 fs to 100 s.
-    auto resolutionFs = static_cast<std::uint64_t>(
-        std::llround(sc_core::sc_get_time_resolution().to_seconds() * 1e15));
-    Uint128 steps = time.value();
-    if (resolutionFs >= 1000) {
-        Uint128 ps = steps * (resolutionFs / 1000);
-        if (ps > maxUint64)
-            throw UnitError("sc_time " + time.to_string() + " exceeds the largest time, " +
-                            toString(Time(maxUint64)));
-        return Time(static_cast<std::uint64_t>(ps));
-    }
-    std::uint64_t perPs = 1000 / resolutionFs;
-    return Time(static_cast<std::uint64_t>((steps + perPs / 2) / perPs));
-}
-
-sc_core::sc_time Time::toScTime() const
-{
-    auto resolutionFs = static_cast<std::uint64_t>(
-        std::llround(sc_core::sc_get_time_resolution().to_seconds() * 1e15));
-    if (resolutionFs >= 1000) {
-        Uint128 perStep = resolutionFs / 1000;
-        return sc_core::sc_time::from_value(
-            static_cast<std::uint64_t>((Uint128{value} + perStep / 2) / perStep));
-    }
-    Uint128 steps = Uint128{value} * (1000 / resolutionFs);
-    if (steps > maxUint64)
-        throw UnitError("time " + toString(*this) +
-                        " does not fit an sc_time at the kernel's time resolution of " +
-                        sc_core::sc_get_time_resolution().to_string());
-    return sc_core::sc_time::from_value(static_cast<std::uint64_t>(steps));
-}
-
 // ---- Checked arithmetic of whole counts ------------------------------------------------
 //
 // Time and Size are both whole counts of one unit (ps, bytes) in a uint64; their sums,
@@ -993,6 +960,36 @@ FlopRate operator*(FlopRate rate, double factor)
 std::string toString(FlopRate rate)
 {
     return printRate(rate.flopsPerSecond(), flopRatePrintUnits);
+}
+
+// ---- Rounded report text ------------------------------------------------------------------
+
+std::string toRoundedString(Time time)
+{
+    char text[32];
+    const std::uint64_t ps = time.ps();
+    const double value = static_cast<double>(ps);
+    if (ps >= 1000000000ULL)
+        std::snprintf(text, sizeof text, "%.3f ms", value * 1e-9);
+    else if (ps >= 1000000ULL)
+        std::snprintf(text, sizeof text, "%.3f us", value * 1e-6);
+    else
+        std::snprintf(text, sizeof text, "%.3f ns", value * 1e-3);
+    return text;
+}
+
+std::string toRoundedBytes(double bytes)
+{
+    char text[32];
+    if (bytes >= 1e9)
+        std::snprintf(text, sizeof text, "%.3f GB", bytes * 1e-9);
+    else if (bytes >= 1e6)
+        std::snprintf(text, sizeof text, "%.3f MB", bytes * 1e-6);
+    else if (bytes >= 1e3)
+        std::snprintf(text, sizeof text, "%.3f kB", bytes * 1e-3);
+    else
+        std::snprintf(text, sizeof text, "%.0f B", bytes);
+    return text;
 }
 
 // ---- Streams ----------------------------------------------------------------------------

@@ -47,10 +47,10 @@
 //   "900 GBs": unknown unit "GBs" (did you mean "GB/s"?)
 //   "3 GHz" is a frequency, a time was expected
 // The caller (the config layer) prefixes the file and key path.
+//
+// Plain C++, no SystemC: conversions to and from sc_time are in kernel/ScTime.h.
 
 #include "kernel/Error.h"
-
-#include <systemc>
 
 #include <cstdint>
 #include <iosfwd>
@@ -78,19 +78,11 @@ public:
     static constexpr Time fromPs(std::uint64_t ps) { return Time(ps); }
     /// Parses "700 ns", "1.5us", "2e3 ps"; rounds to the nearest ps. Throws UnitError.
     static Time parse(std::string_view text);
-    /// Converts an sc_time, rounding to the nearest ps when the kernel's time resolution is
-    /// finer than 1 ps. Throws UnitError if the result exceeds the range of Time.
-    static Time fromScTime(const sc_core::sc_time& time);
 
     /// Picoseconds.
     constexpr std::uint64_t ps() const { return value; }
     /// Seconds, as a double (inexact beyond 2^53 ps).
     double seconds() const { return static_cast<double>(value) * 1e-12; }
-    /// The same time as an sc_time in the current kernel's time resolution, rounded to the
-    /// nearest resolution step when the resolution is coarser than 1 ps. Like any non-zero
-    /// sc_time, this fixes the kernel's time resolution. Throws UnitError if the time does not
-    /// fit sc_time at a resolution finer than 1 ps.
-    sc_core::sc_time toScTime() const;
 
     Time& operator+=(Time other);
     /// Throws UnitError if `other` is later than this time (times are never negative).
@@ -287,6 +279,14 @@ std::string toString(Size size);
 std::string toString(Frequency frequency);
 std::string toString(Bandwidth bandwidth);
 std::string toString(FlopRate rate);
+
+/// Rounded text for report tables, not meant to parse back: three decimals in the largest of
+/// ns, us, ms that leaves a number >= 1, ns below that ("1.202 ms", "0.500 ns").
+std::string toRoundedString(Time time);
+/// Rounded byte counts for reports: three decimals in the largest of kB, MB, GB that leaves a
+/// number >= 1, whole bytes below 1 kB ("1.202 GB", "512 B"). A double, because measured
+/// volumes (link bytes) are sums of fractional shares.
+std::string toRoundedBytes(double bytes);
 
 std::ostream& operator<<(std::ostream& out, Time time);
 std::ostream& operator<<(std::ostream& out, Size size);

@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 #include "kernel/Log.h"
+#include "kernel/ScTime.h"
 #include "kernel/Simulation.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
@@ -388,7 +389,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
             options.failure->outcome = "failed";
             options.failure->problem = problem;
             options.failure->simulatedPs =
-                std::max(options.failure->simulatedPs, Time::fromScTime(simulation.now()).ps());
+                std::max(options.failure->simulatedPs, fromScTime(simulation.now()).ps());
         }
         throw;
     }
@@ -398,7 +399,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     if (result.outcome == RunOutcome::Interrupted) {
         report.problem = "interrupted" +
                          (options.stop->reason().empty() ? "" : " by " + options.stop->reason()) +
-                         " at simulated time " + toString(Time::fromScTime(result.simulatedTime));
+                         " at simulated time " + toString(fromScTime(result.simulatedTime));
     } else if (report.finished) {
         report.problem = et::deadlockReport(drivers);
         if (!report.problem.empty()) {
@@ -420,8 +421,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
             report.problem += (report.problem.empty() ? "" : "\n") + problem;
     }
     if (result.outcome == RunOutcome::Interrupted)
-        report.simulatedPs =
-            std::max(report.simulatedPs, Time::fromScTime(result.simulatedTime).ps());
+        report.simulatedPs = std::max(report.simulatedPs, fromScTime(result.simulatedTime).ps());
     return report;
 }
 

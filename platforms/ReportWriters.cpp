@@ -2,7 +2,6 @@
 #include "kernel/Units.h"
 #include "platforms/Job.h"
 
-#include <cstdio>
 #include <iomanip>
 #include <ostream>
 
@@ -15,33 +14,9 @@ double percent(std::uint64_t part, std::uint64_t whole)
     return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
-// Three decimals in the largest unit that keeps the number at least 1 (table columns).
 std::string formatPs(std::uint64_t ps)
 {
-    char text[32];
-    const double value = static_cast<double>(ps);
-    if (ps >= 1000000000ULL)
-        std::snprintf(text, sizeof text, "%.3f ms", value * 1e-9);
-    else if (ps >= 1000000ULL)
-        std::snprintf(text, sizeof text, "%.3f us", value * 1e-6);
-    else
-        std::snprintf(text, sizeof text, "%.3f ns", value * 1e-3);
-    return text;
-}
-
-// Decimal units, three decimals: "1.202 GB".
-std::string formatBytes(double bytes)
-{
-    char text[32];
-    if (bytes >= 1e9)
-        std::snprintf(text, sizeof text, "%.3f GB", bytes * 1e-9);
-    else if (bytes >= 1e6)
-        std::snprintf(text, sizeof text, "%.3f MB", bytes * 1e-6);
-    else if (bytes >= 1e3)
-        std::snprintf(text, sizeof text, "%.3f kB", bytes * 1e-3);
-    else
-        std::snprintf(text, sizeof text, "%.0f B", bytes);
-    return text;
+    return toRoundedString(Time::fromPs(ps));
 }
 
 } // namespace
@@ -102,7 +77,7 @@ void writeReportText(std::ostream& out, const RunReport& report)
     for (const CollectiveSummary& collective : report.collectives) {
         out << "  " << std::left << std::setw(16) << collective.type << std::right << std::setw(6)
             << collective.count << " x, " << std::setw(12)
-            << formatBytes(static_cast<double>(collective.bytes)) << ", " << std::setw(12)
+            << toRoundedBytes(static_cast<double>(collective.bytes)) << ", " << std::setw(12)
             << formatPs(collective.timePs) << " total\n";
     }
 
@@ -111,10 +86,10 @@ void writeReportText(std::ostream& out, const RunReport& report)
     out << "  tensor units busy " << 100.0 * resources.tensorBusy << " %, FLOP utilisation "
         << 100.0 * resources.flopUtilisation << " % of peak\n";
     out << "  HBM bandwidth " << 100.0 * resources.hbmUtilisation << " % of peak ("
-        << formatBytes(resources.hbmBytes) << " moved)\n";
+        << toRoundedBytes(resources.hbmBytes) << " moved)\n";
     for (const LinkSummary& link : resources.busiestLinks)
         out << "  link " << link.name << ": " << 100.0 * link.utilisation << " % busy, "
-            << formatBytes(link.bytes) << "\n";
+            << toRoundedBytes(link.bytes) << "\n";
     if (!resources.linksUnavailable.empty())
         out << "  link utilisation unavailable: " << resources.linksUnavailable << "\n";
 
@@ -127,7 +102,7 @@ void writeReportText(std::ostream& out, const RunReport& report)
     out << "\n";
     if (!report.timelinePath.empty())
         out << "timeline: " << report.timelinePath << " (" << report.timelineEvents << " events, "
-            << formatBytes(static_cast<double>(report.timelineBytes)) << ")\n";
+            << toRoundedBytes(static_cast<double>(report.timelineBytes)) << ")\n";
     out.unsetf(std::ios::floatfield);
 }
 

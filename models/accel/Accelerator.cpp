@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 #include "kernel/IntMath.h"
+#include "kernel/ScTime.h"
 #include "kernel/Units.h"
 #include "models/accel/ComputeSlice.h"
 
@@ -161,7 +162,7 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
         // Checked: SystemC adds the delay to its clock without a check, and a sum past 2^64
         // ps would wrap to a time in the past (the node then took no time at all).
         try {
-            (void)(Time::fromScTime(sc_core::sc_time_stamp()) + Time::fromPs(job.info.durationPs));
+            (void)(fromScTime(sc_core::sc_time_stamp()) + Time::fromPs(job.info.durationPs));
         } catch (const UnitError& error) {
             job.failed = true;
             report(toString(job.info.node) + " of " + toString(job.info.rank) +
@@ -171,7 +172,7 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
             return;
         }
         replayedJobs[&request] = id;
-        replayed.notify(request, Time::fromPs(job.info.durationPs).toScTime());
+        replayed.notify(request, toScTime(Time::fromPs(job.info.durationPs)));
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
@@ -360,9 +361,8 @@ void Accelerator::send(tlm_utils::simple_initiator_socket<Accelerator>& socket,
         SubTask& task = subTasks.at(payload);
         if (!task.compute) {
             const auto* info = EtNodeExtension::find(*payload);
-            task.earliestEnd =
-                sc_core::sc_time_stamp() +
-                (Size::fromBytes(info->info.bytes) / config.dma.bandwidth).toScTime();
+            task.earliestEnd = sc_core::sc_time_stamp() +
+                               toScTime((Size::fromBytes(info->info.bytes) / config.dma.bandwidth));
             ++transfers;
         }
         tlm::tlm_phase phase = tlm::BEGIN_REQ;
@@ -475,7 +475,7 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     StreamShape shape;
-    shape.start = Time::fromScTime(now);
+    shape.start = fromScTime(now);
     shape.streamBytes = job.streamBytes;
     shape.chunkBytes = config.dma.chunk.bytes();
     shape.dmaEngines = config.dma.engines;
@@ -484,7 +484,7 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
     planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, job.info);
     fastState = FastState::Running;
     fastJob = id;
-    fastEvent.notify(fastPlan.done.toScTime() - now);
+    fastEvent.notify(toScTime(fastPlan.done) - now);
 }
 
 void Accelerator::commitFast(Job& job, Time upTo)
@@ -517,7 +517,7 @@ void Accelerator::leaveFastPath()
     // instant included: the node's own events at this time come first, as its per-chunk
     // transactions, started earlier, would) is committed; the rest goes on per chunk.
     Job& job = jobs.at(fastJob);
-    const Time now = Time::fromScTime(sc_core::sc_time_stamp());
+    const Time now = fromScTime(sc_core::sc_time_stamp());
     if (fastPlan.done <= now) {
         commitFast(job, fastPlan.done);
         fastState = FastState::Ending; // its completion event is due at this instant
@@ -534,7 +534,7 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
     // Rebuild the per-chunk state at `now`: loads in flight complete at their planned times
     // (their memory reservations are committed), loads still queued wait in the DMA queue,
     // and a slice in progress is handed to the engine to answer at its planned end.
-    const sc_core::sc_time scNow = now.toScTime();
+    const sc_core::sc_time scNow = toScTime(now);
     auto resumeSlice = [&](std::uint64_t index, Time end) {
         job.computesIssued = index;
         tlm::tlm_generic_payload& payload = makeCompute(id, job);
@@ -562,7 +562,7 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
         }
         ++dmaOutbox.inFlight;
         payload.set_response_status(tlm::TLM_OK_RESPONSE); // the memory has answered it
-        subDone.notify(payload, chunk.loaded.toScTime() - scNow);
+        subDone.notify(payload, toScTime(chunk.loaded) - scNow);
     }
     if (fastPlan.compute) {
         std::uint64_t issued = 0;

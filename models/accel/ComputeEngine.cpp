@@ -1,5 +1,6 @@
 #include "models/accel/ComputeEngine.h"
 
+#include "kernel/ScTime.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -174,7 +175,7 @@ void ComputeEngine::adopt(tlm::tlm_generic_payload& payload, Time end)
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     held.hold(payload);
     ++pending;
-    done.notify(payload, end.toScTime() - sc_core::sc_time_stamp());
+    done.notify(payload, toScTime(end) - sc_core::sc_time_stamp());
 }
 
 void ComputeEngine::fail(tlm::tlm_generic_payload& payload, const std::string& problem)
@@ -200,9 +201,9 @@ tlm::tlm_sync_enum ComputeEngine::nbTransportFw(tlm::tlm_generic_payload& payloa
     // nothing held here and the initiator keeps its payload.
     sc_core::sc_time after = sc_core::SC_ZERO_TIME;
     try {
-        Time end = reserve(payload, Time::fromScTime(now + delay));
+        Time end = reserve(payload, fromScTime(now + delay));
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        after = end.toScTime() - now;
+        after = toScTime(end) - now;
     } catch (const Error& error) {
         fail(payload, error.what());
     }
@@ -219,8 +220,8 @@ void ComputeEngine::bTransport(tlm::tlm_generic_payload& payload, sc_core::sc_ti
     // The completion time is fixed at arrival, so the call returns at once with the delay.
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     try {
-        Time end = reserve(payload, Time::fromScTime(now + delay));
-        delay = end.toScTime() - now;
+        Time end = reserve(payload, fromScTime(now + delay));
+        delay = toScTime(end) - now;
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
     } catch (const Error& error) {
         fail(payload, error.what());

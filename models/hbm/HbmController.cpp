@@ -1,6 +1,7 @@
 #include "models/hbm/HbmController.h"
 
 #include "kernel/Extensions.h"
+#include "kernel/ScTime.h"
 
 namespace etsim::hbm {
 
@@ -8,7 +9,7 @@ namespace {
 
 sc_core::sc_time fromPs(std::uint64_t ps)
 {
-    return Time::fromPs(ps).toScTime();
+    return toScTime(Time::fromPs(ps));
 }
 
 } // namespace

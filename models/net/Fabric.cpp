@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 #include "kernel/Extensions.h"
+#include "kernel/ScTime.h"
 #include "kernel/Units.h"
 
 #include <algorithm>
@@ -129,7 +130,7 @@ void Fabric::inject(std::uint32_t src,
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     // The engine's clock may trail the kernel's by nothing: messages start at its now().
     const std::uint64_t now = nowPs();
-    sc_core::sc_time delay = Time::fromPs(comm.nowPs() > now ? comm.nowPs() - now : 0).toScTime();
+    sc_core::sc_time delay = toScTime(Time::fromPs(comm.nowPs() > now ? comm.nowPs() - now : 0));
     const tlm::tlm_sync_enum status = network->nb_transport_fw(payload, phase, delay);
     if (status == tlm::TLM_COMPLETED)
         SC_REPORT_ERROR(name(),
@@ -174,7 +175,7 @@ void Fabric::end_of_simulation()
 
 std::uint64_t Fabric::nowPs() const
 {
-    return Time::fromScTime(sc_core::sc_time_stamp()).ps();
+    return fromScTime(sc_core::sc_time_stamp()).ps();
 }
 
 std::uint32_t
@@ -238,8 +239,7 @@ tlm::tlm_sync_enum Fabric::nbTransportFw(int port,
         start(token);
     } else {
         // The request is meant to arrive later: keep it until then.
-        delayed.push_back(
-            Delayed{nowPs() + Time::fromScTime(delay).ps(), delayedSequence++, token});
+        delayed.push_back(Delayed{nowPs() + fromScTime(delay).ps(), delayedSequence++, token});
         std::push_heap(delayed.begin(), delayed.end(), [](const Delayed& a, const Delayed& b) {
             return later(a.timePs, a.sequence, b.timePs, b.sequence);
         });
@@ -332,7 +332,7 @@ void Fabric::reschedule()
         next = std::min(next, delayed.front().timePs);
     if (next == UINT64_MAX)
         return;
-    wakeup.notify(Time::fromPs(next > now ? next - now : 0).toScTime());
+    wakeup.notify(toScTime(Time::fromPs(next > now ? next - now : 0)));
 }
 
 } // namespace etsim::net

@@ -23,9 +23,8 @@
 //       optimization: local_bw_aware
 
 #include "kernel/Config.h"
-#include "kernel/Extensions.h"
+#include "kernel/NodeInfo.h"
 #include "kernel/Units.h"
-#include "models/net/collectives/CollectiveAlgorithmIf.h"
 
 #include <array>
 #include <cstdint>
@@ -35,6 +34,10 @@
 #include <vector>
 
 namespace etsim::net {
+
+// Declared only: the algorithm is built by the models layer (SystemC), and this header stays
+// in the SystemC-free net_topology library.
+class CollectiveAlgorithmIf;
 
 /// How messages are timed (docs/network.md says what each ignores).
 enum class Fidelity : std::uint8_t {

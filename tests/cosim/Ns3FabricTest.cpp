@@ -8,6 +8,7 @@
 #include "cosim/peer/LinkUsage.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Extensions.h"
+#include "kernel/ScTime.h"
 #include "kernel/Stats.h"
 #include "models/net/Fabric.h"
 #include "platforms/Job.h"
@@ -48,7 +49,7 @@ public:
 private:
     void kill()
     {
-        sc_core::wait(Time::fromPs(atPs).toScTime());
+        sc_core::wait(toScTime(Time::fromPs(atPs)));
         ::kill(-victim, SIGKILL); // the peer's process group
     }
 

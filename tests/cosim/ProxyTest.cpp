@@ -6,6 +6,7 @@
 
 #include "cosim/peer/FixedLatencyPeer.h"
 #include "cosim/transport/MemoryPair.h"
+#include "kernel/ScTime.h"
 #include "tests/cosim/Traffic.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/ScTest.h"
@@ -63,8 +64,7 @@ RunOutput runLocal(int streamCount = streams)
     test::FixedTarget target("target", test::FixedTiming{latencyPs, psPerByte, 0});
     traffic.socket.bind(target.socket);
     const RunResult result = simulation.run();
-    return RunOutput{
-        traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
+    return RunOutput{traffic.records(), fromScTime(result.simulatedTime).ps(), result.outcome};
 }
 
 RunOutput runProxied(const ProxyOptions& options, int streamCount = streams)
@@ -88,7 +88,7 @@ RunOutput runProxied(const ProxyOptions& options, int streamCount = streams)
         EXPECT_EQ(proxy.arrivalWakeups(), 0u);
     }
     return RunOutput{traffic.records(),
-                     Time::fromScTime(result.simulatedTime).ps(),
+                     fromScTime(result.simulatedTime).ps(),
                      result.outcome,
                      proxy.lateResponses()};
 }
@@ -151,8 +151,8 @@ TEST_P(ProxyRun, ConservativeSyncKeepsCausalityOnBothSides)
         Proxy proxy("proxy", options, &simulation, std::move(hostEnd));
         traffic.socket.bind(proxy.socket);
         const RunResult result = simulation.run();
-        output = RunOutput{
-            traffic.records(), Time::fromScTime(result.simulatedTime).ps(), result.outcome};
+        output =
+            RunOutput{traffic.records(), fromScTime(result.simulatedTime).ps(), result.outcome};
         grants = proxy.grantsReceived();
     }
     peerThread.join();

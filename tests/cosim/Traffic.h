@@ -5,6 +5,7 @@
 
 #include "kernel/Extensions.h"
 #include "kernel/PayloadPool.h"
+#include "kernel/ScTime.h"
 #include "kernel/Simulation.h"
 #include "kernel/Units.h"
 
@@ -76,7 +77,7 @@ public:
 private:
     void issue()
     {
-        const std::uint64_t now = Time::fromScTime(sc_core::sc_time_stamp()).ps();
+        const std::uint64_t now = fromScTime(sc_core::sc_time_stamp()).ps();
         std::uint64_t next = ~std::uint64_t{0};
         for (int stream = 0; stream < streams; ++stream) {
             if (issuedOf[stream] >= perStream || busyStream.count(stream) != 0)
@@ -88,7 +89,7 @@ private:
             next = std::min(next, dueAt[stream]);
         }
         if (next != ~std::uint64_t{0})
-            wake.notify(Time::fromPs(next - now).toScTime());
+            wake.notify(toScTime(Time::fromPs(next - now)));
     }
 
     void send(int stream, std::uint64_t now)
@@ -118,7 +119,7 @@ private:
     tlm::tlm_sync_enum
     backward(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay)
     {
-        const std::uint64_t at = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+        const std::uint64_t at = fromScTime(sc_core::sc_time_stamp() + delay).ps();
         const auto [stream, index] = streamOf.at(&payload);
         streamOf.erase(&payload);
         done[index].completePs = at;

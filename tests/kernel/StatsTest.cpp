@@ -1,6 +1,7 @@
 #include "kernel/Stats.h"
 
 #include "kernel/Error.h"
+#include "kernel/ScTime.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/ScTest.h"
 

@@ -1,6 +1,7 @@
 #include "kernel/Units.h"
 
 #include "kernel/Error.h"
+#include "kernel/ScTime.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/ScTest.h"
 
@@ -628,27 +629,27 @@ using UnitsScTime = test::ScTest;
 
 TEST_F(UnitsScTime, DefaultPicosecondResolutionIsExact)
 {
-    EXPECT_EQ(Time::parse("700 ns").toScTime(), sc_core::sc_time(700, sc_core::SC_NS));
-    EXPECT_EQ(Time::fromPs(maxU64).toScTime().value(), maxU64);
-    EXPECT_EQ(Time::fromScTime(sc_core::sc_time(1.5, sc_core::SC_NS)), Time::fromPs(1500));
-    EXPECT_EQ(Time::fromScTime(sc_core::SC_ZERO_TIME), Time());
+    EXPECT_EQ(toScTime(Time::parse("700 ns")), sc_core::sc_time(700, sc_core::SC_NS));
+    EXPECT_EQ(toScTime(Time::fromPs(maxU64)).value(), maxU64);
+    EXPECT_EQ(fromScTime(sc_core::sc_time(1.5, sc_core::SC_NS)), Time::fromPs(1500));
+    EXPECT_EQ(fromScTime(sc_core::SC_ZERO_TIME), Time());
 }
 
 TEST_F(UnitsScTime, CoarserResolutionRoundsToNearestStep)
 {
     sc_core::sc_set_time_resolution(1, sc_core::SC_NS);
-    EXPECT_EQ(Time::fromPs(1500).toScTime(), sc_core::sc_time(2, sc_core::SC_NS));
-    EXPECT_EQ(Time::fromPs(1499).toScTime(), sc_core::sc_time(1, sc_core::SC_NS));
-    EXPECT_EQ(Time::fromScTime(sc_core::sc_time(3, sc_core::SC_NS)), Time::fromPs(3000));
+    EXPECT_EQ(toScTime(Time::fromPs(1500)), sc_core::sc_time(2, sc_core::SC_NS));
+    EXPECT_EQ(toScTime(Time::fromPs(1499)), sc_core::sc_time(1, sc_core::SC_NS));
+    EXPECT_EQ(fromScTime(sc_core::sc_time(3, sc_core::SC_NS)), Time::fromPs(3000));
 }
 
 TEST_F(UnitsScTime, FinerResolutionRoundsToNearestPicosecond)
 {
     sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
-    EXPECT_EQ(Time::fromPs(1).toScTime().value(), 1000u);
-    EXPECT_EQ(Time::fromScTime(sc_core::sc_time::from_value(1500)), Time::fromPs(2));
-    EXPECT_EQ(Time::fromScTime(sc_core::sc_time::from_value(1499)), Time::fromPs(1));
-    EXPECT_EQ(errorOf([] { Time::fromPs(maxU64).toScTime(); }),
+    EXPECT_EQ(toScTime(Time::fromPs(1)).value(), 1000u);
+    EXPECT_EQ(fromScTime(sc_core::sc_time::from_value(1500)), Time::fromPs(2));
+    EXPECT_EQ(fromScTime(sc_core::sc_time::from_value(1499)), Time::fromPs(1));
+    EXPECT_EQ(errorOf([] { toScTime(Time::fromPs(maxU64)); }),
               "time 18446744.073709551615 s does not fit an sc_time at the kernel's time "
               "resolution of 1 fs");
 }
@@ -656,8 +657,8 @@ TEST_F(UnitsScTime, FinerResolutionRoundsToNearestPicosecond)
 TEST_F(UnitsScTime, SecondResolutionBeyondTheRangeOfTime)
 {
     sc_core::sc_set_time_resolution(1, sc_core::SC_SEC);
-    EXPECT_EQ(Time::fromScTime(sc_core::sc_time(5, sc_core::SC_SEC)), Time::parse("5 s"));
-    EXPECT_EQ(errorOf([] { Time::fromScTime(sc_core::sc_time::from_value(20'000'000)); }),
+    EXPECT_EQ(fromScTime(sc_core::sc_time(5, sc_core::SC_SEC)), Time::parse("5 s"));
+    EXPECT_EQ(errorOf([] { fromScTime(sc_core::sc_time::from_value(20'000'000)); }),
               "sc_time 20000000 s exceeds the largest time, 18446744.073709551615 s");
 }
 

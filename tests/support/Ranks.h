@@ -6,6 +6,7 @@
 #include "kernel/Extensions.h"
 #include "kernel/Ids.h"
 #include "kernel/PayloadPool.h"
+#include "kernel/ScTime.h"
 #include "kernel/Units.h"
 
 #include <gtest/gtest.h>
@@ -69,7 +70,7 @@ private:
         donePs.assign(posts.size(), 0);
         status.assign(posts.size(), tlm::TLM_INCOMPLETE_RESPONSE);
         for (std::size_t index = 0; index < posts.size(); ++index) {
-            sc_core::sc_time at = Time::fromPs(posts[index].atPs).toScTime();
+            sc_core::sc_time at = toScTime(Time::fromPs(posts[index].atPs));
             if (at > sc_core::sc_time_stamp())
                 sc_core::wait(at - sc_core::sc_time_stamp());
             tlm::tlm_generic_payload& payload = pool.acquire();
@@ -94,7 +95,7 @@ private:
     void finish(std::size_t index, const sc_core::sc_time& delay)
     {
         tlm::tlm_generic_payload* payload = payloads[index];
-        donePs[index] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+        donePs[index] = fromScTime(sc_core::sc_time_stamp() + delay).ps();
         status[index] = payload->get_response_status();
         // Cleared first: the pool may hand the same object to a later post.
         payloads[index] = nullptr;

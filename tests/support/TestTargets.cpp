@@ -1,5 +1,7 @@
 #include "tests/support/TestTargets.h"
 
+#include "kernel/ScTime.h"
+
 #include <algorithm>
 #include <string>
 
@@ -141,7 +143,7 @@ void FixedMemoryTarget::transport(int /*index*/,
                                   sc_core::sc_time& delay)
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    delay = reserve(payload, Time::fromScTime(now + delay)).toScTime() - now;
+    delay = toScTime(reserve(payload, fromScTime(now + delay))) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

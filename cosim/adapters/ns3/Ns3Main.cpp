@@ -14,8 +14,6 @@
 #include "cosim/peer/PeerMain.h"
 #include "cosim/peer/PeerSession.h"
 
-#include <systemc> // declares sc_main extern "C"
-
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -74,13 +72,6 @@ struct Adapter {
 };
 
 } // namespace
-
-// Format 2 descriptions are routed by etsim's topology code, which links libsystemc.so; that
-// library references sc_main. The adapter never elaborates anything.
-int sc_main(int /*argc*/, char** /*argv*/)
-{
-    return 1;
-}
 
 int main(int argc, char** argv)
 {

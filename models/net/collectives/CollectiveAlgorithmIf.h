@@ -9,7 +9,7 @@
 // Each message names the step of the receiver it counts towards, so algorithms whose members
 // play different roles (trees) express "receive from the children, then send to the parent".
 
-#include "kernel/Extensions.h"
+#include "kernel/NodeInfo.h"
 
 #include <cstdint>
 #include <vector>

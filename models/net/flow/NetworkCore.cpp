@@ -138,14 +138,7 @@ void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
                               routeLinks.begin() + found.offset + found.length);
             return;
         }
-    routeScratch.clear();
-    topology.route(src, dst, routeScratch);
-    if (nicLinks && src != dst)
-        flow.route.push_back(static_cast<std::uint32_t>(nicBase + src));
-    for (LinkId id : routeScratch)
-        flow.route.push_back(toUnderlying(id));
-    if (nicLinks && src != dst)
-        flow.route.push_back(static_cast<std::uint32_t>(nicBase + topology.endpointCount() + dst));
+    appendRoute(src, dst, routeScratch, flow.route);
     if (routeCount >= maxCachedRoutes)
         return;
     routeTable[at] = RouteSlot{key,
@@ -542,19 +535,28 @@ void NetworkCore::remoteArrived(std::uint64_t message)
                       0);
 }
 
-void NetworkCore::routeOf(std::uint32_t src,
-                          std::uint32_t dst,
-                          std::vector<std::uint32_t>& route) const
+void NetworkCore::appendRoute(std::uint32_t src,
+                              std::uint32_t dst,
+                              std::vector<LinkId>& hops,
+                              std::vector<std::uint32_t>& route) const
 {
-    std::vector<LinkId> hops;
+    hops.clear();
     topology.route(src, dst, hops);
-    route.clear();
     if (nicLinks && src != dst)
         route.push_back(static_cast<std::uint32_t>(nicBase + src));
     for (LinkId id : hops)
         route.push_back(toUnderlying(id));
     if (nicLinks && src != dst)
         route.push_back(static_cast<std::uint32_t>(nicBase + topology.endpointCount() + dst));
+}
+
+void NetworkCore::routeOf(std::uint32_t src,
+                          std::uint32_t dst,
+                          std::vector<std::uint32_t>& route) const
+{
+    std::vector<LinkId> hops;
+    route.clear();
+    appendRoute(src, dst, hops, route);
 }
 
 std::string NetworkCore::describe() const

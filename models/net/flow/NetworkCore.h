@@ -178,6 +178,13 @@ private:
     };
 
     std::uint32_t allocateFlow();
+    // The one route builder: the topology's hops between endpoints `src` and `dst`, with the
+    // NIC injection and ejection links around them when configured, appended to `route`
+    // (`hops` is scratch). buildRoute caches its result; routeOf does not.
+    void appendRoute(std::uint32_t src,
+                     std::uint32_t dst,
+                     std::vector<LinkId>& hops,
+                     std::vector<std::uint32_t>& route) const;
     void routeOf(std::uint32_t src, std::uint32_t dst, std::vector<std::uint32_t>& route) const;
     void releaseFlow(std::uint32_t index);
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);

@@ -4,6 +4,7 @@
 #include "models/accel/Accelerator.h"
 
 #include "kernel/PayloadPool.h"
+#include "kernel/ScTime.h"
 #include "tests/support/AccelConfigs.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
@@ -92,7 +93,7 @@ private:
     {
         EXPECT_EQ(phase, tlm::BEGIN_RESP);
         std::uint64_t id = toUnderlying(EtNodeExtension::get(payload).info.node);
-        finished[id] = Time::fromScTime(sc_core::sc_time_stamp() + delay).ps();
+        finished[id] = fromScTime(sc_core::sc_time_stamp() + delay).ps();
         status[id] = payload.get_response_status();
         return tlm::TLM_COMPLETED;
     }
@@ -307,7 +308,7 @@ private:
             socket->b_transport(payload, delay);
             payload.clear_extension(&extension);
             EXPECT_EQ(payload.get_response_status(), tlm::TLM_OK_RESPONSE);
-            returned.push_back(Time::fromScTime(sc_core::sc_time_stamp() + delay).ps());
+            returned.push_back(fromScTime(sc_core::sc_time_stamp() + delay).ps());
         }
     }
 

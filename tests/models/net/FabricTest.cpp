@@ -1,6 +1,7 @@
 #include "models/net/Fabric.h"
 
 #include "kernel/Extensions.h"
+#include "kernel/ScTime.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "tests/support/Ranks.h"
@@ -81,7 +82,7 @@ TEST_F(FabricTest, CollectivesCompleteOnTheBackwardPathAtTheirTime)
     EXPECT_EQ(ranks.holding(), 0U);
     ASSERT_EQ(fabric.collectives().size(), 2U);
     EXPECT_EQ(fabric.collectives()[0].endPs, 6 * delta);
-    EXPECT_EQ(sc_core::sc_time_stamp(), Time::fromPs(late + 6 * delta).toScTime());
+    EXPECT_EQ(sc_core::sc_time_stamp(), toScTime(Time::fromPs(late + 6 * delta)));
     // Stats: 2 collectives, 2 x 24 messages, each of the 4 clockwise links carried 12 MB/...
     const auto* collectives = dynamic_cast<const Formula*>(root.findStat("fabric.collectives"));
     ASSERT_NE(collectives, nullptr);

@@ -1,6 +1,6 @@
 // gemm_tile: an output-stationary systolic GEMM tile engine, C = A x B.
 //
-// Written for etsim's RTL co-simulation (cosim/adapters/verilator/README in docs/cosim-rtl.md);
+// Written for etsim's RTL co-simulation (docs/cosim-rtl.md);
 // small and synthesizable in style: one clock, synchronous active-high reset, no latches,
 // every array register written in one always_ff.
 //
