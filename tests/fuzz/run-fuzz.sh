@@ -38,8 +38,10 @@ done
 cmake --build "$build_dir" -j 2 --target "${build_targets[@]}" >/dev/null
 [[ $budget -eq 0 ]] && exit 0
 
-generated="$build_dir/fuzz/generated"
-rm -rf "$generated"
+# Each invocation generates its own seeds: CTest runs several targets at once.
+mkdir -p "$build_dir/fuzz"
+generated=$(mktemp -d "$build_dir/fuzz/generated.XXXXXX")
+trap 'rm -rf "$generated"' EXIT
 "$build_dir/tests/fuzz/etsim_fuzz_seeds" "$generated"
 
 status=0
