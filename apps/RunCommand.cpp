@@ -13,11 +13,13 @@
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
 #include "platforms/astra/AstraPlatform.h"
+#include "platforms/partition/PartitionPlan.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +58,10 @@ struct RunOptions {
     std::string astraMemory;
     std::string astraCongestion;
     std::string astraCommGroups;
+    // Partitioned runs (docs/partitioned-runs.md): 0 = not asked for.
+    std::uint32_t partitions = 0;
+    std::string partitionBy = "auto";
+    bool explainPartition = false;
     bool quiet = false;
     bool listPlatforms = false;
     // Whether --report / --timeline were given at all: `--report ""` names no file.
@@ -177,6 +183,22 @@ std::optional<std::string> checkOutputPaths(const RunOptions& options)
     return std::nullopt;
 }
 
+// --partitions and its companions; the problem, or nullopt. A build without MPI explains the
+// plan but cannot run it.
+std::optional<std::string> checkPartitionOptions(const RunOptions& options)
+{
+    if (options.partitions == 0 && options.partitionBy != "auto" && !options.explainPartition)
+        return std::string("--partition-by shapes a partitioned run: add --partitions K");
+#ifdef ETSIM_WITH_MPI
+    constexpr bool mpiBuilt = true;
+#else
+    constexpr bool mpiBuilt = false;
+#endif
+    if (!options.explainPartition)
+        return platform::partitionsRefusal(options.partitions, mpiBuilt);
+    return std::nullopt;
+}
+
 // Loads ASTRA-sim's files and prints a warning for every key etsim ignores.
 platform::PlatformConfig loadAstra(const RunOptions& options)
 {
@@ -214,7 +236,9 @@ ExitCode runCommand(const RunOptions& options,
                     "listed by --list-platforms), or ASTRA-sim's --astra-network and "
                     "--astra-system files");
     }
-    if (options.trace.empty())
+    if (std::optional<std::string> problem = checkPartitionOptions(options))
+        return fail(ExitCode::CannotStart, *problem);
+    if (options.trace.empty() && !options.explainPartition)
         return fail(ExitCode::CannotStart, "--trace is required (a prefix or a folder)");
     if (std::optional<std::string> problem = checkOutputPaths(options))
         return fail(ExitCode::CannotStart, *problem);
@@ -250,10 +274,12 @@ ExitCode runCommand(const RunOptions& options,
                             ": no such file, and not a bundled preset (" + names + ")");
         }
     }
-    try {
-        et::findRankFiles(options.trace);
-    } catch (const et::TraceError& error) {
-        return fail(ExitCode::CannotStart, "--trace " + options.trace + ": " + error.what());
+    if (!options.explainPartition) {
+        try {
+            et::findRankFiles(options.trace);
+        } catch (const et::TraceError& error) {
+            return fail(ExitCode::CannotStart, "--trace " + options.trace + ": " + error.what());
+        }
     }
 
     // From here on every outcome leaves its own report (docs/report.md, Outcomes), so that
@@ -278,7 +304,20 @@ ExitCode runCommand(const RunOptions& options,
     } catch (const FileAccessError& error) {
         return fail(ExitCode::CannotStart, error.what());
     } catch (const Error& error) {
+        if (options.explainPartition)
+            return fail(ExitCode::InputProblem, error.what());
         return failWithReport(error.what());
+    }
+    if (options.explainPartition) {
+        try {
+            platform::writePartitionPlan(
+                std::cout,
+                platform::planPartitions(
+                    config, {std::max<std::uint32_t>(options.partitions, 1), options.partitionBy}));
+        } catch (const Error& error) {
+            return fail(ExitCode::CannotStart, error.what());
+        }
+        return ExitCode::Success;
     }
 
     platform::JobSpec job;
@@ -437,6 +476,17 @@ void addRunCommands(CLI::App& app,
                     options->astraCommGroups,
                     "ASTRA-sim communicator-group JSON ({\"1\": [0, 1], ...}); a path "
                     "containing \"empty\" means none, as in ASTRA-sim");
+    run->add_option("--partitions",
+                    options->partitions,
+                    "Split the run over K processes started by mpirun -n K "
+                    "(docs/partitioned-runs.md)")
+        ->check(CLI::Range(1u, 1u << 20));
+    run->add_option("--partition-by",
+                    options->partitionBy,
+                    "How ranks are split: auto (the outermost dimensions), nodes, ranks or dim:N");
+    run->add_flag("--explain-partition",
+                  options->explainPartition,
+                  "Print the split of --partitions K and its lookahead, and run nothing");
     run->add_flag("--quiet", options->quiet, "No progress and no text report");
     run->add_flag("--list-platforms", options->listPlatforms, "List the bundled platforms");
     run->callback([run, options, &logSpec, &commandLine, &result]() {

@@ -20,6 +20,8 @@ packages=(
     # ns-3 for the network co-simulation adapter (cosim/adapters/ns3); libns3-dev's CMake
     # metadata names files from the other five, so find_package(ns3) needs all of them
     libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev libpython3-dev
+    # partitioned runs over MPI (etsim run --partitions, docs/partitioned-runs.md)
+    libopenmpi-dev openmpi-bin
 )
 # Extra sets, asked for by name: `install-deps.sh lint` adds clang-tidy.
 for extra in "$@"; do
