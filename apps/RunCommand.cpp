@@ -1,6 +1,9 @@
 #include "apps/RunCommand.h"
 
 #include "apps/Plot.h"
+#ifdef ETSIM_WITH_MPI
+#include "apps/PartitionRun.h"
+#endif
 #include "apps/SignalWatcher.h"
 #include "apps/Version.h"
 #include "et_driver/TraceError.h"
@@ -61,6 +64,7 @@ struct RunOptions {
     // Partitioned runs (docs/partitioned-runs.md): 0 = not asked for.
     std::uint32_t partitions = 0;
     std::string partitionBy = "auto";
+    double partitionTimeoutSeconds = 60.0;
     bool explainPartition = false;
     bool quiet = false;
     bool listPlatforms = false;
@@ -362,6 +366,19 @@ ExitCode runCommand(const RunOptions& options,
     if (!options.quiet)
         jobOptions.progress = [printer](const platform::JobProgress& p) { (*printer)(p); };
 
+#ifdef ETSIM_WITH_MPI
+    if (options.partitions > 1) {
+        if (!options.commGroups.empty())
+            job.groups = et::readCommGroupFile(options.commGroups);
+        PartitionRunOptions partitioned;
+        partitioned.request = {options.partitions, options.partitionBy};
+        partitioned.timeout = std::chrono::milliseconds(
+            static_cast<std::int64_t>(options.partitionTimeoutSeconds * 1000.0));
+        partitioned.report = options.report;
+        partitioned.quiet = options.quiet;
+        return runPartitioned(partitioned, config, job, jobOptions, commandLine);
+    }
+#endif
     platform::RunReport report;
     platform::RunReport failed;
     jobOptions.failure = &failed;
@@ -484,6 +501,11 @@ void addRunCommands(CLI::App& app,
     run->add_option("--partition-by",
                     options->partitionBy,
                     "How ranks are split: auto (the outermost dimensions), nodes, ranks or dim:N");
+    run->add_option("--partition-timeout",
+                    options->partitionTimeoutSeconds,
+                    "Seconds a partition may stay silent before the run is abandoned as failed "
+                    "(default 60)")
+        ->check(CLI::Range(0.1, 86400.0));
     run->add_flag("--explain-partition",
                   options->explainPartition,
                   "Print the split of --partitions K and its lookahead, and run nothing");

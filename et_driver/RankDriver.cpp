@@ -545,8 +545,12 @@ RankStuckState RankDriver::stuckState() const
     return state;
 }
 
-std::string deadlockReport(const std::vector<const RankDriver*>& drivers)
+std::string deadlockReport(const std::vector<const RankDriver*>& drivers,
+                           const DeadlockScope& scope)
 {
+    auto elsewhere = [&scope](std::uint32_t rank) {
+        return scope.elsewhere ? scope.elsewhere(rank) : std::string();
+    };
     std::vector<RankStuckState> states;
     for (const RankDriver* driver : drivers)
         if (!driver->done())
@@ -606,7 +610,10 @@ std::string deadlockReport(const std::vector<const RankDriver*>& drivers)
                 std::uint32_t peer = toUnderlying(*info.peer);
                 out << "recv of " << info.bytes << " B from rank " << peer << " tag " << info.tag
                     << ": ";
-                if (sends.count({peer, rank, info.tag}) != 0)
+                if (const std::string where = elsewhere(peer); !where.empty())
+                    out << "no matching send from rank " << peer << " (simulated by " << where
+                        << ") arrived";
+                else if (sends.count({peer, rank, info.tag}) != 0)
                     out << "rank " << peer
                         << " posted a send with this tag that did not match "
                            "(size or order differs)";
@@ -616,7 +623,10 @@ std::string deadlockReport(const std::vector<const RankDriver*>& drivers)
                 std::uint32_t peer = toUnderlying(*info.peer);
                 out << "send of " << info.bytes << " B to rank " << peer << " tag " << info.tag
                     << ": ";
-                if (recvs.count({rank, peer, info.tag}) != 0)
+                if (const std::string where = elsewhere(peer); !where.empty())
+                    out << "its message to rank " << peer << " (simulated by " << where
+                        << ") has not arrived";
+                else if (recvs.count({rank, peer, info.tag}) != 0)
                     out << "rank " << peer
                         << " posted a recv with this tag that did not match "
                            "(size or order differs)";
@@ -628,16 +638,28 @@ std::string deadlockReport(const std::vector<const RankDriver*>& drivers)
                     << ", sequence " << info.groupSequence << ": ";
                 const std::set<std::uint32_t>& in = joined[{groupKey(info), info.groupSequence}];
                 std::vector<std::uint32_t> missing;
+                std::set<std::string> remote; // where members simulated elsewhere are
+                auto check = [&](std::uint32_t member) {
+                    if (const std::string where = elsewhere(member); !where.empty())
+                        remote.insert(where);
+                    else if (in.count(member) == 0)
+                        missing.push_back(member);
+                };
                 if (info.groupRanks) {
                     for (RankId member : *info.groupRanks)
-                        if (in.count(toUnderlying(member)) == 0)
-                            missing.push_back(toUnderlying(member));
+                        check(toUnderlying(member));
                 } else {
-                    for (std::uint32_t member = 0; member < drivers.size(); ++member)
-                        if (in.count(member) == 0)
-                            missing.push_back(member);
+                    const std::uint32_t ranks =
+                        scope.ranks != 0 ? scope.ranks : static_cast<std::uint32_t>(drivers.size());
+                    for (std::uint32_t member = 0; member < ranks; ++member)
+                        check(member);
                 }
-                if (missing.empty()) {
+                if (missing.empty() && !remote.empty()) {
+                    out << "every member here joined; the others are simulated by";
+                    for (const std::string& where : remote)
+                        out << (where == *remote.begin() ? " " : ", ") << where;
+                    out << " (see their lines)";
+                } else if (missing.empty()) {
                     out << "every member joined, the communication target did not complete it";
                 } else {
                     out << "never joined by rank";

@@ -241,10 +241,20 @@ private:
     Counter* fallbackStat = nullptr;
 };
 
+/// Which ranks the drivers of a deadlock report are: all of the run's (the default), or part
+/// of them, the others simulated elsewhere (a partitioned run, docs/partitioned-runs.md).
+struct DeadlockScope {
+    /// Ranks of the run; 0 = as many as there are drivers.
+    std::uint32_t ranks = 0;
+    /// Where a rank without a driver here is simulated ("partition 2"); unset = all are here.
+    std::function<std::string(std::uint32_t rank)> elsewhere;
+};
+
 /// The report of a run whose ranks did not all finish: per rank the nodes left and what each
 /// waits for (a recv without its send, a collective some member never joined, a dependency
-/// cycle). Empty when every driver is done.
-std::string deadlockReport(const std::vector<const RankDriver*>& drivers);
+/// cycle), naming where a peer simulated elsewhere is. Empty when every driver is done.
+std::string deadlockReport(const std::vector<const RankDriver*>& drivers,
+                           const DeadlockScope& scope = {});
 
 /// Throws DeadlockError with deadlockReport() unless every driver is done.
 void checkFinished(const std::vector<const RankDriver*>& drivers);

@@ -182,6 +182,15 @@ RunResult Simulation::runUntil(const sc_core::sc_time& until)
     return runTo(&until);
 }
 
+RunResult Simulation::conclude()
+{
+    const bool wasFinished = finished;
+    finished = true;
+    if (wasFinished && monitor->stoppedWhenIdle())
+        return result(RunOutcome::AllIdle);
+    return result(monitor->busy() == 0 ? RunOutcome::AllIdle : RunOutcome::Deadlock);
+}
+
 RunResult Simulation::result(RunOutcome outcome) const
 {
     log.info("run ",
@@ -255,6 +264,8 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
                 return result(RunOutcome::AllIdle);
             return result(interrupted() ? RunOutcome::Interrupted : RunOutcome::Stopped);
         }
+        if (!sc_core::sc_pending_activity() && options.eventsFromOutside && until != nullptr)
+            return result(RunOutcome::TimeReached);
         if (!sc_core::sc_pending_activity()) {
             // Out of events. With nobody busy this is a natural end; otherwise nothing can wake
             // the busy participants again.

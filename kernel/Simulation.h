@@ -58,6 +58,10 @@ struct SimulationOptions {
     // When set, a request on it (from any thread, e.g. a signal) ends the run at the next
     // delta cycle with RunOutcome::Interrupted. Must outlive the Simulation.
     StopRequest* stop = nullptr;
+    // A partitioned run (docs/partitioned-runs.md): other processes add events between
+    // runUntil calls, so running out of events is no end. runUntil then returns TimeReached
+    // (at the time the events ran out), and the caller ends the run with conclude().
+    bool eventsFromOutside = false;
 };
 
 enum class RunOutcome {
@@ -114,6 +118,10 @@ public:
     // Runs until simulated time `until` at most (absolute), then returns; may be called again
     // with a later time unless the run has ended (AllIdle, Deadlock or Stopped).
     RunResult runUntil(const sc_core::sc_time& until);
+    // Ends a run whose events come also from outside (SimulationOptions::eventsFromOutside)
+    // once the caller knows that none will come any more: AllIdle when no participant is busy,
+    // else Deadlock.
+    RunResult conclude();
 
     bool ended() const { return finished; }
     sc_core::sc_time now() const { return sc_core::sc_time_stamp(); }

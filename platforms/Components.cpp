@@ -14,6 +14,16 @@
 
 namespace etsim::platform {
 
+void FabricComponent::setPartition(net::PartitionLink* /*link*/)
+{
+    throw Error("this fabric model cannot run partitioned; use the built-in fabric");
+}
+
+void FabricComponent::receive(const net::CrossMessage& /*message*/)
+{
+    throw Error("this fabric model cannot run partitioned; use the built-in fabric");
+}
+
 namespace {
 
 class HbmComponent final : public Component {
@@ -201,6 +211,14 @@ public:
     {
         fabric.attachTimeline(timeline, processId);
     }
+    void setPartition(net::PartitionLink* link) override
+    {
+        if (proxy)
+            throw Error("fabric.cosim: a co-simulated fabric cannot run partitioned (its peer "
+                        "carries every message of the run); run it in one process");
+        fabric.setPartition(link);
+    }
+    void receive(const net::CrossMessage& message) override { fabric.receive(message); }
 
 private:
     // The link usage the peer sent on its TERMINATE answer (ending the link if the run has not),

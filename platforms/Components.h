@@ -63,6 +63,10 @@ public:
     virtual std::string linkUsageUnavailable() const { return {}; }
     /// Writes the fabric's own tracks (one per busy link) as process `processId` of
     /// `timeline`, which must outlive the run; a model without such tracks writes nothing.
+    /// Partitioned runs (docs/partitioned-runs.md): see net::Fabric::setPartition and
+    /// receive. A model that cannot be split throws etsim::Error saying so.
+    virtual void setPartition(net::PartitionLink* link);
+    virtual void receive(const net::CrossMessage& message);
     virtual void attachTimeline(Timeline& timeline, std::uint32_t processId)
     {
         (void)timeline;

@@ -7,6 +7,7 @@
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "kernel/Units.h"
+#include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
 
 #include <algorithm>
@@ -20,16 +21,6 @@
 namespace etsim::platform {
 
 namespace {
-
-double scalarAt(const StatGroup& root, const std::string& path)
-{
-    const Stat* stat = root.findStat(path);
-    if (const auto* scalar = dynamic_cast<const Scalar*>(stat))
-        return scalar->value();
-    if (const auto* counter = dynamic_cast<const Counter*>(stat))
-        return static_cast<double>(counter->value());
-    return 0.0;
-}
 
 // Process ids of the timeline: ranks first, then the fabric, then one per node of ranks.
 std::uint32_t fabricProcess(const PlatformConfig& platform)
@@ -284,17 +275,7 @@ breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> 
 RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOptions& options)
 {
     TraceInput input(job.trace, job.replicate);
-    if (input.rankCount() != platform.ranks)
-        throw Error(
-            "rank count mismatch: the trace " + job.trace.string() + " has " +
-            std::to_string(input.rankCount()) + " rank(s) but the platform" +
-            (platform.name.empty() ? "" : " \"" + platform.name + "\"") + " has " +
-            std::to_string(platform.ranks) +
-            (input.rankCount() == 1
-                 ? "; run a one-rank trace as many ranks with --replicate " +
-                       std::to_string(platform.ranks)
-                 : "; pick a platform with " + std::to_string(input.rankCount()) + " ranks"));
-
+    checkTraceRanks(input.rankCount(), platform, job);
     RunReport report;
     report.traceFiles = input.files();
     report.platformName = platform.name;
@@ -451,53 +432,16 @@ void summarise(RunReport& report,
         report.ranks.push_back(breakdown(rank, driver->finishPs(), std::move(intervals[rank])));
     }
 
-    std::map<std::string, CollectiveSummary> byType;
-    for (const net::CollectiveRecord& record : built.fabric().collectives()) {
-        CollectiveSummary& summary = byType[toString(record.type)];
-        summary.type = toString(record.type);
-        ++summary.count;
-        summary.bytes += record.bytes;
-        summary.timePs += record.endPs - record.startPs;
-    }
-    for (auto& [type, summary] : byType)
-        report.collectives.push_back(summary);
-
-    // Utilisation over the whole run.
-    const double seconds = static_cast<double>(report.simulatedPs) * 1e-12;
-    const double ranks = platform.ranks;
-    ResourceSummary& resources = report.resources;
-    double tensorBusy = 0.0;
-    for (std::uint32_t rank = 0; rank < platform.ranks; ++rank) {
-        const std::string prefix = "rank" + std::to_string(rank) + ".";
-        tensorBusy += scalarAt(stats, prefix + "accelerator.compute.tensor_busy");
-        resources.flops += scalarAt(stats, prefix + "accelerator.compute.flops");
-        resources.hbmBytes += scalarAt(stats, prefix + "hbm.bytes") +
-                              scalarAt(stats, prefix + "hbm.bytes_read") +
-                              scalarAt(stats, prefix + "hbm.bytes_written");
-    }
-    if (seconds > 0.0) {
-        const accel::AccelConfig& accelerator = platform.accelerator;
-        const double peak =
-            accelerator.tensor.peak.get(accelerator.defaultDataType).flopsPerSecond();
-        resources.tensorBusy = tensorBusy / (accelerator.computeUnits * ranks * seconds);
-        resources.flopUtilisation = peak > 0.0 ? resources.flops / (peak * ranks * seconds) : 0.0;
-        const double hbmPeak = platform.hbm.organisation.devicePeak().bytesPerSecond();
-        resources.hbmUtilisation =
-            hbmPeak > 0.0 ? resources.hbmBytes / (hbmPeak * ranks * seconds) : 0.0;
-        std::vector<LinkSummary> links;
-        for (const LinkUsage& link : built.fabric().linkUsage())
-            links.push_back(
-                {link.name,
-                 static_cast<double>(link.busyPs) / static_cast<double>(report.simulatedPs),
-                 link.bytes});
-        std::sort(links.begin(), links.end(), [](const LinkSummary& a, const LinkSummary& b) {
-            return a.utilisation > b.utilisation;
-        });
-        if (links.size() > 5)
-            links.resize(5);
-        resources.busiestLinks = std::move(links);
-        resources.linksUnavailable = built.fabric().linkUsageUnavailable();
-    }
+    report.collectives = summariseCollectives(built.fabric().collectives());
+    std::vector<RankResources> perRank;
+    for (std::uint32_t rank = 0; rank < platform.ranks; ++rank)
+        perRank.push_back(rankResources(stats, rank));
+    summariseResources(report.resources,
+                       platform,
+                       report.simulatedPs,
+                       perRank,
+                       built.fabric().linkUsage(),
+                       built.fabric().linkUsageUnavailable());
 
     if (timeline) {
         timeline->close();

@@ -61,7 +61,11 @@ public:
     /// `prefixOrFolder` as et::findRankFiles takes it. With replicate > 0 the trace must have
     /// one rank, which runs as `replicate` identical ranks (collectives span them all).
     /// Throws TraceError / etsim::Error for a missing trace or a replicate of a multi-rank one.
-    explicit TraceInput(const std::filesystem::path& prefixOrFolder, std::uint32_t replicate = 0);
+    /// `localRanks` (one flag per rank; empty = all): a partitioned run reads and hashes only
+    /// the marked ranks' files (docs/partitioned-runs.md).
+    explicit TraceInput(const std::filesystem::path& prefixOrFolder,
+                        std::uint32_t replicate = 0,
+                        std::vector<bool> localRanks = {});
     ~TraceInput();
     TraceInput(const TraceInput&) = delete;
     TraceInput& operator=(const TraceInput&) = delete;
@@ -69,13 +73,17 @@ public:
     std::size_t rankCount() const;
     /// One node source per rank, valid while this object lives.
     std::vector<et::NodeSource> sources();
-    /// Each file with its size, SHA-256 and CRC-32 (read on every call).
+    /// Each file with its size, SHA-256 and CRC-32 (read on every call); with local ranks,
+    /// only theirs (a replicated trace's one file in every process).
     std::vector<TraceFileInfo> files() const;
+    /// The same, each with the rank it is the file of (0 for a replicated trace's file).
+    std::vector<std::pair<std::uint32_t, TraceFileInfo>> rankedFiles() const;
 
 private:
     std::unique_ptr<et::TraceSet> set;
     std::vector<et::RankFile> rankFiles;
     std::vector<std::unique_ptr<et::TraceReader>> replicas;
+    std::vector<bool> local;
 };
 
 struct JobSpec {

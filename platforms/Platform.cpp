@@ -8,10 +8,20 @@ Platform::Platform(const sc_core::sc_module_name& name,
                    PlatformConfig config,
                    Simulation& simulation,
                    StatGroup& stats,
-                   const ComponentRegistry& registry)
-    : sc_core::sc_module(name), cfg(std::move(config)), simulation(simulation), stats(stats)
+                   const ComponentRegistry& registry,
+                   std::vector<bool> localRanks)
+    : sc_core::sc_module(name)
+    , cfg(std::move(config))
+    , simulation(simulation)
+    , stats(stats)
+    , local(std::move(localRanks))
 {
     validatePlatform(cfg);
+    if (local.empty())
+        local.assign(cfg.ranks, true);
+    if (local.size() != cfg.ranks)
+        throw Error("platform: " + std::to_string(local.size()) + " local-rank flags for " +
+                    std::to_string(cfg.ranks) + " ranks");
     // A stop request (a signal) also ends the proxies' waits on their peers.
     if (cfg.fabricCosim)
         cfg.fabricCosim->stop = simulation.stopRequest();
@@ -20,6 +30,8 @@ Platform::Platform(const sc_core::sc_module_name& name,
     net = registry.makeFabric("fabric", cfg, stats);
     ranks.resize(cfg.ranks);
     for (std::uint32_t rank = 0; rank < cfg.ranks; ++rank) {
+        if (!local[rank])
+            continue;
         const std::string prefix = "rank" + std::to_string(rank);
         StatGroup& rankStats = stats.addGroup(prefix);
         Rank& parts = ranks[rank];
@@ -38,7 +50,8 @@ void Platform::beginShutdown()
 {
     net->beginShutdown();
     for (Rank& rank : ranks)
-        rank.accelerator->beginShutdown();
+        if (rank.accelerator)
+            rank.accelerator->beginShutdown();
 }
 
 std::vector<std::string> Platform::shutdownProblems()
@@ -51,7 +64,8 @@ std::vector<std::string> Platform::shutdownProblems()
     };
     note(*net);
     for (Rank& rank : ranks)
-        note(*rank.accelerator);
+        if (rank.accelerator)
+            note(*rank.accelerator);
     return problems;
 }
 
@@ -106,6 +120,8 @@ void Platform::attach(std::vector<et::NodeSource> sources,
     StatGroup& driverStats = stats.addGroup("drivers");
     const et::RankDriverOptions options = driverOptions(cfg.driver);
     for (std::uint32_t rank = 0; rank < cfg.ranks; ++rank) {
+        if (!local[rank])
+            continue;
         Rank& parts = ranks[rank];
         et::RankDriverOptions rankOptions = options;
         rankOptions.dependencies.log = log;
@@ -146,7 +162,7 @@ bool Platform::idle() const
     if (!net->idle())
         return false;
     for (const Rank& rank : ranks)
-        if (!rank.memory->idle() || !rank.accelerator->idle())
+        if (rank.memory && (!rank.memory->idle() || !rank.accelerator->idle()))
             return false;
     return true;
 }

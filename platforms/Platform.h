@@ -41,12 +41,16 @@ namespace etsim::platform {
 class Platform final : public sc_core::sc_module {
 public:
     /// `config` is copied; `simulation` and `stats` must outlive the platform. Throws
-    /// etsim::Error for a config that breaks a rule (validatePlatform).
+    /// etsim::Error for a config that breaks a rule (validatePlatform). `localRanks` (one
+    /// flag per rank; empty = all) elaborates only the marked ranks, for a partitioned run
+    /// (docs/partitioned-runs.md): the others get no accelerator, HBM, stats or driver, and
+    /// attach() never reads their node sources.
     Platform(const sc_core::sc_module_name& name,
              PlatformConfig config,
              Simulation& simulation,
              StatGroup& stats,
-             const ComponentRegistry& registry = ComponentRegistry::defaults());
+             const ComponentRegistry& registry = ComponentRegistry::defaults(),
+             std::vector<bool> localRanks = {});
     ~Platform() override;
     Platform(const Platform&) = delete;
     Platform& operator=(const Platform&) = delete;
@@ -67,6 +71,9 @@ public:
     /// The drivers (empty before attach()).
     std::vector<const et::RankDriver*> drivers() const;
     const FabricComponent& fabric() const { return *net; }
+    FabricComponent& fabric() { return *net; }
+    /// True when this process elaborates `rank`.
+    bool isLocal(std::uint32_t rank) const { return local[rank]; }
     /// The fabric's link tracks go to `timeline` as process `processId` (before the run).
     void attachFabricTimeline(Timeline& timeline, std::uint32_t processId)
     {
@@ -93,6 +100,7 @@ private:
     StatGroup& stats;
     std::unique_ptr<FabricComponent> net;
     std::vector<Rank> ranks;
+    std::vector<bool> local;
     std::unique_ptr<et::LoweringContext> lowering;
     std::vector<std::function<void(const et::NodeRecord&)>> recordCallbacks;
 };

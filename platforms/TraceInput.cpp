@@ -56,7 +56,10 @@ TraceFileInfo describeTraceFile(const std::filesystem::path& path)
 
 // ---------------------------------------------------------------------------------------------
 
-TraceInput::TraceInput(const std::filesystem::path& prefixOrFolder, std::uint32_t replicate)
+TraceInput::TraceInput(const std::filesystem::path& prefixOrFolder,
+                       std::uint32_t replicate,
+                       std::vector<bool> localRanks)
+    : local(std::move(localRanks))
 {
     rankFiles = et::findRankFiles(prefixOrFolder);
     if (replicate == 0) {
@@ -68,7 +71,9 @@ TraceInput::TraceInput(const std::filesystem::path& prefixOrFolder, std::uint32_
                     prefixOrFolder.string() + " has " + std::to_string(rankFiles.size()) +
                     " ranks; drop --replicate");
     for (std::uint32_t rank = 0; rank < replicate; ++rank)
-        replicas.push_back(std::make_unique<et::TraceReader>(rankFiles.front().path));
+        replicas.push_back(rank < local.size() && !local[rank]
+                               ? nullptr
+                               : std::make_unique<et::TraceReader>(rankFiles.front().path));
 }
 
 TraceInput::~TraceInput() = default;
@@ -86,7 +91,8 @@ std::vector<et::NodeSource> TraceInput::sources()
             list.emplace_back([this, rank](et::TraceNode& node) { return set->next(rank, node); });
     } else {
         for (auto& reader : replicas)
-            list.push_back(et::readerSource(*reader));
+            list.push_back(reader ? et::readerSource(*reader)
+                                  : et::NodeSource([](et::TraceNode&) { return false; }));
     }
     return list;
 }
@@ -94,8 +100,17 @@ std::vector<et::NodeSource> TraceInput::sources()
 std::vector<TraceFileInfo> TraceInput::files() const
 {
     std::vector<TraceFileInfo> list;
+    for (auto& [rank, info] : rankedFiles())
+        list.push_back(std::move(info));
+    return list;
+}
+
+std::vector<std::pair<std::uint32_t, TraceFileInfo>> TraceInput::rankedFiles() const
+{
+    std::vector<std::pair<std::uint32_t, TraceFileInfo>> list;
     for (const et::RankFile& file : rankFiles)
-        list.push_back(describeTraceFile(file.path));
+        if (!replicas.empty() || file.rank >= local.size() || local[file.rank])
+            list.emplace_back(file.rank, describeTraceFile(file.path));
     return list;
 }
 

@@ -142,6 +142,21 @@ void CommEngine::postSend(const EtNodeInfo& info, std::uint64_t token)
     const NodeAttribute::Value* eager = info.findAttribute(eagerAttribute);
     const bool rendezvous = eager != nullptr && std::holds_alternative<std::int64_t>(*eager) &&
                             std::get<std::int64_t>(*eager) == 0;
+    if (partition != nullptr && !partition->isLocal(dst)) {
+        if (rendezvous)
+            throw Error("fabric: " + where(info) +
+                        ": a rendezvous send (attribute eager 0) to "
+                        "rank " +
+                        std::to_string(dst) +
+                        ", which another process simulates, "
+                        "cannot run partitioned: it starts when the recv is posted, with no "
+                        "latency to synchronise on; make the send eager or run in one process");
+        ++pendingNodes;
+        startingTag = info.tag;
+        startingNode = info.node;
+        pointToPoint.postRemoteSend(token, info.node, src, dst, info.bytes);
+        return;
+    }
     ++pendingNodes;
     pointToPoint.postSend(token, info.node, src, dst, info.bytes, info.tag, rendezvous);
 }
@@ -244,8 +259,21 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
     for (MemberState& member : fresh.members)
         member.queues.resize(queueCount);
     fresh.chunks.resize(static_cast<std::size_t>(memberCount) * fresh.split.count);
+    fresh.localMembers = memberCount;
+    if (partition != nullptr) {
+        fresh.localMembers = 0;
+        for (std::uint32_t member = 0; member < memberCount; ++member)
+            fresh.localMembers += partition->isLocal(rankOf(fresh, member)) ? 1 : 0;
+    }
     instances[index] = std::move(fresh);
     instanceByKey.emplace(key, index);
+    // Messages from other processes that came before any local member posted.
+    if (auto early = earlyCollectives.find(key); early != earlyCollectives.end()) {
+        const std::vector<CrossArrival> arrivals = std::move(early->second);
+        earlyCollectives.erase(early);
+        for (const CrossArrival& arrival : arrivals)
+            arrive(index, arrival.member, arrival.chunk, arrival.step);
+    }
     return index;
 }
 
@@ -513,7 +541,9 @@ void CommEngine::finishMember(std::uint32_t index, std::uint32_t member)
     Instance& instance = instances[index];
     std::uint64_t token = instance.members[member].token;
     ++instance.done;
-    if (instance.done == instance.members.size()) {
+    // A partitioned run records each process's share (its members' first post and last
+    // completion); the shares are merged into one record per collective at the end.
+    if (instance.done == instance.localMembers) {
         CollectiveRecord record;
         record.type = instance.type;
         record.bytes = instance.bytes;
@@ -619,7 +649,9 @@ void CommEngine::dispatch(const CalendarEvent& event)
     if (event.kind == EventKind::EngineTask) {
         Tag tag = tags[event.index];
         freeTags.push_back(event.index);
-        if (tag.phaseStart)
+        if (tag.crossed)
+            crossArrived(tag);
+        else if (tag.phaseStart)
             beginStep(tag.instance, tag.member, tag.chunk);
         else
             endStep(tag.instance, tag.member, tag.chunk);
@@ -627,6 +659,100 @@ void CommEngine::dispatch(const CalendarEvent& event)
         core->handle(event);
     }
     drainReady();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partitioned runs.
+
+void CommEngine::setPartition(PartitionLink* link)
+{
+    core->setCrossing(link != nullptr ? this : nullptr);
+    partition = link;
+}
+
+bool CommEngine::crosses(std::uint32_t dst) const
+{
+    return partition != nullptr && !partition->isLocal(dst);
+}
+
+void CommEngine::crossed(std::uint64_t cookie, std::uint64_t arrivalPs)
+{
+    const auto tagIndex = static_cast<std::uint32_t>(cookie);
+    const Tag tag = tags[tagIndex];
+    freeTags.push_back(tagIndex);
+    CrossMessage message;
+    message.arrivalPs = arrivalPs;
+    if (tag.pointToPoint) {
+        // The send completes here when its message arrives there.
+        const PointToPoint::SendInfo send = pointToPoint.sendInfo(tag.member);
+        message.pointToPoint = true;
+        message.src = send.src;
+        message.dst = send.dst;
+        message.bytes = send.bytes;
+        message.tag = startingTag;
+        message.node = toUnderlying(startingNode);
+        Tag completion = tag;
+        completion.crossed = true;
+        calendar.schedule(arrivalPs, EventKind::EngineTask, allocateTag(completion), 0);
+    } else {
+        const Instance& instance = instances[tag.instance];
+        message.collective = instance.key;
+        message.member = tag.member;
+        message.chunk = tag.chunk;
+        message.step = tag.step;
+        message.dst = rankOf(instance, tag.member);
+    }
+    partition->depart(message);
+}
+
+void CommEngine::receive(const CrossMessage& message)
+{
+    if (message.arrivalPs < calendar.now())
+        throw Error("fabric: a message from rank " + std::to_string(message.src) + " to rank " +
+                    std::to_string(message.dst) + " arrived for " +
+                    std::to_string(message.arrivalPs) + " ps, after this process reached " +
+                    std::to_string(calendar.now()) +
+                    " ps (the partitions' synchronisation broke its lookahead)");
+    Tag tag;
+    tag.crossed = true;
+    if (message.pointToPoint) {
+        tag.pointToPoint = true;
+        tag.member = pointToPoint.postForeignSend(
+            NodeId{message.node}, message.src, message.dst, message.bytes, message.tag);
+    } else {
+        std::uint32_t slot;
+        if (!freeCrossArrivals.empty()) {
+            slot = freeCrossArrivals.back();
+            freeCrossArrivals.pop_back();
+        } else {
+            slot = static_cast<std::uint32_t>(crossArrivals.size());
+            crossArrivals.emplace_back();
+        }
+        crossArrivals[slot] =
+            CrossArrival{message.collective, message.member, message.chunk, message.step};
+        tag.instance = slot;
+    }
+    calendar.schedule(message.arrivalPs, EventKind::EngineTask, allocateTag(tag), 0);
+}
+
+void CommEngine::crossArrived(const Tag& tag)
+{
+    if (tag.pointToPoint) {
+        // A foreign send's message reaching its recv (counted as delivered here), or a remote
+        // send's own completion.
+        if (partition->isLocal(pointToPoint.sendInfo(tag.member).dst))
+            ++p2pCount;
+        pointToPoint.arrived(tag.member);
+        return;
+    }
+    const CrossArrival arrival = crossArrivals[tag.instance];
+    freeCrossArrivals.push_back(tag.instance);
+    auto found = instanceByKey.find(arrival.collective);
+    if (found == instanceByKey.end()) {
+        earlyCollectives[arrival.collective].push_back(arrival);
+        return;
+    }
+    arrive(found->second, arrival.member, arrival.chunk, arrival.step);
 }
 
 void CommEngine::runUntil(std::uint64_t limitPs)

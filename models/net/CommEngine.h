@@ -57,7 +57,39 @@ struct CollectiveRecord {
     double busBandwidth() const;
 };
 
-class CommEngine final : private MessageSink {
+/// Partitioned runs (docs/partitioned-runs.md): a message from a local rank to a rank that
+/// another process simulates, with everything the owner of the destination needs to take it.
+struct CrossMessage {
+    /// When it arrives at `dst`, ps (at least the lookahead after it left).
+    std::uint64_t arrivalPs = 0;
+    std::uint32_t src = 0;
+    std::uint32_t dst = 0;
+    bool pointToPoint = false;
+    /// Collectives: the collective (group << 40 | sequence), the receiving member, its chunk
+    /// and the global step the message is for.
+    std::uint64_t collective = 0;
+    std::uint32_t member = 0;
+    std::uint32_t chunk = 0;
+    std::uint32_t step = 0;
+    /// Point-to-point: the send's tag, size (B) and node, in the order the sender posted them.
+    std::uint64_t tag = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t node = 0;
+};
+
+/// What a CommEngine of a partitioned run asks of the process it runs in.
+class PartitionLink {
+public:
+    /// True when this process simulates `rank`.
+    virtual bool isLocal(std::uint32_t rank) const = 0;
+    /// `message` leaves for the process of its destination.
+    virtual void depart(const CrossMessage& message) = 0;
+
+protected:
+    ~PartitionLink() = default;
+};
+
+class CommEngine final : private MessageSink, private CrossingSink {
 public:
     /// Called when a posted node is done, at nowPs(), with the token given to post().
     using Completion = std::function<void(std::uint64_t token)>;
@@ -99,6 +131,16 @@ public:
     void setRemoteNetwork(RemoteNetwork* remote) { core->setRemote(remote); }
     /// The remote network delivered `message` at nowPs() (call runUntil(now) first).
     void remoteArrived(std::uint64_t message) { core->remoteArrived(message); }
+
+    /// Partitioned runs: only `link`'s local ranks post here; messages to other ranks leave
+    /// through it and theirs come in through receive(). Call before the first post. Throws
+    /// etsim::Error for a fidelity whose messages are not timed when they start (flow,
+    /// astra_aware).
+    void setPartition(PartitionLink* link);
+    /// A message from another process, at a time no later than its arrival (the
+    /// synchronisation guarantees it). Throws etsim::Error for one that comes too late or a
+    /// send whose size differs from its recv's.
+    void receive(const CrossMessage& message);
 
     /// Nodes posted and not yet complete.
     std::uint64_t outstanding() const { return pendingNodes; }
@@ -150,6 +192,8 @@ private:
         std::vector<ChunkState> chunks; // member * chunkCount + chunk
         std::uint32_t posted = 0;
         std::uint32_t done = 0;
+        // Members this process simulates (all of them unless the run is partitioned).
+        std::uint32_t localMembers = 0;
         std::uint64_t startPs = 0;
         NodeId firstNode{};
         std::uint32_t firstRank = 0;
@@ -163,11 +207,22 @@ private:
         bool pointToPoint = false;
         bool phaseStart = false; // engine tasks: the phase-start delay rather than a step end
         bool multicast = false;  // an in-switch result for every member of member's switch line
+        bool crossed = false;    // engine tasks: a message from another process arrives
+    };
+    // A collective message from another process, waiting for its arrival time.
+    struct CrossArrival {
+        std::uint64_t collective = 0;
+        std::uint32_t member = 0;
+        std::uint32_t chunk = 0;
+        std::uint32_t step = 0;
     };
     // Contributions to one in-switch reduction: instance, chunk, global step, and the member
     // index of the switch line's first member.
     using SwitchKey = std::array<std::uint32_t, 4>;
     void delivered(std::uint64_t cookie) override;
+    bool crosses(std::uint32_t dst) const override;
+    void crossed(std::uint64_t cookie, std::uint64_t arrivalPs) override;
+    void crossArrived(const Tag& tag);
     void
     arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
     void contribute(std::uint32_t instance,
@@ -233,6 +288,16 @@ private:
     PointToPoint pointToPoint;
     std::vector<std::uint32_t> strides;
     std::map<SwitchKey, std::uint32_t> switchContributions;
+
+    // Partitioned runs.
+    PartitionLink* partition = nullptr;
+    // The point-to-point send whose message is being started (its tag and node go with it).
+    std::uint64_t startingTag = 0;
+    NodeId startingNode{};
+    std::vector<CrossArrival> crossArrivals;
+    std::vector<std::uint32_t> freeCrossArrivals;
+    // Arrivals for collectives no local member has posted yet, replayed when one does.
+    std::unordered_map<std::uint64_t, std::vector<CrossArrival>> earlyCollectives;
 
     std::vector<CollectiveRecord> finished;
     std::uint64_t pendingNodes = 0;

@@ -318,6 +318,12 @@ void Fabric::wake()
         comm.flushTimeline();
 }
 
+void Fabric::receive(const CrossMessage& message)
+{
+    comm.receive(message);
+    reschedule();
+}
+
 void Fabric::reschedule()
 {
     if (!completed.empty()) {

@@ -62,6 +62,13 @@ public:
     /// The network as co-simulation CONFIG text (NetworkCore::describe).
     std::string describeNetwork() const { return comm.network().describe(); }
 
+    /// Partitioned runs (docs/partitioned-runs.md): only `link`'s local ranks bind and post;
+    /// messages to other ranks leave through it (CommEngine::setPartition). Before the run.
+    void setPartition(PartitionLink* link) { comm.setPartition(link); }
+    /// A message from another process, before its arrival time; call while the kernel is
+    /// paused. Throws etsim::Error as CommEngine::receive does.
+    void receive(const CrossMessage& message);
+
     const CommEngine& engine() const { return comm; }
     /// Finished collectives (type, size, start, end, algbw, busbw), in completion order.
     const std::vector<CollectiveRecord>& collectives() const { return history; }

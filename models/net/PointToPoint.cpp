@@ -14,6 +14,17 @@ void PointToPoint::postSend(std::uint64_t token,
                             std::uint64_t tag,
                             bool rendezvous)
 {
+    const std::uint32_t id =
+        newSend(SendRecord{token, node, src, bytes, false, false, 0, false, dst});
+    if (!rendezvous)
+        startSend(id);
+    Channel& channel = channels[ChannelKey{src, dst, tag}];
+    channel.sends.push_back(id);
+    match(channel);
+}
+
+std::uint32_t PointToPoint::newSend(const SendRecord& record)
+{
     std::uint32_t id;
     if (!freeSends.empty()) {
         id = freeSends.back();
@@ -22,12 +33,28 @@ void PointToPoint::postSend(std::uint64_t token,
         id = static_cast<std::uint32_t>(sends.size());
         sends.emplace_back();
     }
-    sends[id] = SendRecord{token, node, src, bytes, false, false, 0, false, dst};
-    if (!rendezvous)
-        startSend(id);
+    sends[id] = record;
+    return id;
+}
+
+void PointToPoint::postRemoteSend(
+    std::uint64_t token, NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes)
+{
+    SendRecord record{token, node, src, bytes, false, false, 0, false, dst};
+    record.remote = true;
+    startSend(newSend(record));
+}
+
+std::uint32_t PointToPoint::postForeignSend(
+    NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag)
+{
+    SendRecord record{0, node, src, bytes, false, false, 0, true, dst};
+    record.foreign = true;
+    const std::uint32_t id = newSend(record);
     Channel& channel = channels[ChannelKey{src, dst, tag}];
     channel.sends.push_back(id);
     match(channel);
+    return id;
 }
 
 void PointToPoint::postRecv(std::uint64_t token,
@@ -99,11 +126,14 @@ void PointToPoint::arrived(std::uint32_t id)
 {
     SendRecord& send = sends[id];
     send.arrived = true;
-    std::uint64_t token = send.token;
-    bool matched = send.matched;
-    if (matched)
+    const std::uint64_t token = send.token;
+    const bool foreign = send.foreign;
+    if (send.remote)
+        freeSends.push_back(id);
+    else if (send.matched)
         completeRecvOf(id);
-    complete(token);
+    if (!foreign)
+        complete(token);
 }
 
 } // namespace etsim::net

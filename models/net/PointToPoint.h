@@ -52,6 +52,32 @@ public:
     /// send.
     void arrived(std::uint32_t id);
 
+    // Partitioned runs (docs/partitioned-runs.md): each process matches the recvs of its own
+    // ranks, so a send to a rank of another process is split in two records.
+    /// An eager send to a rank of another process: its message starts now and the send
+    /// completes when it arrives (arrived()); the recv is matched where it is posted.
+    void postRemoteSend(std::uint64_t token,
+                        NodeId node,
+                        std::uint32_t src,
+                        std::uint32_t dst,
+                        std::uint64_t bytes);
+    /// The other half: a send posted by a rank of another process to local rank `dst`, in the
+    /// order the sender posted them. Matched like a local send; its message is already under
+    /// way (arrived() with the returned id when it arrives) and it completes nothing of its own.
+    /// Throws etsim::Error for a size mismatch.
+    struct SendInfo {
+        std::uint32_t src = 0;
+        std::uint32_t dst = 0;
+        std::uint64_t bytes = 0;
+    };
+    /// Endpoints and size of send `id` (while it is in flight).
+    SendInfo sendInfo(std::uint32_t id) const
+    {
+        return SendInfo{sends[id].rank, sends[id].dst, sends[id].bytes};
+    }
+    std::uint32_t postForeignSend(
+        NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag);
+
 private:
     struct SendRecord {
         std::uint64_t token = 0;
@@ -63,6 +89,8 @@ private:
         std::uint32_t recv = 0;
         bool started = false;  // the message is under way (at once when eager)
         std::uint32_t dst = 0; // for a rendezvous send started at the match
+        bool remote = false;   // the recv is matched in another process
+        bool foreign = false;  // the send's node is in another process
     };
     struct RecvRecord {
         std::uint64_t token = 0;
@@ -94,6 +122,7 @@ private:
 
     void match(Channel& channel);
     void startSend(std::uint32_t send);
+    std::uint32_t newSend(const SendRecord& record);
     void completeRecvOf(std::uint32_t send);
 
     Completion complete;

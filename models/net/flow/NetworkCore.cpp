@@ -219,7 +219,7 @@ void NetworkCore::send(std::uint32_t src,
             links[link].busyPs += busy;
             recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
         }
-        calendar.schedule(now + flow.latencyPs + serialPs, EventKind::Deliver, index, 0);
+        deliverAt(index, dst, now + flow.latencyPs + serialPs);
         break;
     }
     case Fidelity::AstraUnaware: {
@@ -238,8 +238,7 @@ void NetworkCore::send(std::uint32_t src,
             links[link].busyPs += busy;
             recordBusy(link, now, now + busy, static_cast<double>(flow.bytes));
         }
-        calendar.schedule(
-            now + delayNs * psPerNs + config.messageDelay.ps(), EventKind::Deliver, index, 0);
+        deliverAt(index, dst, now + delayNs * psPerNs + config.messageDelay.ps());
         break;
     }
     case Fidelity::AstraAware:
@@ -253,6 +252,11 @@ void NetworkCore::checkStreamAllowed(const char* what) const
     if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
         throw Error(std::string("NetworkCore::") + what +
                     ": in-switch streams need the flow or analytical fidelity");
+    if (crossing)
+        throw Error(std::string("NetworkCore::") + what +
+                    ": in-switch reductions join the traffic of a whole switch line in one "
+                    "stream and cannot run partitioned; choose another all_reduce algorithm or "
+                    "run in one process");
     if (remoteNetwork)
         throw Error(std::string("NetworkCore::") + what +
                     ": in-switch reductions cannot run on a co-simulated fabric (the remote "
@@ -596,6 +600,29 @@ std::string NetworkCore::describe() const
             text << '\n';
         }
     return text.str();
+}
+
+void NetworkCore::setCrossing(CrossingSink* sink)
+{
+    if (sink != nullptr && config.fidelity != Fidelity::Analytical &&
+        config.fidelity != Fidelity::AstraUnaware)
+        throw Error("a partitioned run needs the analytical or astra_unaware fidelity, whose "
+                    "message times are known when a message starts; fabric.fidelity " +
+                    std::string(enumName(fidelityNames, config.fidelity)) +
+                    " shares links between messages of every process (run it in one process)");
+    crossing = sink;
+}
+
+void NetworkCore::deliverAt(std::uint32_t index, std::uint32_t dst, std::uint64_t timePs)
+{
+    if (crossing == nullptr || !crossing->crosses(dst)) {
+        calendar.schedule(timePs, EventKind::Deliver, index, 0);
+        return;
+    }
+    const std::uint64_t cookie = flows[index].cookie;
+    releaseFlow(index);
+    ++deliveredCount;
+    crossing->crossed(cookie, timePs);
 }
 
 void NetworkCore::deliver(std::uint32_t index)

@@ -53,6 +53,19 @@ protected:
     ~RemoteNetwork() = default;
 };
 
+/// Partitioned runs (docs/partitioned-runs.md): messages to endpoints simulated by another
+/// process leave here, at the time they are sent, with the time they will arrive.
+class CrossingSink {
+public:
+    /// True when endpoint `dst` belongs to another process.
+    virtual bool crosses(std::uint32_t dst) const = 0;
+    /// The message sent with `cookie` will arrive at its (remote) destination at `arrivalPs`.
+    virtual void crossed(std::uint64_t cookie, std::uint64_t arrivalPs) = 0;
+
+protected:
+    ~CrossingSink() = default;
+};
+
 class NetworkCore {
 public:
     /// The topology, config, calendar and sink must outlive the core. A NIC bandwidth of 0 in
@@ -90,6 +103,10 @@ public:
     /// back to the core's own timing). Streams (sendStream) are refused while it is set.
     void setRemote(RemoteNetwork* remote) { remoteNetwork = remote; }
     bool isRemote() const { return remoteNetwork != nullptr; }
+    /// From now on messages to endpoints `crossing` says are remote leave through it instead of
+    /// arriving here (nullptr: none leave). Only the analytical and astra_unaware fidelities,
+    /// whose arrival time is known when a message starts (throws etsim::Error otherwise).
+    void setCrossing(CrossingSink* crossing);
     /// The remote network delivered `message` at the calendar's now(); the sink hears of it
     /// after the message delay. Throws etsim::Error for a message not in flight.
     void remoteArrived(std::uint64_t message);
@@ -194,6 +211,8 @@ private:
     void finishFlow(std::uint32_t index);
     void forwardHop(std::uint32_t index);
     void deliver(std::uint32_t index);
+    // Schedules the arrival of flow `index` at endpoint `dst`, or hands it to the crossing.
+    void deliverAt(std::uint32_t index, std::uint32_t dst, std::uint64_t timePs);
     void markDirty(std::uint32_t link);
     // Inline so that a run without a timeline pays one test per link event.
     void recordBusy(std::uint32_t link, std::uint64_t startPs, std::uint64_t endPs, double bytes)
@@ -216,6 +235,7 @@ private:
     MessageSink& sink;
     std::vector<LinkState> links;
     RemoteNetwork* remoteNetwork = nullptr;
+    CrossingSink* crossing = nullptr;
     std::size_t nicBase = 0;
     bool nicLinks = false;
     std::vector<Flow> flows;

@@ -1,0 +1,173 @@
+// `mpirun -n K etsim run --partitions K` against the single-process run of the same job: the
+// merged report must be the same, field by field, except what measures the host (wall time,
+// SystemC delta cycles) and the command line. Label mpi; each case takes about a second.
+
+#include "tests/support/RunCommand.h"
+#include "tests/support/TempDir.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace etsim::apps {
+namespace {
+
+using etsim::test::CommandResult;
+using etsim::test::contains;
+using etsim::test::runCommand;
+using etsim::test::runEtsim;
+using etsim::test::TempDir;
+
+nlohmann::json readJson(const std::filesystem::path& path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+std::string mpirun(std::uint32_t processes)
+{
+    return "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(processes) + " " +
+           ETSIM_BINARY + " ";
+}
+
+// Runs `job` in one process and in each of `counts` partitions; the reports must agree.
+void expectSameReports(const TempDir& dir,
+                       const std::string& job,
+                       std::initializer_list<std::uint32_t> counts,
+                       const std::string& by = "auto")
+{
+    const std::string single = dir.file("single.json").string();
+    CommandResult one = runEtsim(job + " --quiet --report " + single);
+    ASSERT_EQ(one.code, 0) << one.output;
+    nlohmann::json expected = readJson(single);
+    ASSERT_EQ(expected["outcome"], "finished");
+    for (std::uint32_t count : counts) {
+        SCOPED_TRACE("--partitions " + std::to_string(count) + " --partition-by " + by);
+        const std::string merged = dir.file("merged" + std::to_string(count) + ".json").string();
+        CommandResult run =
+            runCommand("timeout 120 " + mpirun(count) + job + " --quiet --partitions " +
+                       std::to_string(count) + " --partition-by " + by + " --report " + merged);
+        ASSERT_EQ(run.code, 0) << run.output;
+        nlohmann::json actual = readJson(merged);
+        for (const char* host : {"wall_seconds", "events", "command_line"}) {
+            expected.erase(host);
+            actual.erase(host);
+        }
+        EXPECT_GT(expected["simulated_time_ns"].get<double>(), 0.0);
+        for (auto& [key, value] : expected.items())
+            EXPECT_EQ(actual[key], value) << key;
+        EXPECT_EQ(actual.size(), expected.size());
+    }
+}
+
+std::string generate(const TempDir& dir, const std::string& arguments)
+{
+    CommandResult gen =
+        runEtsim("gen microbench " + arguments + " --out " + dir.path().string() + " --name job");
+    EXPECT_EQ(gen.code, 0) << gen.output;
+    return (dir.path() / "job").string();
+}
+
+TEST(PartitionRun, AllReduceInAnalyticalMatchesOneProcess)
+{
+    TempDir dir;
+    const std::string trace =
+        generate(dir, "--ranks 32 --size \"4 MiB\" --iterations 2 --compute-flops 1e9");
+    expectSameReports(dir,
+                      "run --platform hgx_h100_4node --set fabric.fidelity=analytical --trace " +
+                          trace,
+                      {2, 4});
+}
+
+TEST(PartitionRun, AstraUnawareMatchesOneProcessAcrossAnySplit)
+{
+    TempDir dir;
+    const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\" --iterations 2");
+    const std::string job =
+        "run --platform hgx_h100_4node --set fabric.fidelity=astra_unaware --trace " + trace;
+    expectSameReports(dir, job, {4}, "dim:0");
+    expectSameReports(dir, job, {3}, "ranks");
+}
+
+TEST(PartitionRun, EagerPointToPointMatchesOneProcess)
+{
+    TempDir dir;
+    const std::string trace =
+        generate(dir, "--ranks 32 --pattern ring --size \"16 KiB\" --iterations 3 --compute-us 2");
+    expectSameReports(dir,
+                      "run --platform hgx_h100_4node --set fabric.fidelity=analytical --trace " +
+                          trace,
+                      {2, 4});
+}
+
+TEST(PartitionRun, AFlowFabricIsRefusedWithTheReason)
+{
+    TempDir dir;
+    const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\"");
+    const std::string report = dir.file("report.json").string();
+    CommandResult run =
+        runCommand("timeout 60 " + mpirun(2) + "run --platform hgx_h100_4node --quiet --trace " +
+                   trace + " --partitions 2 --report " + report);
+    EXPECT_NE(run.code, 0) << run.output;
+    EXPECT_TRUE(contains(run.output,
+                         "a partitioned run needs the analytical or astra_unaware "
+                         "fidelity"))
+        << run.output;
+    // The report says the run failed; no report of another run is left in its place.
+    nlohmann::json json = readJson(report);
+    EXPECT_EQ(json["outcome"], "failed");
+}
+
+TEST(PartitionRun, TheProcessCountMustMatchThePlan)
+{
+    TempDir dir;
+    const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\"");
+    CommandResult run = runCommand("timeout 60 " + mpirun(2) +
+                                   "run --platform hgx_h100_4node --set fabric.fidelity=analytical "
+                                   "--quiet --trace " +
+                                   trace + " --partitions 4");
+    EXPECT_NE(run.code, 0) << run.output;
+    EXPECT_TRUE(contains(run.output,
+                         "--partitions 4: mpirun started 2 processes; start the run "
+                         "with mpirun -n 4"))
+        << run.output;
+}
+
+TEST(PartitionRun, ADeadlockNamesTheWaitingRankAndThePartitionOfItsPeer)
+{
+    TempDir dir;
+    const std::string trace =
+        generate(dir, "--ranks 32 --pattern ring --size \"16 KiB\" --compute-us 2");
+    // Rank 31's send to rank 0 gets another tag: rank 0's recv can never match it.
+    const std::string json = dir.file("r31.json").string();
+    ASSERT_EQ(runEtsim("trace convert " + trace + ".31.et " + json).code, 0);
+    nlohmann::json edited = readJson(json);
+    for (auto& node : edited["nodes"])
+        for (auto& attr : node["attr"])
+            if (attr["name"] == "comm_tag")
+                attr["int32_val"] = 5;
+    std::ofstream(json) << edited.dump();
+    CommandResult back = runEtsim("trace convert --force " + json + " " + trace + ".31.et");
+    ASSERT_EQ(back.code, 0) << back.output;
+
+    const std::string report = dir.file("report.json").string();
+    CommandResult run = runCommand("timeout 60 " + mpirun(2) +
+                                   "run --platform hgx_h100_4node --set fabric.fidelity=analytical "
+                                   "--quiet --trace " +
+                                   trace + " --partitions 2 --report " + report);
+    EXPECT_EQ(run.code, 1) << run.output;
+    nlohmann::json result = readJson(report);
+    EXPECT_EQ(result["outcome"], "deadlock");
+    const std::string problem = result["problem"];
+    EXPECT_TRUE(contains(problem, "partition 0: deadlock: 1 of 16 ranks cannot finish")) << problem;
+    EXPECT_TRUE(contains(problem,
+                         "no matching send from rank 31 (simulated by partition 1) "
+                         "arrived"))
+        << problem;
+}
+
+} // namespace
+} // namespace etsim::apps
