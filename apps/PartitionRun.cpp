@@ -3,6 +3,7 @@
 #include "apps/Version.h"
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
+#include "kernel/Units.h"
 #include "platforms/partition/MpiTransport.h"
 #include "platforms/partition/PartitionedJob.h"
 
@@ -80,8 +81,15 @@ ExitCode runPartitioned(const PartitionRunOptions& options,
     }
     if (transport.self() != 0)
         return report.finished ? ExitCode::Success : ExitCode::InputProblem;
-    if (!options.quiet)
+    if (!options.quiet) {
+        // What the report alone does not say: how the run was split.
+        std::cout << "etsim run: " << plan.partitions << " partitions (" << plan.scheme
+                  << "), ranks per partition:";
+        for (std::uint32_t partition = 0; partition < plan.partitions; ++partition)
+            std::cout << (partition == 0 ? " " : ", ") << plan.ranksOf(partition).size();
+        std::cout << "; lookahead " << toString(Time::fromPs(plan.lookaheadPs)) << "\n";
         platform::writeReportText(std::cout, report);
+    }
     if (!options.report.empty()) {
         try {
             writeFileAtomically(options.report,
