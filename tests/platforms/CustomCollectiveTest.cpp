@@ -13,7 +13,9 @@
 #include "platforms/collectives/MscclReader.h"
 #include "platforms/collectives/ProgramGen.h"
 #include "tests/models/net/NetTestSupport.h"
+#include "tests/support/ErrorOf.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -159,6 +161,66 @@ TEST(CustomCollective, AnotherProgramGivesAnotherTime)
         net::loadNetConfigString(platformYaml("flow", "switch", 8, "{msccl: " + xml + "}"));
     loadCustomAlgorithms(ring);
     EXPECT_NE(timeAllReduce(ring, 64ULL << 20).endPs, timeAllReduce(halving, 64ULL << 20).endPs);
+}
+
+// A ring all-reduce program over all 4 ranks of a 2 x 2 torus (dimension 0: ranks {0,1} and
+// {2,3}; dimension 1: {0,2} and {1,3}), listed with span: all, runs as one phase round the
+// ranks in rank order. Every message is one 1 MB chunk of the 4 MB all-reduce: 0 -> 1 and
+// 2 -> 3 cross one link (a = 500 ns + 10 us = 10.5 us), 1 -> 2 and 3 -> 0 two (b = 11 us).
+// A rank's step ends when its predecessor's message arrives; by hand, after steps 1, 3 and 5
+// every rank has waited a + b more, so all finish at 3 (a + b) = 64.5 us. The links of the
+// four pairs are distinct, so flow and analytical agree.
+TEST(CustomCollective, AProgramSpanningAllDimensionsRunsOverEveryRankInRankOrder)
+{
+    Scratch scratch;
+    std::string xml = scratch.write(
+        "ring4.xml",
+        writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 4)));
+    auto yaml = [&](const std::string& fidelity, const std::string& list) {
+        return "fidelity: " + fidelity +
+               "\ntopology:\n  kind: multi_dim\n  dims:\n"
+               "    - {kind: ring, size: 2, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+               "    - {kind: ring, size: 2, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+               "collectives:\n  algorithms: {all_reduce: [" +
+               list + "]}\n";
+    };
+    for (const char* fidelity : {"analytical", "flow"}) {
+        SCOPED_TRACE(fidelity);
+        net::NetConfig config =
+            net::loadNetConfigString(yaml(fidelity, "{msccl: " + xml + ", span: all}"));
+        loadCustomAlgorithms(config);
+        ASSERT_NE(config.wholeGroupAlgorithm(CollectiveType::AllReduce), nullptr);
+        Timing got = timeAllReduce(config, 4000000);
+        EXPECT_EQ(got.donePs, std::vector<std::uint64_t>(4, 64500000));
+        EXPECT_EQ(got.messages, 4U * 6U);
+        // A collective over dimension 0 only cannot run a program for every rank.
+        net::CommEngine engine(config, 4);
+        EtNodeInfo partial = net::test::collectiveNode(0, CollectiveType::AllReduce, 4000000);
+        partial.involvedDims = 1;
+        EXPECT_THAT(test::errorOf([&] { engine.post(partial, 0); }),
+                    ::testing::HasSubstr("spans all dimensions (span: all), but this collective "
+                                         "leaves dimension 1 out (involved_dims)"));
+    }
+    // Per dimension (the default span) the program would run as each dimension's phase: the
+    // reduce-scatter phases of local_bw_aware, or, with baseline, all-reduces on 2-member
+    // lines; both are refused.
+    for (const auto& [extra, expected] :
+         {std::pair<std::string, std::string>{"",
+                                              "is a all_reduce algorithm, but it is asked "
+                                              "to run a reduce_scatter phase"},
+          {"  optimization: baseline\n", "has 4 ranks but the group it runs on has 2 members"}}) {
+        net::NetConfig perDimension =
+            net::loadNetConfigString(yaml("flow", "{msccl: " + xml + "}") + extra);
+        loadCustomAlgorithms(perDimension);
+        EXPECT_EQ(perDimension.wholeGroupAlgorithm(CollectiveType::AllReduce), nullptr);
+        EXPECT_THAT(test::errorOf([&] { timeAllReduce(perDimension, 4000000); }),
+                    ::testing::HasSubstr(expected));
+    }
+    // A program over all dimensions cannot share its list with per-dimension entries.
+    EXPECT_THAT(test::errorOf([&] {
+                    net::loadNetConfigString(yaml("flow", "{msccl: " + xml + ", span: all}, ring"));
+                }),
+                ::testing::HasSubstr("a program that spans all dimensions (span: all) runs alone"));
 }
 
 // The double-binary-tree program on 3 ranks, by hand (analytical: every message of 1 MB, half
