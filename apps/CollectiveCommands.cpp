@@ -137,11 +137,15 @@ void addCollectiveCommands(CLI::App& app, ExitCode& result)
     auto options = std::make_shared<GenOptions>();
     CLI::App* command = gen->add_subcommand(
         "collective", "A built-in collective algorithm as an MSCCL program or algorithm traces");
-    command->add_option("--algorithm", options->algorithm, "ring or halving_doubling")
+    command
+        ->add_option("--algorithm",
+                     options->algorithm,
+                     "ring, direct, halving_doubling or double_binary_tree")
         ->capture_default_str();
     command
-        ->add_option(
-            "--collective", options->collective, "all_reduce, reduce_scatter or all_gather")
+        ->add_option("--collective",
+                     options->collective,
+                     "all_reduce, reduce_scatter, all_gather or all_to_all")
         ->capture_default_str();
     command->add_option("--ranks", options->ranks, "Ranks of the group")->capture_default_str();
     command->add_option("--format", options->format, "msccl (one .xml file) or chakra")

@@ -7,11 +7,11 @@
 // Collectives are matched by (group, groupSequence). A collective's state exists from the
 // first member's post; messages to members that have not posted yet are kept until they do.
 // Each member runs each chunk through the phases of HierarchicalPlan; a member admits at most
-// active_chunks chunks per dimension at a time (FIFO), and as many again for in-switch
-// all-gathers, which have their own queue per dimension. There is no barrier: a member's step
-// waits only for the messages the algorithm says it needs. Every phase starts with the
-// endpoint delay; every step ends with the endpoint delay plus the reduction cost
-// (3 * reduced bytes / local memory bandwidth).
+// active_chunks chunks per dimension at a time (FIFO), and as many again for phases whose
+// algorithm asks for a queue of their own (CollectiveAlgorithmIf::ownQueue: in-switch
+// all-gathers). There is no barrier: a member's step waits only for the messages the
+// algorithm says it needs. Every phase starts with the endpoint delay; every step ends with
+// the endpoint delay plus the reduction cost (3 * reduced bytes / local memory bandwidth).
 //
 // Point-to-point: an eager send starts its message at once, a rendezvous send (attribute
 // `eager` 0) when its matching recv is posted, as MPI's rendezvous protocol and NCCL's
@@ -207,7 +207,7 @@ private:
         std::uint32_t step = 0; // global step within the chunk; for p2p unused
         bool pointToPoint = false;
         bool phaseStart = false; // engine tasks: the phase-start delay rather than a step end
-        bool multicast = false;  // an in-switch result for every member of member's switch line
+        bool multicast = false;  // a result for every member of member's line (in-switch)
         bool crossed = false;    // engine tasks: a message from another process arrives
     };
     // A collective message from another process, waiting for its arrival time.

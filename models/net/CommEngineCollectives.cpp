@@ -51,7 +51,22 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
     fresh.global = identity;
     std::vector<PlanDim> dims;
     try {
-        if (identity) {
+        const CollectiveAlgorithmIf* whole =
+            identity ? settings.wholeGroupAlgorithm(info.collective) : nullptr;
+        if (whole) {
+            // One phase over every rank, in rank order, whatever the dimensions.
+            for (std::uint32_t dim = 0; dim < settings.dimCount(); ++dim)
+                if (info.involvedDims != 0 && (info.involvedDims >> dim & 1U) == 0 &&
+                    settings.dimSize(dim) > 1)
+                    throw Error("the " + std::string(toString(info.collective)) +
+                                " algorithm spans all dimensions (span: all), but this "
+                                "collective leaves dimension " +
+                                std::to_string(dim) +
+                                " out (involved_dims); list an algorithm per dimension instead");
+            PlanDim planDim{0, rankCount, whole};
+            planDim.flat = true;
+            dims.push_back(planDim);
+        } else if (identity) {
             for (std::uint32_t dim = 0; dim < settings.dimCount(); ++dim) {
                 bool involved = info.involvedDims == 0 || (info.involvedDims >> dim & 1U) != 0;
                 std::uint32_t size = settings.dimSize(dim);
@@ -138,7 +153,7 @@ std::uint32_t CommEngine::rankOf(const Instance& instance, std::uint32_t member)
 std::uint32_t
 CommEngine::phaseIndex(const Instance& instance, const Phase& phase, std::uint32_t member) const
 {
-    if (!instance.global || settings.topologyKind == TopologyKind::FatTree)
+    if (!instance.global || phase.flat || settings.topologyKind == TopologyKind::FatTree)
         return member;
     return (member / strides[phase.dim]) % settings.dims[phase.dim].size;
 }
@@ -148,7 +163,7 @@ std::uint32_t CommEngine::phasePeer(const Instance& instance,
                                     std::uint32_t member,
                                     std::uint32_t peer) const
 {
-    if (!instance.global || settings.topologyKind == TopologyKind::FatTree)
+    if (!instance.global || phase.flat || settings.topologyKind == TopologyKind::FatTree)
         return peer;
     std::uint32_t stride = strides[phase.dim];
     std::uint32_t coordinate = (member / stride) % settings.dims[phase.dim].size;

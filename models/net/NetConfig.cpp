@@ -125,6 +125,7 @@ std::shared_ptr<CustomAlgorithmSource> readCustomSource(ConfigMap& map)
     auto path = map.required<Located<std::string>>(msccl ? "msccl" : "chakra",
                                                    msccl ? "an MSCCL XML file" : "a trace prefix");
     source->location = path.location;
+    source->span = map.enumField("span", customSpanNames, CustomAlgorithmSource::Span::Dimension);
     std::filesystem::path resolved(path.value);
     std::filesystem::path file(path.location.file);
     if (resolved.is_relative() && file.has_parent_path() && std::filesystem::exists(file))
@@ -160,6 +161,12 @@ readAlgorithmList(ConfigMap& map,
         list.push_back(AlgorithmKind::Custom);
     }
     std::uint32_t dims = config.dimCount();
+    if (customs && list.size() > 1)
+        for (const auto& source : *customs)
+            if (source && source->span == CustomAlgorithmSource::Span::All)
+                node->fail("a program that spans all dimensions (span: all) runs alone: make it "
+                           "the list's only entry, or give one algorithm per dimension with "
+                           "span: dimension");
     if (list.size() == 1 && dims > 1) {
         list.resize(dims, list.front());
         if (customs)
@@ -282,6 +289,19 @@ const CollectiveAlgorithmIf* NetConfig::customAlgorithm(CollectiveType type,
                         " was never loaded; build the fabric through the platform layer, "
                         "which reads it");
         return source->algorithm.get();
+    }
+    return nullptr;
+}
+
+const CollectiveAlgorithmIf* NetConfig::wholeGroupAlgorithm(CollectiveType type) const
+{
+    for (std::size_t index = 0; index < configurableCollectives.size(); ++index) {
+        if (configurableCollectives[index] != type || customAlgorithms[index].empty())
+            continue;
+        const auto& source = customAlgorithms[index].front();
+        if (!source || source->span != CustomAlgorithmSource::Span::All)
+            return nullptr;
+        return customAlgorithm(type, 0);
     }
     return nullptr;
 }

@@ -202,11 +202,20 @@ inline constexpr std::array<CollectiveType, 7> configurableCollectives = {
 /// (platforms/collectives/CustomAlgorithms.h).
 struct CustomAlgorithmSource {
     enum class Format : std::uint8_t { Msccl, Chakra };
+    /// What the program's ranks are: the members of one dimension's line (it runs in every
+    /// dimension it is listed for), or every rank of the topology in rank order (one phase
+    /// spanning all dimensions; the list's only entry).
+    enum class Span : std::uint8_t { Dimension, All };
     Format format = Format::Msccl;
+    Span span = Span::Dimension;
     /// As written, and resolved against the configuration file's folder.
     std::string path;
     ConfigLocation location;
     std::shared_ptr<const CollectiveAlgorithmIf> algorithm;
+};
+inline constexpr EnumName<CustomAlgorithmSource::Span> customSpanNames[] = {
+    {"dimension", CustomAlgorithmSource::Span::Dimension},
+    {"all", CustomAlgorithmSource::Span::All},
 };
 
 /// The runtime configuration of the fabric (units converted, every rule checked).
@@ -260,6 +269,9 @@ struct NetConfig {
     /// The loaded custom algorithm for `type` in `dim`, or nullptr where a built-in one runs;
     /// throws etsim::Error when it was listed but never loaded.
     const CollectiveAlgorithmIf* customAlgorithm(CollectiveType type, std::uint32_t dim) const;
+    /// The loaded custom algorithm for `type` whose program spans all dimensions (`span:
+    /// all`), or nullptr.
+    const CollectiveAlgorithmIf* wholeGroupAlgorithm(CollectiveType type) const;
 };
 
 /// Reads a network configuration map (see the top of this file); throws ConfigError with

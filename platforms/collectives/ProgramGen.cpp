@@ -194,6 +194,59 @@ void halvingDoubling(CollectiveProgram& program)
     }
 }
 
+void doubleBinaryTree(CollectiveProgram& program)
+{
+    if (program.type != CollectiveType::AllReduce)
+        throw Error(std::string("double_binary_tree is written for all_reduce, not ") +
+                    toString(program.type));
+    std::uint32_t p = program.rankCount();
+    for (std::uint32_t r = 0; r < p; ++r) {
+        // Chunk t travels tree t, on channel t: tree 0 in heap order (position j has children
+        // 2j+1, 2j+2), tree 1 its mirror image (position j is rank p-1-j), as the built-in
+        // algorithm's trees. A threadblock per (tree, peer), numbered in order of first use.
+        // A rank runs tree 1 after its part of tree 0: the steps of a rank advance together
+        // (docs/network.md, "Timing"), and a rank waiting in one tree for a message that a
+        // rank waiting in the other tree has yet to send would never go on.
+        std::uint32_t gate = net::noPeer;
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> blocks;
+        for (std::uint32_t t = 0; t < 2; ++t) {
+            auto rankAt = [&](std::uint32_t position) {
+                return t == 0 ? position : p - 1 - position;
+            };
+            std::uint32_t position = t == 0 ? r : p - 1 - r;
+            std::vector<std::uint32_t> children;
+            for (std::uint32_t child = 2 * position + 1; child <= 2 * position + 2 && child < p;
+                 ++child)
+                children.push_back(rankAt(child));
+            auto op = [&](ProgramOpKind kind, std::uint32_t peer, std::uint32_t after) {
+                ProgramOp made = step(kind, {in, t}, {in, t}, 1, peer, peer);
+                made.channel = t;
+                auto found = blocks.try_emplace({t, peer}, blocks.size()).first;
+                std::uint32_t tb = found->second;
+                // A dependency on the threadblock's own previous operation is implicit.
+                const auto& ops = program.ranks[r].ops;
+                if (after != net::noPeer && ops[after].threadblock == tb)
+                    after = net::noPeer;
+                return add(program, r, tb, made, after);
+            };
+            // Up: the children's partial sums, reduced one after the other, then to the parent.
+            std::uint32_t reduced = gate;
+            for (std::uint32_t k = 0; k < children.size(); ++k)
+                reduced = op(ProgramOpKind::RecvReduceCopy, children[k], reduced);
+            std::uint32_t result = reduced;
+            if (position > 0) {
+                std::uint32_t parent = rankAt((position - 1) / 2);
+                op(ProgramOpKind::Send, parent, reduced);
+                result = op(ProgramOpKind::Recv, parent, net::noPeer);
+            }
+            // Down: the full sum to the children.
+            for (std::uint32_t k = 0; k < children.size(); ++k)
+                op(ProgramOpKind::Send, children[k], result);
+            gate = static_cast<std::uint32_t>(program.ranks[r].ops.size() - 1);
+        }
+    }
+}
+
 void direct(CollectiveProgram& program)
 {
     std::uint32_t p = program.rankCount();
@@ -290,9 +343,15 @@ generateProgram(net::AlgorithmKind algorithm, CollectiveType type, std::uint32_t
     case net::AlgorithmKind::Direct:
         direct(program);
         break;
+    case net::AlgorithmKind::DoubleBinaryTree:
+        // Two halves, one per tree.
+        program.inputChunks = program.outputChunks = program.chunksPerLoop = 2;
+        doubleBinaryTree(program);
+        break;
     default:
         throw Error(std::string(enumName(net::algorithmNames, algorithm)) +
-                    " is not written as a program yet (ring, direct, halving_doubling)");
+                    " is not written as a program (ring, direct, halving_doubling, "
+                    "double_binary_tree are)");
     }
     return program;
 }

@@ -6,7 +6,10 @@
 //   direct            all-reduce, reduce-scatter, all-gather, all-to-all (one threadblock per
 //                     peer)
 //   halving_doubling  all-reduce, reduce-scatter, all-gather on a power-of-two group
-// double_binary_tree is not written as a program yet.
+//   double_binary_tree  all-reduce: half the data up and down each of the built-in algorithm's
+//                     two trees (chunk t on tree t and channel t); each rank runs its part of
+//                     tree 1 after its part of tree 0, so the program takes longer than the
+//                     built-in algorithm, whose trees carry separate chunks side by side
 // writeMsccl() prints a program as MSCCL XML (threadblocks as recorded in the operations).
 
 #include "models/net/NetConfig.h"

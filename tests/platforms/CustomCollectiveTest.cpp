@@ -13,7 +13,9 @@
 #include "platforms/collectives/MscclReader.h"
 #include "platforms/collectives/ProgramGen.h"
 #include "tests/models/net/NetTestSupport.h"
+#include "tests/support/ErrorOf.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -161,6 +163,102 @@ TEST(CustomCollective, AnotherProgramGivesAnotherTime)
     EXPECT_NE(timeAllReduce(ring, 64ULL << 20).endPs, timeAllReduce(halving, 64ULL << 20).endPs);
 }
 
+// A ring all-reduce program over all 4 ranks of a 2 x 2 torus (dimension 0: ranks {0,1} and
+// {2,3}; dimension 1: {0,2} and {1,3}), listed with span: all, runs as one phase round the
+// ranks in rank order. Every message is one 1 MB chunk of the 4 MB all-reduce: 0 -> 1 and
+// 2 -> 3 cross one link (a = 500 ns + 10 us = 10.5 us), 1 -> 2 and 3 -> 0 two (b = 11 us).
+// A rank's step ends when its predecessor's message arrives; by hand, after steps 1, 3 and 5
+// every rank has waited a + b more, so all finish at 3 (a + b) = 64.5 us. The links of the
+// four pairs are distinct, so flow and analytical agree.
+TEST(CustomCollective, AProgramSpanningAllDimensionsRunsOverEveryRankInRankOrder)
+{
+    Scratch scratch;
+    std::string xml = scratch.write(
+        "ring4.xml",
+        writeMsccl(generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 4)));
+    auto yaml = [&](const std::string& fidelity, const std::string& list) {
+        return "fidelity: " + fidelity +
+               "\ntopology:\n  kind: multi_dim\n  dims:\n"
+               "    - {kind: ring, size: 2, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+               "    - {kind: ring, size: 2, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+               "collectives:\n  algorithms: {all_reduce: [" +
+               list + "]}\n";
+    };
+    for (const char* fidelity : {"analytical", "flow"}) {
+        SCOPED_TRACE(fidelity);
+        net::NetConfig config =
+            net::loadNetConfigString(yaml(fidelity, "{msccl: " + xml + ", span: all}"));
+        loadCustomAlgorithms(config);
+        ASSERT_NE(config.wholeGroupAlgorithm(CollectiveType::AllReduce), nullptr);
+        Timing got = timeAllReduce(config, 4000000);
+        EXPECT_EQ(got.donePs, std::vector<std::uint64_t>(4, 64500000));
+        EXPECT_EQ(got.messages, 4U * 6U);
+        // A collective over dimension 0 only cannot run a program for every rank.
+        net::CommEngine engine(config, 4);
+        EtNodeInfo partial = net::test::collectiveNode(0, CollectiveType::AllReduce, 4000000);
+        partial.involvedDims = 1;
+        EXPECT_THAT(test::errorOf([&] { engine.post(partial, 0); }),
+                    ::testing::HasSubstr("spans all dimensions (span: all), but this collective "
+                                         "leaves dimension 1 out (involved_dims)"));
+    }
+    // Per dimension (the default span) the program would run as each dimension's phase: the
+    // reduce-scatter phases of local_bw_aware, or, with baseline, all-reduces on 2-member
+    // lines; both are refused.
+    for (const auto& [extra, expected] :
+         {std::pair<std::string, std::string>{"",
+                                              "is a all_reduce algorithm, but it is asked "
+                                              "to run a reduce_scatter phase"},
+          {"  optimization: baseline\n", "has 4 ranks but the group it runs on has 2 members"}}) {
+        net::NetConfig perDimension =
+            net::loadNetConfigString(yaml("flow", "{msccl: " + xml + "}") + extra);
+        loadCustomAlgorithms(perDimension);
+        EXPECT_EQ(perDimension.wholeGroupAlgorithm(CollectiveType::AllReduce), nullptr);
+        EXPECT_THAT(test::errorOf([&] { timeAllReduce(perDimension, 4000000); }),
+                    ::testing::HasSubstr(expected));
+    }
+    // A program over all dimensions cannot share its list with per-dimension entries.
+    EXPECT_THAT(test::errorOf([&] {
+                    net::loadNetConfigString(yaml("flow", "{msccl: " + xml + ", span: all}, ring"));
+                }),
+                ::testing::HasSubstr("a program that spans all dimensions (span: all) runs alone"));
+}
+
+// The double-binary-tree program on 3 ranks, by hand (analytical: every message of 1 MB, half
+// the 2 MB all-reduce, takes 500 ns + 1 MB / 100 GB/s = 10.5 us; no delays, no reduction
+// cost). Tree 0: root 0, children 1 and 2; tree 1: root 2, children 1 and 0.
+//   0 us     ranks 1 and 2 send their half 0 up to 0
+//   10.5 us  rank 0 has reduced half 0: sends it down to 1 and 2, and its half 1 up to 2
+//   21 us    rank 1 has half 0: sends its half 1 up to 2 (its tree-1 part waits for tree 0)
+//   31.5 us  rank 2 has reduced half 1: sends it down to 1 and 0, and is done
+//   42 us    ranks 0 and 1 have half 1
+// The built-in algorithm runs the trees on separate chunks side by side: 21 us.
+TEST(CustomCollective, DoubleBinaryTreeProgramRunsEachRanksTreesInTurn)
+{
+    Scratch scratch;
+    net::CollectiveProgram program =
+        generateProgram(AlgorithmKind::DoubleBinaryTree, CollectiveType::AllReduce, 3);
+    std::string xml = scratch.write("dbt3.xml", writeMsccl(program));
+    std::string prefix = scratch.write("dbt3", "");
+    constexpr std::uint64_t bytes = 2000000;
+    writeChakraAlgorithm(program, prefix, bytes);
+    auto yaml = [](const std::string& algorithm, std::uint32_t chunks) {
+        return "fidelity: analytical\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: "
+               "fully_connected, size: 3, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+               "collectives:\n  algorithms: {all_reduce: [" +
+               algorithm + "]}\n  chunks: " + std::to_string(chunks) + "\n  active_chunks: 2\n";
+    };
+    for (const std::string& entry : {"{msccl: " + xml + "}", "{chakra: " + prefix + "}"}) {
+        SCOPED_TRACE(entry);
+        net::NetConfig custom = net::loadNetConfigString(yaml(entry, 1));
+        loadCustomAlgorithms(custom);
+        Timing got = timeAllReduce(custom, bytes);
+        EXPECT_EQ(got.donePs, (std::vector<std::uint64_t>{42000000, 42000000, 31500000}));
+        EXPECT_EQ(got.messages, 8U); // 2 (p - 1) per tree
+    }
+    Timing builtIn = timeAllReduce(net::loadNetConfigString(yaml("double_binary_tree", 2)), bytes);
+    EXPECT_EQ(builtIn.endPs, 21000000U);
+}
+
 } // namespace
 } // namespace etsim::platform
 
@@ -234,6 +332,46 @@ TEST(CollectiveVerifier, AcceptsEveryGeneratedProgram)
             }
     // Ring all-reduce: 2(p - 1) messages per rank.
     EXPECT_EQ(net::verifyProgram(parseMsccl(ring4(), "ring.xml")).messages, 4U * 6U);
+}
+
+TEST(CollectiveVerifier, AcceptsEveryDoubleBinaryTreeProgram)
+{
+    for (std::uint32_t ranks : {2U, 3U, 4U, 5U, 7U, 8U, 13U, 16U, 64U}) {
+        SCOPED_TRACE(ranks);
+        net::CollectiveProgram program =
+            generateProgram(AlgorithmKind::DoubleBinaryTree, CollectiveType::AllReduce, ranks);
+        net::VerifyResult direct = net::verifyProgram(program);
+        EXPECT_TRUE(direct.dataChecked);
+        // Each tree: every rank but the root sends up once and receives once.
+        EXPECT_EQ(direct.messages, 4U * (ranks - 1));
+        net::VerifyResult parsed = net::verifyProgram(parseMsccl(writeMsccl(program), "dbt.xml"));
+        EXPECT_EQ(parsed.operations, direct.operations);
+        EXPECT_EQ(parsed.messages, direct.messages);
+    }
+    EXPECT_THROW(generateProgram(AlgorithmKind::DoubleBinaryTree, CollectiveType::AllGather, 4),
+                 Error);
+}
+
+TEST(CollectiveVerifier, DoubleBinaryTreeWithoutOneReductionIsCaught)
+{
+    // Rank 1 (tree 0: child of 0, parent of 3) copies rank 3's half instead of adding it.
+    net::CollectiveProgram program =
+        generateProgram(AlgorithmKind::DoubleBinaryTree, CollectiveType::AllReduce, 4);
+    ASSERT_EQ(program.ranks[1].ops[0].kind, ProgramOpKindForTest::RecvReduceCopy);
+    program.ranks[1].ops[0].kind = ProgramOpKindForTest::Recv;
+    try {
+        net::verifyProgram(program);
+        FAIL() << "accepted";
+    } catch (const Error& error) {
+        std::string text = error.what();
+        // Rank 1 passed rank 3's part up in place of its own sum: the root's half 0 lacks
+        // rank 1, and the root's reduction of what rank 1 sent is the step named.
+        EXPECT_NE(text.find("rank 0, output chunk 0 holds chunk 0 reduced over ranks {0,2-3} "
+                            "only (missing {1})"),
+                  std::string::npos)
+            << text;
+        EXPECT_NE(text.find("gpu 0 op 1 (rrc)"), std::string::npos) << text;
+    }
 }
 
 TEST(CollectiveVerifier, DroppedSendIsADeadlockAtTheReceiverItStarves)

@@ -37,6 +37,7 @@ std::vector<Phase> planPhases(CollectiveType type,
     auto add = [&](const PlanDim& dim, CollectiveType phaseType, std::uint64_t input) {
         Phase phase;
         phase.dim = dim.dim;
+        phase.flat = dim.flat;
         phase.shape.type = phaseType;
         phase.shape.size = dim.size;
         phase.shape.inputBytes = input;

@@ -25,6 +25,9 @@ namespace etsim::net {
 /// algorithm, and the index of its first step among the chunk's steps.
 struct Phase {
     std::uint32_t dim = 0;
+    /// The phase runs over every member of the collective, in rank order, not over the lines
+    /// of dimension `dim` (a custom program spanning all dimensions).
+    bool flat = false;
     PhaseShape shape;
     const CollectiveAlgorithmIf* algorithm = nullptr;
     std::uint32_t steps = 0;
@@ -50,6 +53,8 @@ struct PlanDim {
     /// The algorithm of the reduce-scatter and all-gather phases of a local_bw_aware
     /// all-reduce in this dimension; nullptr = `algorithm`.
     const CollectiveAlgorithmIf* scatterGather = nullptr;
+    /// Phase::flat for the phases of this entry.
+    bool flat = false;
 };
 
 /// The phases of one chunk of `chunkBytes` over `dims` (in dimension order); each algorithm
