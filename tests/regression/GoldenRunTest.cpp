@@ -61,7 +61,8 @@ const std::vector<GoldenCase>& cases()
          "--platform dgx_a100_cluster --set ranks=16 --set \"fabric.topology.dims[1].size=2\""},
         {"tpu_v4_torus", transformer(16, 4), "--platform tpu_v4_torus"},
         {"ng1", transformer(9, 8), "--platform ng1"},
-        // Small end-to-end cases: a collective alone, and a GEMM and a collective on the detailed HBM (kept small: the
+        // Small end-to-end cases: a collective alone, and a GEMM and a collective on the detailed
+        // HBM (kept small: the
         // detailed model costs about 0.1 s of CPU per 2 MB).
         {"hgx_h100_all_reduce_1mib",
          "microbench --ranks 8 --collective all_reduce --size \"1 MiB\" --iterations 2 "
@@ -98,8 +99,8 @@ TEST_P(GoldenRun, MatchesTheReferenceExactly)
 {
     const GoldenCase& golden = GetParam();
     TempDir dir;
-    CommandResult gen = runEtsim("gen " + golden.generate + " --out " + dir.path().string() +
-                                 " --name job");
+    CommandResult gen =
+        runEtsim("gen " + golden.generate + " --out " + dir.path().string() + " --name job");
     ASSERT_EQ(gen.code, 0) << gen.output;
     const std::string report = dir.file("report.json").string();
     CommandResult run = runEtsim("run " + golden.run + " --trace " + (dir.path() / "job").string() +
@@ -110,7 +111,8 @@ TEST_P(GoldenRun, MatchesTheReferenceExactly)
 
     const std::filesystem::path reference =
         std::filesystem::path(ETSIM_GOLDEN_DIR) / (golden.name + ".json");
-    if (const char* update = std::getenv("ETSIM_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+    if (const char* update = std::getenv("ETSIM_UPDATE_GOLDEN");
+        update && std::string(update) == "1") {
         const std::filesystem::path partial = reference.string() + ".part";
         {
             std::ofstream out(partial);
