@@ -211,6 +211,15 @@ constexpr EnumName<AccelPreset> accelPresetNames[] = {
 /// The runtime config of a preset.
 AccelConfig accelPreset(AccelPreset preset);
 
+/// The dense rate of `type` that the shape-based tensor model computes at, whole chip:
+/// gpu_tiles FLOP/clk/SM × SMs × clock, systolic 2 × rows × cols × arrays × clock (every type
+/// alike). nullopt for the roofline, or a type without a per-clock rate.
+std::optional<FlopRate> modelPeak(const TensorConfig& tensor, DataType type);
+
+/// Sets the tensor peak of every type the shape-based model has a rate for to modelPeak(), so
+/// that the peak in reports and utilisations is the one the model uses (docs/accel.md).
+void derivePeaks(TensorConfig& tensor);
+
 /// Checks every rule of a config built in code; throws etsim::Error naming the key path
 /// ("accel.tensor.sm_count: must be at least 1").
 void validateAccelConfig(const AccelConfig& config);

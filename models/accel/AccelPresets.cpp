@@ -203,9 +203,7 @@ AccelConfig ng1Systolic()
     return config;
 }
 
-} // namespace
-
-AccelConfig accelPreset(AccelPreset preset)
+AccelConfig presetConfig(AccelPreset preset)
 {
     switch (preset) {
     case AccelPreset::H100Sxm:
@@ -220,6 +218,18 @@ AccelConfig accelPreset(AccelPreset preset)
         return ng1Systolic();
     }
     throw Error("accelPreset: unknown preset " + std::to_string(static_cast<int>(preset)));
+}
+
+} // namespace
+
+AccelConfig accelPreset(AccelPreset preset)
+{
+    // The tensor peaks above are the datasheets'; the shape-based models compute at their
+    // per-clock rates, so the peaks that reports divide by are those (NG-1: 2,490 TFLOP/s
+    // from 8,192 FLOP/clk × 160 cores × 1.9 GHz rather than the nominal 2.5 PFLOP/s).
+    AccelConfig config = presetConfig(preset);
+    derivePeaks(config.tensor);
+    return config;
 }
 
 } // namespace etsim::accel

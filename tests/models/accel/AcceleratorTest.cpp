@@ -491,8 +491,9 @@ TEST_F(ScTest, TpuV4PresetRunsTwoGemmsOnItsTwoTensorCores)
     sc_core::sc_start();
     EXPECT_EQ(bench.driver.finished[0], 1'092'779'048u);
     EXPECT_EQ(bench.driver.finished[1], 1'092'779'048u);
-    // 1.375e11 FLOP at 137.5 TFLOP/s · 0.8 per core = 1.25 ms after the first GEMM.
-    EXPECT_EQ(bench.driver.finished[2], 1'092'779'048u + 1'250'000'000u + 1'000'000u);
+    // 1.375e11 FLOP at the array's 275.2512 TFLOP/s / 2 · 0.8 per core = 1.248859 ms after
+    // the first GEMM.
+    EXPECT_EQ(bench.driver.finished[2], 1'092'779'048u + 1'248'859'224u + 1'000'000u);
     EXPECT_EQ(bench.stat("compute.nodes_systolic"), 2.0);
     EXPECT_EQ(bench.stat("compute.fallbacks"), 1.0);
 }
