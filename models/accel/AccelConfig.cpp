@@ -453,6 +453,7 @@ AccelConfig parseAccelConfig(ConfigMap& map)
     readOptional(map, "name", config.name);
     readOptional(map, "compute_units", config.computeUnits);
     note(map, "", "compute_units");
+    config.tensorVector = map.enumField("tensor_vector", unitSharingNames, config.tensorVector);
     readOptional(map, "launch_overhead", config.launchOverhead);
     config.defaultDataType =
         map.enumField("default_dtype", defaultDataTypeNames, config.defaultDataType);
@@ -540,6 +541,7 @@ YAML::Node toYaml(const AccelConfig& config)
     YAML::Node node(YAML::NodeType::Map);
     node["name"] = config.name;
     node["compute_units"] = std::to_string(config.computeUnits);
+    node["tensor_vector"] = std::string(enumName(unitSharingNames, config.tensorVector));
     node["launch_overhead"] = etsim::toString(config.launchOverhead);
     node["default_dtype"] = std::string(enumName(defaultDataTypeNames, config.defaultDataType));
     node["tensor"] = tensorYaml(config.tensor);

@@ -87,6 +87,16 @@ constexpr EnumName<Dataflow> dataflowNames[] = {
 const char* toString(Dataflow dataflow);
 
 /// Which timing model the tensor unit uses.
+/// Whether a unit's tensor and vector work may run at the same time. Separate: each has its
+/// own datapath and they overlap freely (a TPU's MXUs and vector unit). Shared: both run on the
+/// same cores (a GPU's SMs), so a tensor kernel and a vector kernel on one unit take turns and
+/// two concurrent kernels take the sum of their times.
+enum class UnitSharing : std::uint8_t { Separate, Shared };
+constexpr EnumName<UnitSharing> unitSharingNames[] = {
+    {"separate", UnitSharing::Separate},
+    {"shared", UnitSharing::Shared},
+};
+
 enum class TensorModel : std::uint8_t { Roofline, GpuTiles, Systolic };
 constexpr EnumName<TensorModel> tensorModelNames[] = {
     {"roofline", TensorModel::Roofline},
@@ -187,6 +197,8 @@ struct AccelConfig {
     /// Name of the preset or design ("h100_sxm").
     std::string name;
     std::uint32_t computeUnits = 1;
+    /// Whether each unit's tensor and vector work overlap (docs/accel.md, Concurrency).
+    UnitSharing tensorVector = UnitSharing::Separate;
     /// Fixed kernel launch overhead added to every compute node.
     Time launchOverhead;
     /// Data type assumed when a node's is unknown or has no rate of its own.
