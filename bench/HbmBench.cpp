@@ -92,7 +92,7 @@ void BM_HbmAnalytic(benchmark::State& state)
     AnalyticHbm hbm(config, stats);
     std::uint64_t now = 0;
     for (auto _ : state) {
-        now = hbm.complete(now, 1 << 20);
+        now = hbm.complete(now, 1 << 20, false);
         benchmark::DoNotOptimize(now);
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));

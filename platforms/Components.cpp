@@ -44,15 +44,24 @@ private:
 class AnalyticStreamMemory final : public accel::StreamMemory {
 public:
     explicit AnalyticStreamMemory(hbm::AnalyticHbm& model) : model(model) {}
-    std::uint64_t freeAt() const override { return model.freeAt(); }
-    std::uint64_t
-    serve(std::uint64_t& freePs, std::uint64_t arrivalPs, std::uint64_t bytes) const override
+    accel::MemoryServer state() const override
     {
-        return model.serve(freePs, arrivalPs, bytes);
+        const hbm::AnalyticHbm::Server& server = model.server();
+        return {server.freePs, server.lastWrite, server.used};
     }
-    std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes) override
+    std::uint64_t serve(accel::MemoryServer& server,
+                        std::uint64_t arrivalPs,
+                        std::uint64_t bytes,
+                        bool write) const override
     {
-        return model.complete(arrivalPs, bytes);
+        hbm::AnalyticHbm::Server copy{server.freePs, server.lastWrite, server.used};
+        const std::uint64_t done = model.serve(copy, arrivalPs, bytes, write);
+        server = {copy.freePs, copy.lastWrite, copy.used};
+        return done;
+    }
+    std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) override
+    {
+        return model.complete(arrivalPs, bytes, write);
     }
 
 private:

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -118,6 +119,39 @@ std::optional<Violation> checkDetail(const AccelConfig& config, const SystolicTe
     return std::nullopt;
 }
 
+// Relative difference above which a given peak and the shape-based model's own rate are
+// two different chips rather than two roundings of one.
+constexpr double peakTolerance = 1e-3;
+
+std::string rateText(FlopRate rate)
+{
+    std::ostringstream text;
+    text.precision(6);
+    text << rate.flopsPerSecond() * 1e-12 << " TFLOP/s";
+    return text.str();
+}
+
+// A peak that the model does not compute at would make utilisations lie (docs/accel.md).
+std::optional<Violation> checkPeaks(const TensorConfig& tensor)
+{
+    const bool gpu = std::holds_alternative<GpuTileTensor>(tensor.detail);
+    for (const DataTypeKey& entry : dataTypeKeys) {
+        const std::optional<FlopRate> model = modelPeak(tensor, entry.first);
+        if (!model || !tensor.peak.has(entry.first) || model->flopsPerSecond() <= 0.0)
+            continue;
+        const double given = tensor.peak.get(entry.first).flopsPerSecond();
+        if (std::abs(given / model->flopsPerSecond() - 1.0) <= peakTolerance)
+            continue;
+        return Violation{"tensor.peak." + std::string(entry.name),
+                         rateText(tensor.peak.get(entry.first)) + " disagrees with the " +
+                             rateText(*model) +
+                             (gpu ? " of tensor.flop_per_clock_per_sm × sm_count × clock"
+                                  : " of the systolic array (2 × rows × cols × arrays × clock)") +
+                             "; give only one of them (the other is derived), or make them agree"};
+    }
+    return std::nullopt;
+}
+
 std::optional<Violation> findViolation(const AccelConfig& config)
 {
     if (config.computeUnits == 0)
@@ -130,6 +164,8 @@ std::optional<Violation> findViolation(const AccelConfig& config)
         return bad;
     if (auto bad = std::visit([&](const auto& detail) { return checkDetail(config, detail); },
                               config.tensor.detail))
+        return bad;
+    if (auto bad = checkPeaks(config.tensor))
         return bad;
     if (!config.vector.peak.has(config.defaultDataType))
         return Violation{"vector.peak",
@@ -218,12 +254,32 @@ void readTensor(ConfigMap& map, TensorConfig& tensor)
         else
             tensor.detail = RooflineTensor{};
     }
-    readPerDataType(map, "peak", tensor.peak);
+    // Which peaks this map gives: those are kept (and the tile model's per-clock rate of a
+    // type it runs follows from them where the map gives none); the others are derived from
+    // the model.
+    PerDataType<FlopRate> givenPeaks;
+    readPerDataType(map, "peak", givenPeaks);
+    for (const DataTypeKey& entry : dataTypeKeys)
+        if (givenPeaks.has(entry.first)) {
+            tensor.peak.set(entry.first, givenPeaks.get(entry.first));
+            tensor.peak.set(entry.second, givenPeaks.get(entry.second));
+        }
     readOptional(map, "efficiency", tensor.efficiency);
     if (auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
         readOptional(map, "sm_count", gpu->smCount);
         readOptional(map, "clock", gpu->clock);
-        readPerDataType(map, "flop_per_clock_per_sm", gpu->flopPerClockPerSm);
+        PerDataType<double> givenPerClock;
+        readPerDataType(map, "flop_per_clock_per_sm", givenPerClock);
+        const double smClocks = static_cast<double>(gpu->smCount) * gpu->clock.hz();
+        for (std::size_t i = 0; i < PerDataType<double>::size; ++i) {
+            const auto type = static_cast<DataType>(i);
+            if (givenPerClock.has(type))
+                gpu->flopPerClockPerSm.set(type, givenPerClock.get(type));
+            // Only types the tile model runs: the others (FP64 on the H100) stay on the
+            // roofline fallback at their given peak.
+            else if (givenPeaks.has(type) && gpu->flopPerClockPerSm.has(type) && smClocks > 0.0)
+                gpu->flopPerClockPerSm.set(type, givenPeaks.get(type).flopsPerSecond() / smClocks);
+        }
         if (std::optional<ConfigNode> tiles = map.value("tiles"))
             gpu->tiles = readTiles(*tiles);
         gpu->ctasPerSm =
@@ -247,6 +303,11 @@ void readTensor(ConfigMap& map, TensorConfig& tensor)
             array->tileCols = array->cols;
         }
     }
+    const PerDataType<FlopRate> kept = tensor.peak;
+    derivePeaks(tensor);
+    for (std::size_t i = 0; i < PerDataType<FlopRate>::size; ++i)
+        if (givenPeaks.has(static_cast<DataType>(i)))
+            tensor.peak.set(static_cast<DataType>(i), kept.get(static_cast<DataType>(i)));
 }
 
 template <typename T>
@@ -329,6 +390,34 @@ const char* toString(Dataflow dataflow)
     return "?";
 }
 
+std::optional<FlopRate> modelPeak(const TensorConfig& tensor, DataType type)
+{
+    if (const auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
+        if (!gpu->flopPerClockPerSm.has(type))
+            return std::nullopt;
+        return FlopRate::fromFlopsPerSecond(gpu->flopPerClockPerSm.get(type) *
+                                            static_cast<double>(gpu->smCount) * gpu->clock.hz());
+    }
+    if (const auto* array = std::get_if<SystolicTensor>(&tensor.detail))
+        return FlopRate::fromFlopsPerSecond(2.0 * array->rows * array->cols * array->arrays *
+                                            array->clock.hz());
+    return std::nullopt;
+}
+
+void derivePeaks(TensorConfig& tensor)
+{
+    const bool systolic = std::holds_alternative<SystolicTensor>(tensor.detail);
+    for (std::size_t i = 0; i < PerDataType<FlopRate>::size; ++i) {
+        const auto type = static_cast<DataType>(i);
+        // The systolic array has one rate for every type: only the types the peak table names.
+        if (systolic && !tensor.peak.has(type))
+            continue;
+        if (std::optional<FlopRate> rate = modelPeak(tensor, type);
+            rate && rate->flopsPerSecond() > 0.0)
+            tensor.peak.set(type, *rate);
+    }
+}
+
 void validateAccelConfig(const AccelConfig& config)
 {
     if (std::optional<Violation> bad = findViolation(config))
@@ -364,6 +453,7 @@ AccelConfig parseAccelConfig(ConfigMap& map)
     readOptional(map, "name", config.name);
     readOptional(map, "compute_units", config.computeUnits);
     note(map, "", "compute_units");
+    config.tensorVector = map.enumField("tensor_vector", unitSharingNames, config.tensorVector);
     readOptional(map, "launch_overhead", config.launchOverhead);
     config.defaultDataType =
         map.enumField("default_dtype", defaultDataTypeNames, config.defaultDataType);
@@ -451,6 +541,7 @@ YAML::Node toYaml(const AccelConfig& config)
     YAML::Node node(YAML::NodeType::Map);
     node["name"] = config.name;
     node["compute_units"] = std::to_string(config.computeUnits);
+    node["tensor_vector"] = std::string(enumName(unitSharingNames, config.tensorVector));
     node["launch_overhead"] = etsim::toString(config.launchOverhead);
     node["default_dtype"] = std::string(enumName(defaultDataTypeNames, config.defaultDataType));
     node["tensor"] = tensorYaml(config.tensor);

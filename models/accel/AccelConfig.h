@@ -87,6 +87,16 @@ constexpr EnumName<Dataflow> dataflowNames[] = {
 const char* toString(Dataflow dataflow);
 
 /// Which timing model the tensor unit uses.
+/// Whether a unit's tensor and vector work may run at the same time. Separate: each has its
+/// own datapath and they overlap freely (a TPU's MXUs and vector unit). Shared: both run on the
+/// same cores (a GPU's SMs), so a tensor kernel and a vector kernel on one unit take turns and
+/// two concurrent kernels take the sum of their times.
+enum class UnitSharing : std::uint8_t { Separate, Shared };
+constexpr EnumName<UnitSharing> unitSharingNames[] = {
+    {"separate", UnitSharing::Separate},
+    {"shared", UnitSharing::Shared},
+};
+
 enum class TensorModel : std::uint8_t { Roofline, GpuTiles, Systolic };
 constexpr EnumName<TensorModel> tensorModelNames[] = {
     {"roofline", TensorModel::Roofline},
@@ -187,6 +197,8 @@ struct AccelConfig {
     /// Name of the preset or design ("h100_sxm").
     std::string name;
     std::uint32_t computeUnits = 1;
+    /// Whether each unit's tensor and vector work overlap (docs/accel.md, Concurrency).
+    UnitSharing tensorVector = UnitSharing::Separate;
     /// Fixed kernel launch overhead added to every compute node.
     Time launchOverhead;
     /// Data type assumed when a node's is unknown or has no rate of its own.
@@ -210,6 +222,15 @@ constexpr EnumName<AccelPreset> accelPresetNames[] = {
 
 /// The runtime config of a preset.
 AccelConfig accelPreset(AccelPreset preset);
+
+/// The dense rate of `type` that the shape-based tensor model computes at, whole chip:
+/// gpu_tiles FLOP/clk/SM × SMs × clock, systolic 2 × rows × cols × arrays × clock (every type
+/// alike). nullopt for the roofline, or a type without a per-clock rate.
+std::optional<FlopRate> modelPeak(const TensorConfig& tensor, DataType type);
+
+/// Sets the tensor peak of every type the shape-based model has a rate for to modelPeak(), so
+/// that the peak in reports and utilisations is the one the model uses (docs/accel.md).
+void derivePeaks(TensorConfig& tensor);
 
 /// Checks every rule of a config built in code; throws etsim::Error naming the key path
 /// ("accel.tensor.sm_count: must be at least 1").

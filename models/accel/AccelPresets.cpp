@@ -79,6 +79,8 @@ AccelConfig h100Sxm()
     config.dma.bandwidth = tbps(3.35);    // HBM3 peak [S]
     config.memory.capacity = gigabytes(80);
     config.memory.channels = 5 * 16; // 5 HBM3 stacks × 16 channels
+    config.tensorVector =
+        UnitSharing::Shared; // tensor cores and CUDA cores are in the same SMs [S]
     return config;
 }
 
@@ -113,6 +115,8 @@ AccelConfig a100Sxm()
     config.dma.bandwidth = tbps(2.039);
     config.memory.capacity = gigabytes(80);
     config.memory.channels = 5 * 8; // 5 HBM2E stacks × 8 channels
+    config.tensorVector =
+        UnitSharing::Shared; // tensor cores and CUDA cores are in the same SMs [S]
     return config;
 }
 
@@ -184,6 +188,8 @@ AccelConfig ng1()
     gpu.tiles = {{128, 256}, {256, 128}, {128, 128}, {64, 128}, {64, 64}};
     gpu.pipeEfficiency = 0.8;
     config.tensor.detail = gpu;
+    config.tensorVector =
+        UnitSharing::Shared; // a GPU-like design: tensor and vector units in the same cores [A]
     return config;
 }
 
@@ -203,9 +209,7 @@ AccelConfig ng1Systolic()
     return config;
 }
 
-} // namespace
-
-AccelConfig accelPreset(AccelPreset preset)
+AccelConfig presetConfig(AccelPreset preset)
 {
     switch (preset) {
     case AccelPreset::H100Sxm:
@@ -220,6 +224,18 @@ AccelConfig accelPreset(AccelPreset preset)
         return ng1Systolic();
     }
     throw Error("accelPreset: unknown preset " + std::to_string(static_cast<int>(preset)));
+}
+
+} // namespace
+
+AccelConfig accelPreset(AccelPreset preset)
+{
+    // The tensor peaks above are the datasheets'; the shape-based models compute at their
+    // per-clock rates, so the peaks that reports divide by are those (NG-1: 2,490 TFLOP/s
+    // from 8,192 FLOP/clk × 160 cores × 1.9 GHz rather than the nominal 2.5 PFLOP/s).
+    AccelConfig config = presetConfig(preset);
+    derivePeaks(config.tensor);
+    return config;
 }
 
 } // namespace etsim::accel

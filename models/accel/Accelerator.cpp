@@ -480,6 +480,7 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
     shape.chunkBytes = config.dma.chunk.bytes();
     shape.dmaEngines = config.dma.engines;
     shape.dmaBandwidth = config.dma.bandwidth;
+    shape.write = job.info.kind == NodeKind::MemStore;
     const bool compute = job.info.kind == NodeKind::Compute;
     planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, job.info);
     fastState = FastState::Running;
@@ -500,7 +501,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
         const ChunkTimes& chunk = fastPlan.chunks[i];
         if (chunk.sent > upTo)
             break;
-        streamMemory->complete(chunk.sent.ps(), chunk.bytes);
+        streamMemory->complete(chunk.sent.ps(), chunk.bytes, job.info.kind == NodeKind::MemStore);
         ++transfers;
         if (chunk.loaded <= upTo)
             (job.info.kind == NodeKind::MemStore ? writeBytes : readBytes) += chunk.bytes;

@@ -22,6 +22,7 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name,
     : sc_module(name)
     , target("target")
     , config(config)
+    , shared(config.tensorVector == UnitSharing::Shared)
     , unitTimings(makeUnitTimings(config))
     , units(config.computeUnits)
     , tensorFreeAt(config.computeUnits)
@@ -128,7 +129,7 @@ Time ComputeEngine::reserveSlice(const EtNodeInfo& node,
 {
     const bool tensor = usesTensorUnit(node);
     Time duration = Time::fromPs(sliceShare(whole.time.ps(), sliceIndex, sliceCount));
-    const Placement placement = place(tensor ? tensorFreeAt : vectorFreeAt, arrival, duration);
+    const Placement placement = place(freeFor(tensor), arrival, duration);
     const std::size_t chosen = placement.unit;
     Unit& unit = units[chosen];
     const Time start = placement.start;

@@ -6,7 +6,9 @@
 // Event-driven: on arrival a node reserves the unit whose tensor (or vector) unit frees
 // first, its completion time follows arithmetically from the calculators in compute/, and
 // one payload event queue delivers the responses. Each unit runs one node at a time on each
-// of its tensor and vector units; independent nodes run concurrently on different units.
+// of its tensor and vector units (or, with tensor_vector: shared, one node at a time on the unit:
+// a GPU's tensor and vector kernels use the same SMs); independent nodes run concurrently on
+// different units.
 //
 // Stats (in the group passed in): nodes per fidelity level, fallbacks to the roofline,
 // FLOPs, busy time of the tensor and vector units (total and per unit), achieved FLOP/s and
@@ -68,10 +70,11 @@ public:
     /// The unit whose resource frees first in `freeAt` (the lowest index on a tie) takes work
     /// of `duration` arriving at `arrival`; its entry advances to the end.
     static Placement place(std::vector<Time>& freeAt, Time arrival, Time duration);
-    /// When each unit's tensor (or vector) unit is next free.
+    /// When each unit's tensor (or vector) unit is next free; with tensor_vector: shared both
+    /// are one resource, the unit's cores.
     const std::vector<Time>& freeTimes(bool tensor) const
     {
-        return tensor ? tensorFreeAt : vectorFreeAt;
+        return tensor || shared ? tensorFreeAt : vectorFreeAt;
     }
     /// Reserves slice `index` of `count` of `node` (whose estimate is `whole`) arriving at
     /// `arrival` and returns its end; updates the stats and the timeline.
@@ -100,7 +103,14 @@ private:
     void respond();
     void fail(tlm::tlm_generic_payload& payload, const std::string& problem);
 
+    std::vector<Time>& freeFor(bool tensor)
+    {
+        return tensor || shared ? tensorFreeAt : vectorFreeAt;
+    }
+
     const AccelConfig& config;
+    // Tensor and vector work of a unit take turns on one free time (UnitSharing::Shared).
+    bool shared = false;
     UnitTimings unitTimings;
     std::vector<Unit> units;
     std::vector<Time> tensorFreeAt;

@@ -15,17 +15,27 @@
 
 namespace etsim::accel {
 
+/// What the memory's timing depends on between transactions.
+struct MemoryServer {
+    /// When the memory is next free, ps.
+    std::uint64_t freePs = 0;
+    /// The direction of the last transaction (a read/write turnaround costs time), and
+    /// whether there was one.
+    bool lastWrite = false;
+    bool used = false;
+};
+
 class StreamMemory {
 public:
     virtual ~StreamMemory() = default;
-    /// When the memory is next free, ps.
-    virtual std::uint64_t freeAt() const = 0;
-    /// Completion, ps, of `bytes` arriving at `arrivalPs` on a memory free from `freePs`
-    /// (advanced); records nothing.
+    /// The memory's state now.
+    virtual MemoryServer state() const = 0;
+    /// Completion, ps, of `bytes` (a write when `write`) arriving at `arrivalPs` on a memory
+    /// in `server` (advanced); records nothing.
     virtual std::uint64_t
-    serve(std::uint64_t& freePs, std::uint64_t arrivalPs, std::uint64_t bytes) const = 0;
+    serve(MemoryServer& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const = 0;
     /// Accepts `bytes` arriving at `arrivalPs` and returns their completion, ps.
-    virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes) = 0;
+    virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) = 0;
 };
 
 } // namespace etsim::accel

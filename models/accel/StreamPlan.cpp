@@ -36,7 +36,7 @@ void planStream(StreamPlan& plan,
         return;
     }
 
-    std::uint64_t memoryFree = memory.freeAt();
+    MemoryServer memoryState = memory.state();
     // Completion times of the loads holding a DMA engine (at most dma.engines of them).
     std::vector<Time>& engines = plan.engines;
     engines.clear();
@@ -60,7 +60,8 @@ void planStream(StreamPlan& plan,
         }
         chunk.sent = sent;
         previousSent = sent;
-        const Time memoryDone = Time::fromPs(memory.serve(memoryFree, sent.ps(), chunk.bytes));
+        const Time memoryDone =
+            Time::fromPs(memory.serve(memoryState, sent.ps(), chunk.bytes, shape.write));
         const Time dma = chunk.bytes == shape.chunkBytes
                              ? fullChunkDma
                              : Size::fromBytes(chunk.bytes) / shape.dmaBandwidth;

@@ -47,6 +47,8 @@ struct StreamShape {
     std::uint64_t chunkBytes = 0;
     std::uint32_t dmaEngines = 1;
     Bandwidth dmaBandwidth;
+    /// The chunks are writes (a MemStore node); otherwise reads.
+    bool write = false;
 };
 
 /// Fills `plan` for a compute node (`engine` non-null: loads and slices) or a memory node

@@ -6,11 +6,16 @@
 namespace etsim::hbm {
 
 AnalyticHbm::AnalyticHbm(const HbmConfig& config, StatGroup& stats)
-    : bytesPerPs(config.organisation.devicePeak().bytesPerSecond() * config.analytic.efficiency *
-                 1e-12)
+    : readBytesPerPs(config.organisation.devicePeak().bytesPerSecond() *
+                     config.analytic.efficiency * 1e-12)
+    , writeBytesPerPs(config.organisation.devicePeak().bytesPerSecond() *
+                      config.analytic.writeShare() * 1e-12)
+    , turnaroundPs(config.analytic.turnaround.ps())
     , latencyPs(config.analytic.latency.ps())
     , transactions(stats.addCounter("transactions", "", "transactions completed"))
     , bytesMoved(stats.addCounter("bytes", "B", "bytes moved"))
+    , turnarounds(stats.addCounter(
+          "turnarounds", "", "transactions of the other direction than the one before"))
     , latency(stats.addDistribution(
           "latency",
           "ns",
@@ -20,17 +25,23 @@ AnalyticHbm::AnalyticHbm(const HbmConfig& config, StatGroup& stats)
 }
 
 std::uint64_t
-AnalyticHbm::serve(std::uint64_t& serverFreePs, std::uint64_t arrivalPs, std::uint64_t bytes) const
+AnalyticHbm::serve(Server& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const
 {
-    std::uint64_t start = std::max(arrivalPs, serverFreePs);
-    serverFreePs =
-        start + static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / bytesPerPs));
-    return serverFreePs + latencyPs;
+    const bool turns = server.used && server.lastWrite != write;
+    const std::uint64_t start = std::max(arrivalPs, server.freePs + (turns ? turnaroundPs : 0));
+    const double rate = write ? writeBytesPerPs : readBytesPerPs;
+    server.freePs =
+        start + static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / rate));
+    server.lastWrite = write;
+    server.used = true;
+    return server.freePs + latencyPs;
 }
 
-std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes)
+std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write)
 {
-    std::uint64_t done = serve(freePs, arrivalPs, bytes);
+    if (state.used && state.lastWrite != write)
+        ++turnarounds;
+    std::uint64_t done = serve(state, arrivalPs, bytes, write);
     ++transactions;
     bytesMoved += bytes;
     latency.sample(static_cast<double>(done - arrivalPs) * 1e-3);

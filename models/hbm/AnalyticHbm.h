@@ -1,7 +1,10 @@
 #pragma once
 // The analytic fidelity as plain C++: one FIFO server per device that moves a transaction's
-// bytes at the device peak × the preset's calibrated efficiency, then adds a fixed latency.
-// completion = max(arrival, server free) + bytes / (peak × efficiency) + latency.
+// bytes at the device peak × the preset's calibrated efficiency of its direction, then adds a
+// fixed latency. A transaction of the other direction than the one before starts no earlier
+// than the turnaround after the server frees:
+//   start = max(arrival, server free + (direction changed ? turnaround : 0))
+//   completion = start + bytes / (peak × efficiency[direction]) + latency.
 
 #include "kernel/Stats.h"
 #include "models/hbm/HbmConfig.h"
@@ -12,30 +15,44 @@ namespace etsim::hbm {
 
 class AnalyticHbm {
 public:
+    /// What the server remembers between transactions.
+    struct Server {
+        /// The end of the last transaction's data transfer, ps.
+        std::uint64_t freePs = 0;
+        /// Its direction, and whether there was one.
+        bool lastWrite = false;
+        bool used = false;
+    };
+
     /// `config` must be validated; stats go into `stats`.
     AnalyticHbm(const HbmConfig& config, StatGroup& stats);
     AnalyticHbm(const AnalyticHbm&) = delete;
     AnalyticHbm& operator=(const AnalyticHbm&) = delete;
 
-    /// Accepts a transaction of `bytes` arriving at `arrivalPs` (ps) and returns its
-    /// completion time, ps. Transactions are served in call order.
-    std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes);
+    /// Accepts a transaction of `bytes` (a write when `write`) arriving at `arrivalPs` (ps) and
+    /// returns its completion time, ps. Transactions are served in call order.
+    std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write);
 
+    /// The server's state now.
+    const Server& server() const { return state; }
     /// When the server is next free, ps (the end of the last transaction's data transfer).
-    std::uint64_t freeAt() const { return freePs; }
-    /// The completion, ps, of a transaction of `bytes` arriving at `arrivalPs` at a server that
-    /// is free from `serverFreePs`, which it advances; nothing is recorded. complete() is this
-    /// on the server's own state plus the stats, so a caller that plans transactions ahead
-    /// (the accelerator's streaming fast path) uses the model's own arithmetic.
+    std::uint64_t freeAt() const { return state.freePs; }
+    /// The completion, ps, of a transaction arriving at `arrivalPs` at a server in `server`,
+    /// which it advances; nothing is recorded. complete() is this on the server's own state
+    /// plus the stats, so a caller that plans transactions ahead (the accelerator's streaming
+    /// fast path) uses the model's own arithmetic.
     std::uint64_t
-    serve(std::uint64_t& serverFreePs, std::uint64_t arrivalPs, std::uint64_t bytes) const;
+    serve(Server& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const;
 
 private:
-    double bytesPerPs;
+    double readBytesPerPs;
+    double writeBytesPerPs;
+    std::uint64_t turnaroundPs;
     std::uint64_t latencyPs;
-    std::uint64_t freePs = 0;
+    Server state;
     Counter& transactions;
     Counter& bytesMoved;
+    Counter& turnarounds;
     Distribution& latency;
 };
 

@@ -280,6 +280,8 @@ HbmConfig hbmPreset(HbmPreset preset)
         org.rows = 16384; // 16 PCs × 32 banks × 16,384 rows × 1 KiB = 8 GiB
         config.timing = toCycles(hbm2Ns(220.0, 96.0), org.clock);
         config.analytic.efficiency = 0.931;
+        config.analytic.writeEfficiency = 0.923; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(26200);
         break;
     case HbmPreset::Hbm2eA100:
         // A100 80 GB: 5 stacks of 16 GiB at 3.186 Gb/s (2.039 TB/s). HBM2 timings in ns at
@@ -296,6 +298,8 @@ HbmConfig hbmPreset(HbmPreset preset)
         config.timing = toCycles(hbm2Ns(350.0, 160.0), org.clock);
         keepCasSpacingInCycles(config.timing, 2, 3, 2);
         config.analytic.efficiency = 0.899;
+        config.analytic.writeEfficiency = 0.912; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(28200);
         break;
     case HbmPreset::Hbm3H100:
         // H100 SXM: 5 stacks of 16 GiB at 5.23 Gb/s per pin (3.35 TB/s). 8-high stacks of
@@ -309,12 +313,16 @@ HbmConfig hbmPreset(HbmPreset preset)
         config.timing = toCycles(hbm3Ns(350.0), org.clock);
         keepCasSpacingInCycles(config.timing, 2, 4, 3);
         config.analytic.efficiency = 0.886;
+        config.analytic.writeEfficiency = 0.9; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(32600);
         break;
     case HbmPreset::Hbm3_6400:
         // The spec's reference set: one 8 GiB stack (4 Gb per channel, nRFC 260 ns = 416 CK).
         org = Organisation{};
         config.timing = toCycles(hbm3Ns(260.0), org.clock);
         config.analytic.efficiency = 0.919;
+        config.analytic.writeEfficiency = 0.927; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(41000);
         break;
     case HbmPreset::Hbm3e_9600:
         // One 8-high HBM3E stack of 24 Gb dies: 24 GiB, 2 SIDs, 9.6 Gb/s (1.229 TB/s). The
@@ -328,6 +336,8 @@ HbmConfig hbmPreset(HbmPreset preset)
         config.timing = toCycles(hbm3Ns(450.0), org.clock);
         keepCasSpacingInCycles(config.timing, 2, 4, 3);
         config.analytic.efficiency = 0.862;
+        config.analytic.writeEfficiency = 0.875; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(47800);
         break;
     case HbmPreset::Hbm3eH200:
         // H200: 6 stacks of 24 GiB HBM3E (141 GB usable of 144 GiB) at 4.8 TB/s, i.e.
@@ -341,6 +351,8 @@ HbmConfig hbmPreset(HbmPreset preset)
         config.timing = toCycles(hbm3Ns(450.0), org.clock);
         keepCasSpacingInCycles(config.timing, 2, 4, 3);
         config.analytic.efficiency = 0.857;
+        config.analytic.writeEfficiency = 0.911; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(25200);
         break;
     case HbmPreset::Hbm4:
         // HBM4-like stack: 2048 bits as 32 channels × 2 PCs, 8 Gb/s, 2 BG × 8 banks per SID,
@@ -356,6 +368,8 @@ HbmConfig hbmPreset(HbmPreset preset)
         config.timing = toCycles(hbm3Ns(450.0), org.clock);
         keepCasSpacingInCycles(config.timing, 2, 4, 3);
         config.analytic.efficiency = 0.855;
+        config.analytic.writeEfficiency = 0.886; // scripts/calibrate-analytic-hbm.py
+        config.analytic.turnaround = Time::fromPs(62900);
         break;
     }
     config.addressMap = addressMapFromPreset(AddressMapPreset::Interleaved, org);
@@ -521,6 +535,9 @@ void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
 {
     if (!(a.efficiency > 0.0 && a.efficiency <= 1.0))
         fail("efficiency", "must be in (0, 1], the sustained fraction of peak bandwidth");
+    if (!(a.writeEfficiency >= 0.0 && a.writeEfficiency <= 1.0))
+        fail("write_efficiency",
+             "must be in (0, 1], the sustained fraction of peak bandwidth for writes");
 }
 
 void validate(const HbmConfig& config)
@@ -576,6 +593,8 @@ HbmConfig parseDramsysKey(ConfigMap& map)
     if (map.has("analytic"))
         map.nested("analytic", [&](ConfigMap& m) {
             override(m, "efficiency", config.analytic.efficiency);
+            override(m, "write_efficiency", config.analytic.writeEfficiency);
+            override(m, "turnaround", config.analytic.turnaround);
             override(m, "latency", config.analytic.latency);
             checkAnalytic(config.analytic, atKeyIn(m));
         });
@@ -656,6 +675,8 @@ HbmConfig parseHbmConfig(ConfigMap& map)
     if (map.has("analytic")) {
         map.nested("analytic", [&](ConfigMap& m) {
             override(m, "efficiency", config.analytic.efficiency);
+            override(m, "write_efficiency", config.analytic.writeEfficiency);
+            override(m, "turnaround", config.analytic.turnaround);
             override(m, "latency", config.analytic.latency);
             checkAnalytic(config.analytic, atKeyIn(m));
         });
@@ -730,6 +751,9 @@ YAML::Node toYaml(const HbmConfig& config)
     node["controller"] = controller;
     YAML::Node analytic(YAML::NodeType::Map);
     analytic["efficiency"] = exactNumberText(config.analytic.efficiency);
+    if (config.analytic.writeEfficiency > 0.0)
+        analytic["write_efficiency"] = exactNumberText(config.analytic.writeEfficiency);
+    analytic["turnaround"] = toString(config.analytic.turnaround);
     analytic["latency"] = toString(config.analytic.latency);
     node["analytic"] = analytic;
     return node;

@@ -269,14 +269,22 @@ struct ControllerConfig {
     Admission admission = Admission::Parallel;
 };
 
-/// The analytic fidelity: latency + bytes / (device peak × efficiency), one FIFO server per
-/// device. Each preset states the streaming-read efficiency its detailed model sustains
-/// (BandwidthTest, docs/hbm.md).
+/// The analytic fidelity: latency + bytes / (device peak × efficiency of the direction), one
+/// FIFO server per device, a turnaround between a read and a write that follow each other.
+/// Each preset states what its detailed model sustains (docs/hbm.md, and
+/// scripts/calibrate-analytic-hbm.py for the writes and the turnaround).
 struct AnalyticConfig {
-    /// Sustained fraction of the device peak, in (0, 1].
+    /// Sustained fraction of the device peak for reads, in (0, 1].
     double efficiency = 0.919;
+    /// The same for writes; unset (0) = `efficiency`.
+    double writeEfficiency = 0.0;
+    /// Lost when a write follows a read or a read a write on the server (bus turnaround,
+    /// write-queue drain); not added when the server was idle that long anyway.
+    Time turnaround;
     /// Added to every transaction's transfer time.
     Time latency = Time::fromPs(33125);
+
+    double writeShare() const { return writeEfficiency > 0.0 ? writeEfficiency : efficiency; }
 };
 
 /// A complete, validated HBM configuration.

@@ -85,7 +85,7 @@ void HbmController::onRequest(tlm::tlm_generic_payload& payload, const tlm::tlm_
     bool write = payload.get_command() == tlm::TLM_WRITE_COMMAND;
     std::uint32_t slot = allocate(payload, id, nullptr);
     if (!detailed) {
-        pending[slot].donePs = analytic->complete(now, bytesOf(payload));
+        pending[slot].donePs = analytic->complete(now, bytesOf(payload), write);
         respond(slot);
         return;
     }
@@ -137,7 +137,8 @@ void HbmController::bTransport(int id, tlm::tlm_generic_payload& payload, sc_cor
     std::uint64_t arrival = now + toPicoseconds(delay);
     if (!detailed) {
         // Timing is fixed at arrival: return at once with the completion as the delay.
-        std::uint64_t done = analytic->complete(arrival, bytesOf(payload));
+        std::uint64_t done = analytic->complete(
+            arrival, bytesOf(payload), payload.get_command() == tlm::TLM_WRITE_COMMAND);
         delay = fromPs(done - now);
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
         return;

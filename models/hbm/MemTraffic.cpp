@@ -395,7 +395,7 @@ runMemory(const HbmConfig& config, const RequestSource& source, const MemoryRunO
             if (device)
                 device->submit(slot, next.address, next.bytes, next.write, now);
             else
-                completed(slot, analytic->complete(now, next.bytes));
+                completed(slot, analytic->complete(now, next.bytes, next.write));
             have = source(next);
         }
         // The next moment anything changes: the device's next command, the next request's

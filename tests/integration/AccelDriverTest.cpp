@@ -199,8 +199,9 @@ TEST_F(ScTest, DriverRunsAGemmOnTheH100PresetWithAnalyticHbm3)
     EXPECT_EQ(result.outcome, RunOutcome::AllIdle);
     EXPECT_EQ(rank.finish(1), 1'448'727u);
     EXPECT_EQ(rank.finish(2), 6'246'541u);
-    EXPECT_EQ(rank.finish(3), 6'988'113u);
-    EXPECT_EQ(rank.driver.finishPs(), 6'988'113u);
+    // The store at the write efficiency (0.9, not the reads' 0.886).
+    EXPECT_EQ(rank.finish(3), 6'977'113u);
+    EXPECT_EQ(rank.driver.finishPs(), 6'977'113u);
     EXPECT_EQ(rank.stat("hbm.transactions"), 3.0);
     EXPECT_EQ(rank.stat("hbm.bytes"), 6.0 * 1024 * 1024);
     EXPECT_EQ(rank.stat("accel.compute.nodes_gpu_tiles"), 1.0);

@@ -23,8 +23,12 @@ struct UnitTimings {
 
     /// The time of a compute node on this unit (tensor or vector unit by usesTensorUnit()).
     ComputeEstimate estimate(const EtNodeInfo& node) const;
-    /// The tensor unit's estimate.
+    /// The tensor unit's estimate; an attention node with a shape is estimateAttention().
     ComputeEstimate estimateTensor(const EtNodeInfo& node) const;
+    /// An attention node as docs/operators.md defines it: Q·Kᵀ and P·V on the tensor model,
+    /// the softmax between them at the vector unit's rate, in sequence; the node's bytes as
+    /// one memory term (max with the compute), one launch overhead.
+    ComputeEstimate estimateAttention(const EtNodeInfo& node) const;
 };
 
 /// The calculators of one of the config's compute units. The config must be valid.

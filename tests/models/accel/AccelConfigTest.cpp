@@ -33,13 +33,14 @@ TEST(AccelConfig, PresetsCarryTheSpecNumbersAndAreValid)
         EXPECT_NO_THROW(validateAccelConfig(config)) << entry.name;
     }
     AccelConfig h100 = accelPreset(AccelPreset::H100Sxm);
-    EXPECT_DOUBLE_EQ(h100.tensor.peak.get(DataType::Bf16).flopsPerSecond(), 989.4e12);
-    EXPECT_DOUBLE_EQ(h100.tensor.peak.get(DataType::Fp8E4M3).flopsPerSecond(), 1978.9e12);
+    // The peaks are the tile model's own: 132 × 4096 × 1.83 GHz = 989.43 TFLOP/s (datasheet
+    // 989.4), FP8 twice that; FP64 has no per-clock rate and keeps the datasheet's.
     const auto& gpu = std::get<GpuTileTensor>(h100.tensor.detail);
     EXPECT_EQ(gpu.smCount, 132u);
-    // 132 × 4096 × 1.83 GHz = 989.4 TFLOP/s: the tile model and the peak agree.
-    EXPECT_NEAR(
-        gpu.smCount * gpu.flopPerClockPerSm.get(DataType::Bf16) * gpu.clock.hz(), 989.4e12, 0.1e12);
+    EXPECT_DOUBLE_EQ(h100.tensor.peak.get(DataType::Bf16).flopsPerSecond(), 132 * 4096 * 1.83e9);
+    EXPECT_NEAR(h100.tensor.peak.get(DataType::Bf16).flopsPerSecond(), 989.4e12, 0.1e12);
+    EXPECT_DOUBLE_EQ(h100.tensor.peak.get(DataType::Fp8E4M3).flopsPerSecond(), 132 * 8192 * 1.83e9);
+    EXPECT_DOUBLE_EQ(h100.tensor.peak.get(DataType::Fp64).flopsPerSecond(), 66.9e12);
     EXPECT_EQ(h100.sram.capacity.bytes(), 50'000'000u);
 
     AccelConfig a100 = accelPreset(AccelPreset::A100Sxm);
@@ -84,8 +85,12 @@ TEST(AccelConfig, YamlOverlaysAPreset)
     EXPECT_EQ(gpu.smCount, 132u); // kept from the preset
     ASSERT_EQ(gpu.tiles.size(), 1u);
     EXPECT_EQ(gpu.tiles[0], (TileShape{128, 128}));
+    // A given peak is kept and the per-clock rate of its type follows from it; the other
+    // types' peaks follow from their per-clock rates at the new clock.
     EXPECT_DOUBLE_EQ(config.tensor.peak.get(DataType::Bf16).flopsPerSecond(), 1070e12);
-    EXPECT_DOUBLE_EQ(config.tensor.peak.get(DataType::Fp8E4M3).flopsPerSecond(), 1978.9e12);
+    EXPECT_DOUBLE_EQ(gpu.flopPerClockPerSm.get(DataType::Bf16), 1070e12 / (132 * 1.98e9));
+    EXPECT_DOUBLE_EQ(config.tensor.peak.get(DataType::Fp8E4M3).flopsPerSecond(),
+                     132 * 8192 * 1.98e9);
     EXPECT_EQ(config.sram.capacity.bytes(), 60'000'000u);
     EXPECT_EQ(config.dma.engines, 8u);
     EXPECT_EQ(config.dma.chunk.bytes(), 1u << 20);
@@ -96,7 +101,7 @@ constexpr const char* systolicYaml = "name: tiny\n"
                                      "default_dtype: bf16\n"
                                      "tensor:\n"
                                      "  model: systolic\n"
-                                     "  peak: {bf16: 34.4 TFLOP/s, fp8: 68.8 TFLOP/s}\n"
+                                     "  peak: {bf16: 34.4 TFLOP/s, fp8: 34.4 TFLOP/s}\n"
                                      "  rows: 128\n"
                                      "  cols: 128\n"
                                      "  clock: 1.05 GHz\n"
@@ -113,10 +118,37 @@ TEST(AccelConfig, CustomSystolicDesignFromYaml)
     EXPECT_EQ(array.arrays, 1u);
     EXPECT_EQ(array.tileRows, 128u); // the whole array by default
     EXPECT_EQ(array.tileCols, 128u);
-    EXPECT_DOUBLE_EQ(config.tensor.peak.get(DataType::Fp8E5M2).flopsPerSecond(), 68.8e12);
+    // Given and within 0.1 % of the array's 2 × 128² × 1.05 GHz = 34.41 TFLOP/s: kept.
+    EXPECT_DOUBLE_EQ(config.tensor.peak.get(DataType::Fp8E5M2).flopsPerSecond(), 34.4e12);
     EXPECT_EQ(config.sram.capacity.bytes(), 16u << 20);
     EXPECT_EQ(config.dma.engines, 1u);
     EXPECT_FALSE(config.dma.perChunk); // the fast path by default
+}
+
+TEST(AccelConfig, APeakTheModelDoesNotComputeAtIsAnError)
+{
+    // The array computes every type at one rate, so a doubled FP8 peak would only make the
+    // utilisation lie.
+    std::string yaml = systolicYaml;
+    yaml.replace(yaml.find("fp8: 34.4"), 9, "fp8: 68.8");
+    EXPECT_EQ(parseError(yaml),
+              "accel.yaml:5:9: tensor.peak.fp8: 68.8 TFLOP/s disagrees with the 34.4064 TFLOP/s "
+              "of the systolic array (2 × rows × cols × arrays × clock); give only one of them "
+              "(the other is derived), or make them agree");
+    // On the tile model, a peak and a per-clock rate given together must agree.
+    EXPECT_EQ(
+        parseError("preset: h100_sxm\n"
+                   "tensor: {peak: {bf16: 500 TFLOP/s}, flop_per_clock_per_sm: {bf16: 4096}}\n"),
+        "accel.yaml:2:16: tensor.peak.bf16: 500 TFLOP/s disagrees with the 989.43 TFLOP/s "
+        "of tensor.flop_per_clock_per_sm × sm_count × clock; give only one of them (the "
+        "other is derived), or make them agree");
+    // Either alone moves the other: half the peak is half the per-clock rate.
+    AccelConfig half = parse("preset: h100_sxm\ntensor: {peak: {bf16: 494.7 TFLOP/s}}\n");
+    EXPECT_DOUBLE_EQ(
+        std::get<GpuTileTensor>(half.tensor.detail).flopPerClockPerSm.get(DataType::Bf16),
+        494.7e12 / (132 * 1.83e9));
+    AccelConfig slower = parse("preset: h100_sxm\ntensor: {clock: 0.915 GHz}\n");
+    EXPECT_DOUBLE_EQ(slower.tensor.peak.get(DataType::Bf16).flopsPerSecond(), 132 * 4096 * 0.915e9);
 }
 
 TEST(AccelConfig, ErrorsNameTheKey)

@@ -6,6 +6,7 @@
 #include "kernel/PayloadPool.h"
 #include "kernel/ScTime.h"
 #include "tests/support/AccelConfigs.h"
+#include "tests/support/ScKernel.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestTargets.h"
@@ -491,10 +492,47 @@ TEST_F(ScTest, TpuV4PresetRunsTwoGemmsOnItsTwoTensorCores)
     sc_core::sc_start();
     EXPECT_EQ(bench.driver.finished[0], 1'092'779'048u);
     EXPECT_EQ(bench.driver.finished[1], 1'092'779'048u);
-    // 1.375e11 FLOP at 137.5 TFLOP/s · 0.8 per core = 1.25 ms after the first GEMM.
-    EXPECT_EQ(bench.driver.finished[2], 1'092'779'048u + 1'250'000'000u + 1'000'000u);
+    // 1.375e11 FLOP at the array's 275.2512 TFLOP/s / 2 · 0.8 per core = 1.248859 ms after
+    // the first GEMM.
+    EXPECT_EQ(bench.driver.finished[2], 1'092'779'048u + 1'248'859'224u + 1'000'000u);
     EXPECT_EQ(bench.stat("compute.nodes_systolic"), 2.0);
     EXPECT_EQ(bench.stat("compute.fallbacks"), 1.0);
+}
+
+// The finish time of each node of `nodes` run on `config` at once.
+std::vector<std::uint64_t> finishTimes(const AccelConfig& config, std::vector<EtNodeInfo> nodes)
+{
+    test::ScKernel kernel;
+    Bench bench(config, std::move(nodes));
+    sc_core::sc_start();
+    return bench.driver.finished;
+}
+
+TEST(AcceleratorSharing, ConcurrentTensorAndVectorKernelsOnTheH100ShareItsSms)
+{
+    // A GEMM and an element-wise kernel, both resident (no HBM), released together.
+    const AccelConfig h100 = accelPreset(AccelPreset::H100Sxm);
+    ASSERT_EQ(h100.tensorVector, UnitSharing::Shared);
+    EtNodeInfo gemmNode = gemm(0, 4096, 4096, 4096);
+    gemmNode.bytes = 1'000'000;
+    EtNodeInfo add =
+        node(1, NodeKind::Compute, 2'000'000'000, 40'000'000, OperatorKind::Elementwise);
+    EtNodeInfo addAlone = add;
+    addAlone.node = NodeId{0};
+    const std::uint64_t gemmTime = finishTimes(h100, {gemmNode})[0];
+    const std::uint64_t addTime = finishTimes(h100, {addAlone})[0];
+    const std::vector<std::uint64_t> both = finishTimes(h100, {gemmNode, add});
+    // Together they take the sum: the second kernel waits for the SMs.
+    const std::uint64_t end = std::max(both[0], both[1]);
+    EXPECT_GT(end, std::max(gemmTime, addTime));
+    EXPECT_EQ(end, gemmTime + addTime);
+
+    // A TPU v4 core's vector unit and MXUs are separate: the two overlap.
+    AccelConfig separate = h100;
+    separate.tensorVector = UnitSharing::Separate;
+    const std::vector<std::uint64_t> overlapped = finishTimes(separate, {gemmNode, add});
+    EXPECT_EQ(std::max(overlapped[0], overlapped[1]), std::max(gemmTime, addTime));
+    EXPECT_EQ(accelPreset(AccelPreset::TpuV4).tensorVector, UnitSharing::Separate);
 }
 
 TEST_F(ScTest, RejectedNodesAreAnsweredWithAnErrorStatusWhenReportsDoNotThrow)

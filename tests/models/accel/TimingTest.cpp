@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <variant>
+
 namespace etsim::accel {
 namespace {
 
@@ -282,6 +285,49 @@ TEST(UnitTimings, VectorWorkIsBandwidthBoundAndUnitsSplitTheChip)
     // with four waves of 64×128), 2·128·256·1024 / (4096 · 1.83 GHz · 0.8) = 11.191257 us.
     EXPECT_EQ(makeUnitTimings(config).estimateTensor(gemmNode(128 * 66, 256, 1024)).time.ps(),
               11'191'257u + 2'000'000u);
+}
+
+TEST(UnitTimings, AttentionIsItsTwoGemmsAndTheSoftmaxInSequence)
+{
+    // Sequence 2048, head dim 128, 32 heads, BF16 (docs/operators.md: Q·Kᵀ 2048 × 2048 × 128
+    // and P·V 2048 × 128 × 2048, batch 32; FLOPs 4·m·n·k·batch).
+    AccelConfig config = accelPreset(AccelPreset::H100Sxm);
+    UnitTimings unit = makeUnitTimings(config);
+    EtNodeInfo attention;
+    attention.kind = NodeKind::Compute;
+    attention.op = OperatorKind::Attention;
+    attention.dataType = DataType::Bf16;
+    attention.gemm = GemmShape{2048, 2048, 128, 32};
+    attention.flops = 4ull * 2048 * 2048 * 128 * 32;
+    attention.bytes = 4ull * 2048 * 128 * 32 * 2; // Q, K, V and O
+    const ComputeEstimate estimate = unit.estimateTensor(attention);
+
+    const auto& tiles = std::get<GpuTileTiming>(unit.tensor);
+    const Time scores = tiles.plan(GemmShape{2048, 2048, 128, 32}, DataType::Bf16)->computeTime;
+    const Time values = tiles.plan(GemmShape{2048, 128, 2048, 32}, DataType::Bf16)->computeTime;
+    // Softmax: 5 operations per score at the vector peak of one unit, 133.8 TFLOP/s · 0.8.
+    const Time softmax = Time::fromPs(
+        static_cast<std::uint64_t>(std::llround(5.0 * 2048 * 2048 * 32 / (133.8e12 * 0.8) * 1e12)));
+    EXPECT_EQ(estimate.fidelity, Fidelity::GpuTiles);
+    EXPECT_FALSE(estimate.memoryBound);
+    EXPECT_NEAR(static_cast<double>(estimate.time.ps()),
+                static_cast<double>((scores + values + softmax).ps() + 2'000'000),
+                2.0);
+    // By hand: Q·Kᵀ in 64×64 tiles is 32·32·32 = 32768 tiles in 249 waves of 132 SMs, each
+    // 2·64·64·128 / (4096 · 1.83 GHz · 0.8) = 0.174863 us: 43.54 us (128×256 tiles would need
+    // 32 waves of 1.399 us, 44.77 us).
+    EXPECT_NEAR(scores.seconds(), 249 * 2.0 * 64 * 64 * 128 / (4096 * 1.83e9 * 0.8), 1e-11);
+    // Never faster than the chip's peak, as one GEMM's time made it (2 × the peak).
+    EXPECT_LT(estimate.flops / estimate.time.seconds(), 989.4e12);
+    EXPECT_GT(estimate.time, unit.estimateTensor(gemmNode(2048 * 32, 2048, 128)).time);
+
+    // num_ops larger than 4·m·n·k·batch: the value head dim follows from it (here 256).
+    EtNodeInfo wide = attention;
+    wide.flops = 2ull * 2048 * 2048 * 128 * 32 + 2ull * 2048 * 2048 * 256 * 32;
+    const Time wideValues = tiles.plan(GemmShape{2048, 256, 2048, 32}, DataType::Bf16)->computeTime;
+    EXPECT_NEAR(static_cast<double>(unit.estimateTensor(wide).time.ps()),
+                static_cast<double>((scores + wideValues + softmax).ps() + 2'000'000),
+                2.0);
 }
 
 } // namespace

@@ -123,10 +123,14 @@ TEST_F(HbmControllerTest, AnalyticIsLatencyPlusSizeOverSustainedBandwidth)
     initiator.send(0, 1 << 20, false);
     initiator.send(1 << 20, 1 << 20, true); // queues behind the first on the one server
     sc_core::sc_start(1, sc_core::SC_MS);
-    // 1 MiB at 819.2 GB/s × 0.919 = 1392.8 ns, plus the idle-bank latency 33.125 ns.
+    // 1 MiB read at 819.2 GB/s × 0.919 = 1392.8 ns, plus the idle-bank latency 33.125 ns.
     double transferPs = 1048576.0 / (819.2e9 * 0.919) * 1e12;
     EXPECT_NEAR(initiator.responses[0].to_seconds() * 1e12, transferPs + 33125, 1.0);
-    EXPECT_NEAR(initiator.responses[1].to_seconds() * 1e12, 2 * transferPs + 33125, 2.0);
+    // The write starts the 41 ns turnaround after the read's transfer and moves at the write
+    // efficiency 0.927: 1380.8 ns.
+    double writePs = 1048576.0 / (819.2e9 * 0.927) * 1e12;
+    EXPECT_NEAR(
+        initiator.responses[1].to_seconds() * 1e12, transferPs + 41000 + writePs + 33125, 2.0);
 }
 
 // Sends `count` reads of `size` from a thread through b_transport and records the end time.
