@@ -92,7 +92,7 @@ private:
     // A scheduling unit is a PC, or with shared command buses its channel (numbered by the
     // channel's first PC).
     std::uint32_t unitOf(std::uint32_t pc) const { return pc - pc % pcsPerUnit; }
-    std::uint64_t unitNextCycle(std::uint32_t unit, std::uint64_t cycle) const;
+    std::uint64_t unitNextCycle(std::uint32_t unit, std::uint64_t cycle);
     void serveChannel(std::uint32_t unit, std::uint64_t cycle);
     void markDirty(std::uint32_t unit);
     void roomMade(std::uint32_t pc, std::uint64_t cycle);

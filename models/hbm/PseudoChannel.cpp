@@ -42,13 +42,14 @@ std::uint64_t CycleClock::cycleAtOrBefore(std::uint64_t time) const
 PseudoChannel::PseudoChannel(const HbmConfig& config,
                              const SchedulerIf& scheduler,
                              const PagePolicyIf& pagePolicy,
+                             std::unique_ptr<RefreshPolicyIf> refresh,
                              const CycleClock& clock,
                              StatGroup& stats)
     : config(config)
     , scheduler(scheduler)
     , pagePolicy(pagePolicy)
     , clock(clock)
-    , refresh(makeRefreshPolicy(config))
+    , refresh(std::move(refresh))
     , device(config)
     , highWatermark(static_cast<std::uint32_t>(
           std::ceil(config.controller.writeHighWatermark * config.controller.writeQueue)))
@@ -91,23 +92,6 @@ const Candidate& readyFirst(const Candidate& a, const Candidate& b)
     return a.sequence <= b.sequence ? a : b;
 }
 
-void PseudoChannel::staggerRefresh(std::uint32_t index, std::uint32_t count)
-{
-    if (!refresh || config.controller.refreshStart != RefreshStart::Staggered || count < 2)
-        return;
-    std::uint32_t bits = 0;
-    while ((1U << bits) < count)
-        ++bits;
-    std::uint32_t reversed = 0;
-    for (std::uint32_t b = 0; b < bits; ++b)
-        if (index & (1U << b))
-            reversed |= 1U << (bits - 1 - b);
-    std::uint64_t interval = refresh->nextDue();
-    // interval - reversed × interval / count, rounded up to whole cycles
-    std::uint64_t offset = std::uint64_t{reversed} * interval;
-    refresh->firstDueAt(interval - offset / count);
-}
-
 bool PseudoChannel::canAccept(bool write) const
 {
     // A bank-wise buffer's admission rule spans the channel: HbmDevice applies it.
@@ -144,52 +128,33 @@ bool PseudoChannel::serveWrites() const
     return !(w == 0 || (w <= lowWatermark && r > 0));
 }
 
-bool PseudoChannel::refreshPending(std::uint64_t now) const
-{
-    return refresh && refresh->nextDue() <= now;
-}
-
-void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
+void PseudoChannel::collect(std::uint64_t now, bool writesActive)
 {
     candidates.clear();
-    bool pending = refreshPending(now);
-    bool allBlocked = pending && refresh->command() == Command::RefAb;
-    std::uint32_t blockedBank = pending && !allBlocked ? refresh->bank() : banksNone;
-    if (pending) {
-        auto add = [&](Command command, std::uint32_t bank) {
+    const std::vector<std::uint8_t>* held = nullptr;
+    bool allHeld = false;
+    if (refresh) {
+        refresh->evaluate(now, RefreshView{device, perBank, reads.size() + writes.size()});
+        refreshCommands.clear();
+        refresh->commands(device, refreshCommands);
+        for (const RefreshCommand& r : refreshCommands) {
             Candidate c;
             c.slot = refreshSlot;
-            c.bank = bank;
-            c.command = command;
-            c.ready = device.earliest(command, bank);
+            c.bank = r.bank;
+            c.command = r.command;
+            c.ready = device.earliest(r.command, r.bank);
             candidates.push_back(c);
-        };
-        if (refresh->command() == Command::RefAb) {
-            std::uint32_t banks = config.organisation.banksPerPc();
-            bool prea = config.controller.refreshPrecharge == RefreshPrecharge::AllBank;
-            bool anyOpen = false;
-            for (std::uint32_t b = 0; b < banks && !(prea && anyOpen); ++b)
-                if (device.openRow(b) != closedRow) {
-                    if (!prea)
-                        add(Command::Pre, b);
-                    anyOpen = true;
-                }
-            if (prea && anyOpen)
-                add(Command::PreAb, 0);
-            if (!anyOpen)
-                add(Command::RefAb, 0);
-        } else {
-            std::uint32_t b = refresh->bank();
-            add(device.openRow(b) != closedRow ? Command::Pre : Command::RefPb, b);
         }
+        held = refresh->held();
+        allHeld = held != nullptr && refresh->holdsAll();
     }
 
-    if (allBlocked)
+    if (allHeld)
         return; // an all-bank refresh holds every request back
     auto consider = [&](const std::vector<Entry>& queue, std::size_t count) {
         for (std::size_t i = 0; i < count; ++i) {
             const BurstRequest& r = queue[i].request;
-            if (r.bank == blockedBank)
+            if (held != nullptr && (*held)[r.bank])
                 continue;
             Candidate c;
             c.slot = static_cast<std::uint32_t>(i);
@@ -218,7 +183,7 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
     };
 
     if (bankwise) {
-        considerPerBank(reads, blockedBank);
+        considerPerBank(reads, held);
     } else if (scheduler.arrivalOrder()) {
         bool oldestWrites =
             !writes.empty() && (reads.empty() || writes.front().sequence < reads.front().sequence);
@@ -231,7 +196,7 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
 }
 
 void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
-                                    std::uint32_t blockedBank) const
+                                    const std::vector<std::uint8_t>* held)
 {
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     std::fill(bankChoice.begin(), bankChoice.end(), none);
@@ -244,7 +209,7 @@ void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
             choice = static_cast<std::uint32_t>(i);
     }
     for (std::uint32_t bank = 0; bank < bankChoice.size(); ++bank) {
-        if (bankChoice[bank] == none || bank == blockedBank)
+        if (bankChoice[bank] == none || (held != nullptr && (*held)[bank]))
             continue;
         const Entry& e = queue[bankChoice[bank]];
         Candidate c;
@@ -264,7 +229,7 @@ void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
     }
 }
 
-std::uint64_t PseudoChannel::nextCycle(std::uint64_t now) const
+std::uint64_t PseudoChannel::nextCycle(std::uint64_t now)
 {
     if (idle())
         return neverCycle;
@@ -390,8 +355,8 @@ void PseudoChannel::commit(std::uint64_t cycle,
     completed = false;
     if (chosen.slot == refreshSlot) {
         device.issue(chosen.command, chosen.bank, cycle);
+        refresh->issued(chosen.command, cycle);
         if (chosen.command != Command::Pre && chosen.command != Command::PreAb) {
-            refresh->issued();
             ++refreshes;
             refreshTime += static_cast<double>(refresh->duration()) * clock.periodSeconds();
         }
