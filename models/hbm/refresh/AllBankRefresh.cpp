@@ -6,8 +6,8 @@ namespace etsim::hbm {
 
 AllBankRefresh::AllBankRefresh(const HbmConfig& config, std::uint32_t pcInChannel)
     : schedule(config.timing.refi,
-               0, // postponing: none yet
-               0, // pulling in: none yet
+               config.controller.refreshMaxPostponed,
+               config.controller.refreshMaxPulledIn,
                firstRefreshDue(
                    config, config.timing.refi, pcInChannel, config.organisation.pcsPerChannel))
     , rfc(config.timing.rfc)

@@ -1,7 +1,9 @@
 #include "models/hbm/refresh/RefreshPolicyIf.h"
 
 #include "models/hbm/refresh/AllBankRefresh.h"
+#include "models/hbm/refresh/Per2BankRefresh.h"
 #include "models/hbm/refresh/PerBankRefresh.h"
+#include "models/hbm/refresh/SameBankRefresh.h"
 
 namespace etsim::hbm {
 
@@ -33,6 +35,10 @@ std::unique_ptr<RefreshPolicyIf> makeRefreshPolicy(const HbmConfig& config,
         return std::make_unique<AllBankRefresh>(config, pcInChannel);
     case RefreshKind::PerBank:
         return std::make_unique<PerBankRefresh>(config, pcInChannel);
+    case RefreshKind::Per2Bank:
+        return std::make_unique<Per2BankRefresh>(config, pcInChannel);
+    case RefreshKind::SameBank:
+        return std::make_unique<SameBankRefresh>(config, pcInChannel);
     case RefreshKind::None:
         break;
     }
