@@ -85,7 +85,7 @@ HbmConfig oneChannel(RefreshKind kind)
 struct Stream {
     std::uint64_t refreshes = 0;
     double refreshSeconds = 0;
-    double seconds = 0;  // first request to the last data beat
+    double seconds = 0;   // first request to the last data beat
     double bandwidth = 0; // B/s
 };
 
@@ -108,10 +108,10 @@ Stream stream(const HbmConfig& config, std::uint64_t cycles)
     Stream s;
     s.refreshes = run.sumOverPcs("refreshes");
     for (std::uint32_t pc = 0; pc < 2; ++pc)
-        s.refreshSeconds += dynamic_cast<const Scalar&>(
-                                *run.stats.findStat("channel0.pc" + std::to_string(pc) +
-                                                    ".refresh_time"))
-                                .value();
+        s.refreshSeconds +=
+            dynamic_cast<const Scalar&>(
+                *run.stats.findStat("channel0.pc" + std::to_string(pc) + ".refresh_time"))
+                .value();
     s.seconds = static_cast<double>(run.donePs.rbegin()->second) * 1e-12;
     s.bandwidth = static_cast<double>(submitted * 64) / s.seconds;
     return s;
@@ -142,9 +142,8 @@ TEST(RefreshModes, EachModeRefreshesOncePerItsIntervalOnBusyTraffic)
         EXPECT_LE(s.refreshes, expected) << static_cast<int>(m.kind);
         EXPECT_GE(s.refreshes + 2, expected) << static_cast<int>(m.kind);
         // Each refresh keeps its banks busy for exactly its duration.
-        EXPECT_NEAR(s.refreshSeconds,
-                    static_cast<double>(s.refreshes * m.duration * tck) * 1e-12,
-                    1e-12);
+        EXPECT_NEAR(
+            s.refreshSeconds, static_cast<double>(s.refreshes * m.duration * tck) * 1e-12, 1e-12);
         if (m.kind == RefreshKind::AllBank)
             allBank = s;
     }
