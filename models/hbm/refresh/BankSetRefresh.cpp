@@ -23,12 +23,11 @@ BankSetRefresh::BankSetRefresh(const HbmConfig& config,
     , schedule(refreshInterval(config.controller.refresh, config.timing, config.organisation),
                scaled(config.controller.refreshMaxPostponed, sets.size()),
                scaled(config.controller.refreshMaxPulledIn, sets.size()),
-               firstRefreshDue(config,
-                               refreshInterval(config.controller.refresh,
-                                               config.timing,
-                                               config.organisation),
-                               pcInChannel,
-                               config.organisation.pcsPerChannel))
+               firstRefreshDue(
+                   config,
+                   refreshInterval(config.controller.refresh, config.timing, config.organisation),
+                   pcInChannel,
+                   config.organisation.pcsPerChannel))
     , rfc(refreshDuration(config.controller.refresh, config.timing))
     , rrefd(config.timing.rrefd)
     , remaining(sets.size())

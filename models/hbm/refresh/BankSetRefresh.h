@@ -45,9 +45,9 @@ private:
     bool sticky = false;                  // a forced refresh keeps its set until it issues
     bool wanted = false;
     bool holding = false;
-    std::vector<std::uint8_t> hold;       // per bank: held by the chosen set
-    std::uint64_t nextFree = 0;           // first cycle the next refresh may issue (tRREFD)
-    std::vector<std::uint64_t> setFree;   // per set: when its last refresh ends
+    std::vector<std::uint8_t> hold;     // per bank: held by the chosen set
+    std::uint64_t nextFree = 0;         // first cycle the next refresh may issue (tRREFD)
+    std::vector<std::uint64_t> setFree; // per set: when its last refresh ends
 };
 
 } // namespace etsim::hbm
