@@ -11,6 +11,7 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
     , clock(cfg.organisation.clock)
     , scheduler(makeScheduler(cfg.controller.scheduler))
     , pagePolicy(makePagePolicy(cfg.controller.pagePolicy))
+    , mux(makeCommandMux(cfg.controller.commandMux))
     , onComplete(std::move(onComplete))
     , burstBytes(cfg.organisation.burstBytes())
     , latencyPs(cfg.controller.latency.ps())
@@ -42,6 +43,7 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
                 std::make_unique<PseudoChannel>(cfg,
                                                 *scheduler,
                                                 *pagePolicy,
+                                                *mux,
                                                 makeRefreshPolicy(cfg, pc),
                                                 clock,
                                                 channelStats.addGroup("pc" + std::to_string(pc))));

@@ -108,6 +108,7 @@ private:
     CycleClock clock;
     std::unique_ptr<SchedulerIf> scheduler;
     std::unique_ptr<PagePolicyIf> pagePolicy;
+    std::unique_ptr<CommandMuxIf> mux;
     std::vector<std::unique_ptr<PseudoChannel>> pcs;
     Completion onComplete;
     std::uint64_t burstBytes;

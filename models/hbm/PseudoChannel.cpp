@@ -42,12 +42,14 @@ std::uint64_t CycleClock::cycleAtOrBefore(std::uint64_t time) const
 PseudoChannel::PseudoChannel(const HbmConfig& config,
                              const SchedulerIf& scheduler,
                              const PagePolicyIf& pagePolicy,
+                             const CommandMuxIf& mux,
                              std::unique_ptr<RefreshPolicyIf> refresh,
                              const CycleClock& clock,
                              StatGroup& stats)
     : config(config)
     , scheduler(scheduler)
     , pagePolicy(pagePolicy)
+    , mux(mux)
     , clock(clock)
     , refresh(std::move(refresh))
     , device(config)
@@ -76,20 +78,6 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
     stats.addFormula("bandwidth", "B/s", "data moved per second", [&moved](const StatWindow& w) {
         return w.seconds() > 0.0 ? static_cast<double>(moved.value()) / w.seconds() : 0.0;
     });
-}
-
-bool finishesFirst(const Candidate& a, const Candidate& b)
-{
-    std::uint64_t endA = a.ready + commandLength(a.command);
-    std::uint64_t endB = b.ready + commandLength(b.command);
-    return endA != endB ? endA < endB : a.sequence < b.sequence;
-}
-
-const Candidate& readyFirst(const Candidate& a, const Candidate& b)
-{
-    if (a.ready != b.ready)
-        return a.ready < b.ready ? a : b;
-    return a.sequence <= b.sequence ? a : b;
 }
 
 bool PseudoChannel::canAccept(bool write) const
@@ -271,59 +259,9 @@ void PseudoChannel::offer(std::uint64_t cycle, Offer& out)
         writeMode = serveWrites();
     collect(cycle, writeMode);
 
-    if (config.controller.commandMux == CommandMux::Oldest) {
-        // Every bank's command takes part, legal now or not (a refresh command counts as the
-        // oldest request); the device issues the winner only if it is legal now.
-        std::uint64_t later = neverCycle;
-        for (Candidate c : candidates) {
-            if (c.slot == refreshSlot)
-                c.sequence = 0;
-            if (c.ready > cycle)
-                later = std::min(later, c.ready);
-            bool row = isRowCommand(c.command);
-            bool& has = row ? out.hasRas : out.hasCas;
-            Candidate& best = row ? out.ras : out.cas;
-            if (!has || finishesFirst(c, best)) {
-                best = c;
-                has = true;
-            }
-        }
-        if (refresh && refresh->nextDue() > cycle)
-            later = std::min<std::uint64_t>(later, refresh->nextDue());
-        out.next = later == neverCycle ? cycle + 1 : later;
-        return;
-    }
-
-    for (const Candidate& c : candidates) {
-        if (c.slot != refreshSlot || c.ready > cycle)
-            continue;
-        out.hasRas = true;
-        out.refresh = true;
-        out.ras = c;
-        return;
-    }
-
-    ready.clear();
-    std::uint64_t earliest = neverCycle;
-    for (const Candidate& c : candidates) {
-        earliest = std::min(earliest, c.ready);
-        if (c.slot != refreshSlot && c.ready <= cycle)
-            ready.push_back(c);
-    }
-    if (ready.empty()) {
-        if (refresh && refresh->nextDue() > cycle)
-            earliest = std::min<std::uint64_t>(earliest, refresh->nextDue());
-        out.next = earliest == neverCycle ? neverCycle : std::max(earliest, cycle + 1);
-        return;
-    }
-    const Candidate& chosen = ready[scheduler.pick(ready)];
-    if (isRowCommand(chosen.command)) {
-        out.hasRas = true;
-        out.ras = chosen;
-    } else {
-        out.hasCas = true;
-        out.cas = chosen;
-    }
+    std::uint64_t refreshWake =
+        refresh && refresh->nextDue() > cycle ? refresh->nextDue() : neverCycle;
+    mux.offer(cycle, candidates, scheduler, refreshWake, ready, out);
 }
 
 bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next)

@@ -7,6 +7,7 @@
 #include "models/hbm/PcTiming.h"
 #include "models/hbm/page/PagePolicyIf.h"
 #include "models/hbm/refresh/RefreshPolicyIf.h"
+#include "models/hbm/scheduler/CommandMuxIf.h"
 #include "models/hbm/scheduler/SchedulerIf.h"
 
 #include <cstdint>
@@ -16,9 +17,6 @@
 #include <vector>
 
 namespace etsim::hbm {
-
-/// "Nothing to do": no cycle is scheduled.
-constexpr std::uint64_t neverCycle = std::numeric_limits<std::uint64_t>::max();
 
 /// Converts between CK cycles and picoseconds of simulated time.
 class CycleClock {
@@ -49,25 +47,6 @@ struct BurstRequest {
 };
 constexpr std::uint64_t unsetSequence = std::numeric_limits<std::uint64_t>::max();
 
-/// The commands a PC offers at a cycle: with CommandMux::Scheduler the scheduler's choice
-/// (legal now) in `ras` or `cas`; with CommandMux::Oldest its best row and best column command
-/// (legal now or later). A due refresh command legal now is offered alone, in `ras`, flagged.
-struct Offer {
-    bool hasRas = false;
-    bool hasCas = false;
-    bool refresh = false;
-    Candidate ras;
-    Candidate cas;
-    /// When nothing is offered: the first later cycle something may be (neverCycle: idle).
-    std::uint64_t next = neverCycle;
-};
-
-/// The DRAMSys "oldest" order: the command that finishes first (ready + length), then the
-/// older request.
-bool finishesFirst(const Candidate& a, const Candidate& b);
-/// Of a row and a column command, the one to issue: the one ready first, then the older.
-const Candidate& readyFirst(const Candidate& a, const Candidate& b);
-
 /// A column access that issued: its data has moved by `doneCycle`.
 struct BurstDone {
     std::uint32_t transaction = 0;
@@ -85,6 +64,7 @@ public:
     PseudoChannel(const HbmConfig& config,
                   const SchedulerIf& scheduler,
                   const PagePolicyIf& pagePolicy,
+                  const CommandMuxIf& mux,
                   std::unique_ptr<RefreshPolicyIf> refresh,
                   const CycleClock& clock,
                   StatGroup& stats);
@@ -103,7 +83,8 @@ public:
     /// When nothing was legal, `next` is the first later cycle at which something may be
     /// (neverCycle when idle): one scan of the queue serves both purposes.
     bool step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next);
-    /// The first half of step(): what this PC offers at `cycle` (nothing when idle).
+    /// The first half of step(): what this PC's command mux offers at `cycle` (nothing when
+    /// idle).
     void offer(std::uint64_t cycle, Offer& out);
     /// The second half: issues `chosen` (one of the last offer's candidates, legal now).
     void commit(std::uint64_t cycle, const Candidate& chosen, BurstDone& done, bool& completed);
@@ -135,11 +116,10 @@ private:
     void considerPerBank(const std::vector<Entry>& queue, const std::vector<std::uint8_t>* held);
     void updateQueueStats(std::uint64_t cycle);
 
-    static constexpr std::uint32_t refreshSlot = std::numeric_limits<std::uint32_t>::max();
-
     const HbmConfig& config;
     const SchedulerIf& scheduler;
     const PagePolicyIf& pagePolicy;
+    const CommandMuxIf& mux;
     const CycleClock& clock;
     std::unique_ptr<RefreshPolicyIf> refresh;
     PcTiming device;
