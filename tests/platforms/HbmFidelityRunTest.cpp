@@ -21,13 +21,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
-#include <tuple>
-#include <vector>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
+#include <vector>
 
 namespace etsim::platform {
 namespace {
@@ -127,9 +129,8 @@ TEST(HbmFidelityRun, DetailedAndAnalyticHbmAgreeOnAWholeStep)
         const RankFigures& d = detailed.ranks[r];
         ASSERT_GT(a.memoryPs, 0U) << "rank " << r;
         double difference = static_cast<double>(d.memoryPs) / static_cast<double>(a.memoryPs) - 1;
-        EXPECT_LE(std::abs(difference), 0.10)
-            << "rank " << r << ": memory " << d.memoryPs << " ps detailed, " << a.memoryPs
-            << " ps analytic";
+        EXPECT_LE(std::abs(difference), 0.10) << "rank " << r << ": memory " << d.memoryPs
+                                              << " ps detailed, " << a.memoryPs << " ps analytic";
         std::printf("rank %zu: memory %.3f us analytic, %.3f us detailed (%+.2f %%)\n",
                     r,
                     static_cast<double>(a.memoryPs) * 1e-6,
