@@ -1,3 +1,7 @@
+// Longer than most files (about 860 lines): the preset parameter tables of every HBM
+// generation and the rule of every key stay together, so that each error is raised where its
+// key is read and a new key touches one file.
+
 #include "models/hbm/HbmConfig.h"
 
 #include "models/hbm/DramsysImport.h"
