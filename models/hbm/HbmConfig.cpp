@@ -158,7 +158,7 @@ void override(ConfigMap& map, std::string_view key, T& value)
         value = *read;
 }
 
-std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock)
+std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock, bool zeroMeansUnset = false)
 {
     const std::string& text = node.scalar("a timing in cycles (e.g. 31) or a time (\"19.375 ns\")");
     std::size_t first = text.find_first_not_of(" \t");
@@ -179,7 +179,7 @@ std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock)
         }
         cycles = cyclesFor(time, clock);
     }
-    if (cycles == 0)
+    if (cycles == 0 && !zeroMeansUnset)
         node.fail("must be at least 1 cycle, got \"" + text + "\"");
     return cycles;
 }
@@ -739,7 +739,8 @@ HbmConfig parseHbmConfig(ConfigMap& map)
         map.nested("timing", [&](ConfigMap& m) {
             for (const TimingKey& entry : timingKeys)
                 if (std::optional<ConfigNode> node = m.value(entry.key))
-                    config.timing.*entry.member = readTimingValue(*node, config.organisation.clock);
+                    config.timing.*entry.member =
+                        readTimingValue(*node, config.organisation.clock, entry.zeroMeansUnset);
             checkTiming(config.timing, config.organisation, atKeyIn(m));
         });
     }

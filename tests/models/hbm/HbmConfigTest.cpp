@@ -264,6 +264,8 @@ TEST(RefreshConfig, ModesTheStandardDoesNotDefineAreRefusedWithTheFix)
     e = errorOf("preset: hbm2\ncontroller: {refresh: same_bank}\n");
     EXPECT_NE(e.find("same_bank: the timing set defines no same-bank refresh"), std::string::npos)
         << e;
+    // 0 means "not defined" for these keys (a resolved config writes them so).
+    EXPECT_EQ(parse("timing: {rfc_p2b: 0, refi_pb: 0}\n").timing.rfcP2b, 0U);
     // Given its timing, the mode is accepted.
     EXPECT_EQ(errorOf("preset: hbm3_6400\ntiming: {rfc_p2b: 360}\n"
                       "controller: {refresh: per_2bank}\n"),
