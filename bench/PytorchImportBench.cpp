@@ -8,6 +8,7 @@
 #include "importers/pytorch/HostTrace.h"
 #include "importers/pytorch/JsonFile.h"
 #include "importers/pytorch/PytorchImport.h"
+#include "tests/support/FileList.h"
 
 #include <benchmark/benchmark.h>
 
@@ -34,16 +35,6 @@ fs::path scratch()
     fs::path dir = fs::temp_directory_path() / ("etsim-import-bench-" + std::to_string(getpid()));
     fs::create_directories(dir);
     return dir;
-}
-
-std::vector<fs::path> startingWith(const fs::path& dir, const std::string& start)
-{
-    std::vector<fs::path> out;
-    for (const auto& entry : fs::directory_iterator(dir))
-        if (entry.path().filename().string().rfind(start, 0) == 0)
-            out.push_back(entry.path());
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 void run(benchmark::State& state, pt::ImportRequest request)
@@ -91,8 +82,8 @@ void dlrmWithKineto(benchmark::State& state)
         return;
     }
     pt::ImportRequest request;
-    request.hostFiles = startingWith(dir, "dlrm_eg_");
-    request.kinetoFiles = startingWith(dir, "worker");
+    request.hostFiles = etsim::test::filesStartingWith(dir, "dlrm_eg_");
+    request.kinetoFiles = etsim::test::filesStartingWith(dir, "worker");
     request.prefix = scratch() / "dlrm";
     run(state, request);
 }

@@ -4,7 +4,8 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set_target_properties(etsim_systemc PROPERTIES EXPORT_NAME systemc)
-set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_core etsim_kernel etsim_net_topology etsim_cosim_peer etsim_cosim etsim_models etsim_et_driver etsim_importers etsim_workloads etsim_platforms)
+set_target_properties(etsim_ns3_description PROPERTIES EXPORT_NAME ns3_description)
+set(ETSIM_INSTALLED_LIBRARIES etsim_systemc etsim_core etsim_kernel etsim_net_topology etsim_cosim_peer etsim_ns3_description etsim_cosim etsim_models etsim_et_driver etsim_importers etsim_workloads etsim_platforms)
 install(TARGETS ${ETSIM_INSTALLED_LIBRARIES} EXPORT etsimTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

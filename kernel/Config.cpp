@@ -4,6 +4,7 @@
 #include "kernel/InputLimits.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -351,23 +352,82 @@ ConfigNode loadConfigFile(const std::filesystem::path& path)
     return loadConfigString(readTextFile(path, "a YAML file"), path.string());
 }
 
+namespace {
+
+// Where the first documents of a YAML stream start, read with the event parser, which builds
+// nothing. yaml-cpp 0.7's parser does not move past a ',' (or another flow indicator) at
+// document level: it reports an empty document at the same place again and again, so
+// YAML::LoadAll on such a file grows without bound. Two documents starting at one place are
+// that case; more than two starts are never needed.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    struct Enough {};
+    std::vector<YAML::Mark> marks;
+
+    void OnDocumentStart(const YAML::Mark& mark) override
+    {
+        marks.push_back(mark);
+        if (marks.size() == 3 || stuck())
+            throw Enough{};
+    }
+    bool stuck() const
+    {
+        return marks.size() >= 2 && marks[marks.size() - 1].pos == marks[marks.size() - 2].pos;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void
+    OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override
+    {
+    }
+    void OnSequenceStart(const YAML::Mark&,
+                         const std::string&,
+                         YAML::anchor_t,
+                         YAML::EmitterStyle::value) override
+    {
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&,
+                    const std::string&,
+                    YAML::anchor_t,
+                    YAML::EmitterStyle::value) override
+    {
+    }
+    void OnMapEnd() override {}
+};
+
+} // namespace
+
 YAML::Node parseYamlDocument(const std::string& text, const std::string& fileName)
 {
-    std::vector<YAML::Node> documents;
+    YAML::Node document;
+    DocumentStarts starts;
     try {
-        documents = YAML::LoadAll(text);
+        std::istringstream events(text);
+        YAML::Parser parser(events);
+        try {
+            while (parser.HandleNextDocument(starts)) {
+            }
+        } catch (const DocumentStarts::Enough&) {
+        }
+        if (starts.stuck())
+            locate(fileName, starts.marks.back(), "")
+                .fail("invalid YAML: the parser cannot read past this character (a ',', ']' "
+                      "or '}' outside a [ ] or { } collection?)");
+        if (starts.marks.size() > 1)
+            locate(fileName, starts.marks[1], "")
+                .fail("a second YAML document starts here; a config file holds exactly one");
+        document = YAML::Load(text);
     } catch (const YAML::DeepRecursion& error) {
         locate(fileName, error.mark, "").fail(nestingProblem());
     } catch (const YAML::Exception& error) {
         locate(fileName, error.mark, "").fail("invalid YAML: " + error.msg);
     }
-    if (documents.size() > 1)
-        locate(fileName, documents[1].Mark(), "")
-            .fail("a second YAML document starts here; a config file holds exactly one");
-    if (documents.empty())
+    if (starts.marks.empty())
         return YAML::Node(YAML::NodeType::Null);
-    checkYamlShape(documents.front(), fileName);
-    return documents.front();
+    checkYamlShape(document, fileName);
+    return document;
 }
 
 void requireMapping(const YAML::Node& root, const std::string& fileName, std::string_view example)

@@ -257,8 +257,12 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
         }
         if (!sc_core::sc_pending_activity()) {
             // Out of events. With nobody busy this is a natural end; otherwise nothing can wake
-            // the busy participants again.
+            // the busy participants again, unless a stop was requested: a participant that gave
+            // up its wait on seeing the request can empty the kernel before the request's
+            // wake-up arrives, and that run was interrupted, not deadlocked.
             finished = true;
+            if (interrupted())
+                return result(RunOutcome::Interrupted);
             RunResult out =
                 result(monitor->busy() == 0 ? RunOutcome::AllIdle : RunOutcome::Deadlock);
             if (out.outcome == RunOutcome::Deadlock)

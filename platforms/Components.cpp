@@ -2,6 +2,7 @@
 
 #include "cosim/CosimConfig.h"
 #include "cosim/Proxy.h"
+#include "cosim/adapters/ns3/DescribeFabric.h"
 #include "cosim/peer/LinkUsage.h"
 #include "kernel/Error.h"
 #include "models/accel/Accelerator.h"
@@ -148,7 +149,8 @@ public:
         if (config.fabricCosim) {
             // The fabric keeps matching and collectives; the peer carries every message.
             cosim::ProxyOptions options = *config.fabricCosim;
-            options.description = fabric.describeNetwork();
+            options.description = cosim::ns3adapter::describeFabric(
+                fabric.engine().network().fabricLinks(), config.fabric);
             fabric.useRemoteNetwork();
             proxy = std::make_unique<cosim::Proxy>((name + "_cosim").c_str(), options);
             fabric.network.bind(proxy->socket);

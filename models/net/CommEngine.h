@@ -33,6 +33,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -167,13 +168,16 @@ private:
     // Contributions to one in-switch reduction: instance, chunk, global step, and the member
     // index of the switch line's first member.
     using SwitchKey = std::array<std::uint32_t, 4>;
+    // "rank R node N", for errors.
+    static std::string where(const EtNodeInfo& info);
     void delivered(std::uint64_t cookie) override;
     void
     arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
     void contribute(std::uint32_t instance,
                     std::uint32_t member,
                     std::uint32_t chunk,
-                    std::uint64_t bytes);
+                    std::uint64_t bytes,
+                    bool waitForLine);
     void dispatch(const CalendarEvent& event);
     std::uint32_t allocateTag(const Tag& tag);
 
@@ -220,6 +224,7 @@ private:
     std::vector<Tag> tags;
     std::vector<std::uint32_t> freeTags;
     StepPlan scratch;
+    std::vector<SwitchStream> switchScratch;
     // Steps that ended without a delay, run from a loop rather than by recursion (a late
     // member may find thousands of its steps' messages already there).
     struct ReadyStep {

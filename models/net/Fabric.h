@@ -59,8 +59,6 @@ public:
     /// Hands the messages to the target bound on `network` from now on (call before the
     /// simulation starts); collectives and matching stay here.
     void useRemoteNetwork();
-    /// The network as co-simulation CONFIG text (NetworkCore::describe).
-    std::string describeNetwork() const { return comm.network().describe(); }
 
     const CommEngine& engine() const { return comm; }
     /// Finished collectives (type, size, start, end, algbw, busbw), in completion order.

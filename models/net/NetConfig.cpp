@@ -43,7 +43,7 @@ DimConfig parseDim(ConfigMap& map, Fidelity fidelity)
         if (dim.kind != DimKind::Switch)
             map.fail("switch_bandwidth",
                      "only a switch dimension has a crossbar; remove the key or use kind: switch");
-        if (fidelity != Fidelity::Flow)
+        if (!abilitiesOf(fidelity).sharesLinks)
             map.fail("switch_bandwidth",
                      "a shared crossbar is modelled by flow-level link sharing; use fidelity: "
                      "flow, or remove the key for a non-blocking switch");
@@ -186,10 +186,10 @@ readAlgorithmList(ConfigMap& map,
             config.dims[dim].kind != DimKind::Switch)
             node->fail("in_switch needs a switch dimension, but dimension " + std::to_string(dim) +
                        " is not one (use kind: switch there, or another algorithm)");
-        if (config.fidelity != Fidelity::Flow && config.fidelity != Fidelity::Analytical)
+        if (!abilitiesOf(config.fidelity).carriesStreams)
             node->fail("in_switch is an etsim extension that ASTRA-sim's network models do not "
                        "have; use fidelity flow or analytical");
-        if (scatterGather && config.fidelity != Fidelity::Flow)
+        if (scatterGather && !abilitiesOf(config.fidelity).sharesLinks)
             node->fail("in_switch reduce-scatter and all-gather run as shard streams that share "
                        "the switch links, which only the flow fidelity models; use fidelity: "
                        "flow");

@@ -57,6 +57,30 @@ inline constexpr EnumName<Fidelity> fidelityNames[] = {
     {"astra_unaware", Fidelity::AstraUnaware},
 };
 
+/// What a fidelity can time beyond point-to-point messages: read by the configuration's checks
+/// (which name the key at fault) and by the network core, so neither chooses by fidelity name.
+/// The timing itself is the fidelity's policy (models/net/fidelity/).
+struct FidelityAbilities {
+    Fidelity fidelity;
+    /// Flows share links max-min fairly (a switch crossbar, in-switch shard streams).
+    bool sharesLinks;
+    /// In-switch streams: one transfer over many routes at one rate.
+    bool carriesStreams;
+};
+inline constexpr FidelityAbilities fidelityAbilities[] = {
+    {Fidelity::Flow, true, true},
+    {Fidelity::Analytical, false, true},
+    {Fidelity::AstraAware, false, false},
+    {Fidelity::AstraUnaware, false, false},
+};
+constexpr const FidelityAbilities& abilitiesOf(Fidelity fidelity)
+{
+    for (const FidelityAbilities& abilities : fidelityAbilities)
+        if (abilities.fidelity == fidelity)
+            return abilities;
+    return fidelityAbilities[0];
+}
+
 /// The building block of one dimension of a multi-dimensional topology.
 enum class DimKind : std::uint8_t {
     /// Bidirectional ring: one link each way between neighbours.

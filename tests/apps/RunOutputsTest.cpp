@@ -289,10 +289,10 @@ class RunSignal : public testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(Signals,
                          RunSignal,
                          testing::Values(SIGINT, SIGTERM, SIGHUP),
-                         [](const testing::TestParamInfo<int>& info) {
-                             return std::string(info.param == SIGINT    ? "Int"
-                                                : info.param == SIGTERM ? "Term"
-                                                                        : "Hup");
+                         [](const testing::TestParamInfo<int>& signal) {
+                             return std::string(signal.param == SIGINT    ? "Int"
+                                                : signal.param == SIGTERM ? "Term"
+                                                                          : "Hup");
                          });
 
 // The peer stalls after 5 requests, with a 30 s timeout: the run waits on it when the signal

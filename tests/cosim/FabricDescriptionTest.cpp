@@ -1,9 +1,10 @@
-// The fabric description a host sends to etsim-ns3 in CONFIG: what NetworkCore::describe
+// The fabric description a host sends to etsim-ns3 in CONFIG: what describeFabric
 // writes is what the adapter's parser reads, and every malformed description is refused with
 // the line and the reason.
 
 #include "cosim/adapters/ns3/FabricDescription.h"
 
+#include "cosim/adapters/ns3/DescribeFabric.h"
 #include "cosim/wire/Frame.h"
 #include "models/net/NetConfig.h"
 #include "models/net/flow/NetworkCore.h"
@@ -29,7 +30,7 @@ std::string describe(const std::string& yaml)
     net::EventCalendar calendar;
     NullSink sink;
     const net::NetworkCore core(*topology, config, calendar, sink);
-    return core.describe();
+    return describeFabric(core.fabricLinks(), config);
 }
 
 TEST(FabricDescription, ASwitchFabricRoundTripsThroughDescribeAndParse)
@@ -86,7 +87,7 @@ void expectCompactAndSameRoutes(const std::string& yaml, std::uint32_t ranks, st
     net::EventCalendar calendar;
     NullSink sink;
     const net::NetworkCore core(*topology, config, calendar, sink);
-    const std::string text = core.describe();
+    const std::string text = describeFabric(core.fabricLinks(), config);
     ::testing::Test::RecordProperty("description_bytes", static_cast<int>(text.size()));
     EXPECT_LT(text.size(), maxBytes);
     EXPECT_LT(text.size(), std::size_t{Limits{}.maxPayload});

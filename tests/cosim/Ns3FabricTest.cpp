@@ -5,6 +5,7 @@
 
 #include "cosim/CosimConfig.h"
 #include "cosim/Proxy.h"
+#include "cosim/adapters/ns3/DescribeFabric.h"
 #include "cosim/peer/LinkUsage.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Extensions.h"
@@ -141,7 +142,8 @@ Outcome run(const std::string& yaml,
     if (throughNs3) {
         ProxyOptions options = ns3Options(dir);
         options.spawn += adapterFlags;
-        options.description = fabric.describeNetwork();
+        options.description = ns3adapter::describeFabric(fabric.engine().network().fabricLinks(),
+                                                         fabric.engine().config());
         fabric.useRemoteNetwork();
         proxy = std::make_unique<Proxy>("fabric_cosim", options);
         fabric.network.bind(proxy->socket);
@@ -351,7 +353,8 @@ TEST(Ns3Fabric, AFabricNs3CannotBuildIsRefusedWithTheReason)
     StatGroup stats("root");
     net::Fabric fabric("fabric", config, 4, stats);
     ProxyOptions options = ns3Options(dir);
-    options.description = fabric.describeNetwork();
+    options.description = ns3adapter::describeFabric(fabric.engine().network().fabricLinks(),
+                                                     fabric.engine().config());
     try {
         Proxy proxy("fabric_cosim", options);
         FAIL() << "the handshake succeeded";
@@ -373,7 +376,8 @@ TEST(Ns3Fabric, LookaheadLongerThanTheShortestRouteIsRefused)
     net::Fabric fabric("fabric", config, 4, stats);
     ProxyOptions options = ns3Options(dir);
     options.lookahead = Time::fromPs(3000000);
-    options.description = fabric.describeNetwork();
+    options.description = ns3adapter::describeFabric(fabric.engine().network().fabricLinks(),
+                                                     fabric.engine().config());
     try {
         Proxy proxy("fabric_cosim", options);
         FAIL() << "the handshake succeeded";

@@ -9,6 +9,7 @@
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceValidator.h"
 #include "importers/pytorch/JsonFile.h"
+#include "tests/support/FileList.h"
 #include "tests/support/RunCommand.h"
 #include "tests/support/SharedTraces.h"
 #include "tests/support/TempDir.h"
@@ -23,17 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using test::filesStartingWith;
 using test::TempDir;
-
-std::vector<fs::path> filesStartingWith(const fs::path& dir, const std::string& start)
-{
-    std::vector<fs::path> out;
-    for (const auto& entry : fs::directory_iterator(dir))
-        if (entry.path().filename().string().rfind(start, 0) == 0)
-            out.push_back(entry.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
 
 std::vector<et::TraceNode> readAll(const fs::path& file)
 {

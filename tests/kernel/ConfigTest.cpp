@@ -661,7 +661,19 @@ TEST(Config, UnreadableFilesAndSyntaxErrorsAreConfigErrors)
     auto twoDocs = dir.write("two.yaml", "a: 1\n---\na: 2\n");
     EXPECT_EQ(loadError(twoDocs),
               twoDocs.string() +
-                  ":3:1: a second YAML document starts here; a config file holds exactly one");
+                  ":2:1: a second YAML document starts here; a config file holds exactly one");
+    // yaml-cpp alone never ends on these: its parser stays at the ',' and the documents grow
+    // without bound.
+    auto comma = dir.write("comma.yaml", ",");
+    EXPECT_EQ(loadError(comma),
+              comma.string() +
+                  ":1:1: invalid YAML: the parser cannot read past this character (a ',', ']' or "
+                  "'}' outside a [ ] or { } collection?)");
+    auto trailing = dir.write("trailing.yaml", "{a: 1},\n");
+    EXPECT_EQ(loadError(trailing),
+              trailing.string() +
+                  ":1:7: invalid YAML: the parser cannot read past this character (a ',', ']' or "
+                  "'}' outside a [ ] or { } collection?)");
     auto empty = dir.write("empty.yaml", "");
     EXPECT_EQ(loadError(empty),
               empty.string() +

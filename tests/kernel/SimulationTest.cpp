@@ -252,6 +252,42 @@ TEST_F(ScTest, SimulationStopsWhenAnotherThreadRequestsIt)
     EXPECT_EQ(result.busyParticipants, std::vector<std::string>{"worker"});
 }
 
+// A participant that gives up its wait when it sees the stop flag (the co-simulation proxy
+// does) may let the kernel run out of events before the request's wake-up reaches it: the
+// flag is set, the wake-up not yet delivered. The run was interrupted, not deadlocked. The
+// waker is detached here to hold the run in exactly that window.
+struct GivesUpOnStop : sc_core::sc_module {
+    SC_HAS_PROCESS(GivesUpOnStop);
+    GivesUpOnStop(const sc_core::sc_module_name& name, Simulation& simulation, StopRequest& stop)
+        : sc_core::sc_module(name), token(simulation.enroll(std::string(name))), stop(stop)
+    {
+        token.busy();
+        SC_THREAD(work);
+    }
+    void work()
+    {
+        wait(sc_time(3, SC_NS));
+        stop.request("SIGINT");
+        // Stays busy and schedules nothing more, as a proxy waiting on a stalled peer does.
+    }
+    ActivityToken token;
+    StopRequest& stop;
+};
+
+TEST_F(ScTest, SimulationOutOfEventsAfterAStopRequestIsInterruptedNotDeadlocked)
+{
+    StopRequest stop;
+    SimulationOptions options;
+    options.stop = &stop;
+    Simulation simulation(options);
+    stop.detach();
+    GivesUpOnStop waiter("waiter", simulation, stop);
+    const RunResult result = simulation.run();
+    EXPECT_EQ(result.outcome, RunOutcome::Interrupted);
+    EXPECT_EQ(result.simulatedTime, sc_time(3, SC_NS));
+    EXPECT_EQ(result.busyParticipants, std::vector<std::string>{"waiter"});
+}
+
 TEST_F(ScTest, SimulationStopRequestedBeforeTheRunEndsItAtTimeZero)
 {
     StopRequest stop;

@@ -12,6 +12,7 @@
 #include "kernel/NodeInfo.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace etsim::net {
@@ -45,11 +46,14 @@ struct StepPlan {
     std::uint32_t receives = 0;
     /// Bytes reduced when the step ends (priced at the local memory bandwidth).
     std::uint64_t reducedBytes = 0;
-    /// In-switch reduction: the member contributes switchBytes to its switch line's reduction,
-    /// which the engine starts once every member of the line has contributed; the reduced
-    /// result comes back as one of `receives`.
+    /// In-switch step: the member contributes switchBytes to its switch line; the algorithm's
+    /// switchStreams() say what then streams through the switch (what comes back counts among
+    /// `receives`).
     bool inSwitch = false;
     std::uint64_t switchBytes = 0;
+    /// The streams start once every member of the line has contributed (a reduction needs all
+    /// inputs); false: each member's contribution starts its own streams at once.
+    bool waitForLine = false;
 
     void clear()
     {
@@ -58,7 +62,23 @@ struct StepPlan {
         reducedBytes = 0;
         inSwitch = false;
         switchBytes = 0;
+        waitForLine = false;
     }
+};
+
+/// One stream through a switch line, at one rate on every link it crosses. Members are
+/// positions in the phase group. Either `pairs` (whole routes, source -> destination:
+/// NetworkCore::sendStream) or `sources` and `destinations` (the way up from each source and
+/// the way down to each destination: NetworkCore::sendSwitchStream).
+struct SwitchStream {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    std::vector<std::uint32_t> sources;
+    std::vector<std::uint32_t> destinations;
+    std::uint64_t bytes = 0;
+    /// Its arrival counts towards the step of `receiver`, or, with `multicast`, of every member
+    /// of the line.
+    std::uint32_t receiver = 0;
+    bool multicast = false;
 };
 
 class CollectiveAlgorithmIf {
@@ -77,6 +97,18 @@ public:
                       std::uint32_t member,
                       std::uint32_t step,
                       StepPlan& plan) const = 0;
+    /// In-switch steps (StepPlan::inSwitch): the streams that start when `member`'s
+    /// contribution of `bytes` completes what the step waits for (the last of the line with
+    /// waitForLine, else its own), appended to `streams`.
+    virtual void switchStreams(const PhaseShape& /*shape*/,
+                               std::uint32_t /*member*/,
+                               std::uint64_t /*bytes*/,
+                               std::vector<SwitchStream>& /*streams*/) const
+    {
+    }
+    /// True when the phase is admitted by a queue of its own in each dimension, so that it runs
+    /// beside the other phases of later chunks instead of after them.
+    virtual bool ownQueue(const PhaseShape& /*shape*/) const { return false; }
 };
 
 /// Per-member output of a phase: input / p for reduce-scatter, input * p for all-gather,

@@ -42,16 +42,57 @@ void InSwitchAlgorithm::plan(const PhaseShape& shape,
         // The switch-side bytes of one shard; the member receives its own shard.
         plan.switchBytes = shape.inputBytes / shape.size;
         plan.receives = 1;
+        plan.waitForLine = true;
         break;
     case CollectiveType::AllGather:
-        // The member's part, multicast; it receives every member's part.
+        // The member's part, multicast; it receives every member's part. A multicast needs
+        // only its sender's data: it starts at once.
         plan.switchBytes = shape.inputBytes;
         plan.receives = shape.size;
         break;
     default:
         plan.switchBytes = shape.inputBytes;
         plan.receives = 1;
+        plan.waitForLine = true;
         break;
+    }
+}
+
+void InSwitchAlgorithm::switchStreams(const PhaseShape& shape,
+                                      std::uint32_t member,
+                                      std::uint64_t bytes,
+                                      std::vector<SwitchStream>& streams) const
+{
+    std::vector<std::uint32_t> line;
+    for (std::uint32_t position = 0; position < shape.size; ++position)
+        line.push_back(position);
+    SwitchStream stream;
+    stream.bytes = bytes;
+    switch (shape.type) {
+    case CollectiveType::AllGather:
+        // Up the sender's uplink, down every member's downlink (the sender's included).
+        stream.sources = {member};
+        stream.destinations = line;
+        stream.multicast = true;
+        streams.push_back(stream);
+        return;
+    case CollectiveType::ReduceScatter:
+        // One stream per shard, up every member's uplink and down to the shard's owner.
+        stream.sources = line;
+        for (std::uint32_t position = 0; position < shape.size; ++position) {
+            stream.destinations = {position};
+            stream.receiver = position;
+            streams.push_back(stream);
+        }
+        return;
+    default:
+        // Whole all-reduce: up every member's uplink and down every member's downlink at once,
+        // as the routes from each member to the next.
+        for (std::uint32_t position = 0; position < shape.size; ++position)
+            stream.pairs.emplace_back(position, (position + 1) % shape.size);
+        stream.multicast = true;
+        streams.push_back(stream);
+        return;
     }
 }
 

@@ -20,7 +20,9 @@
 // (multicast, the sender included, as NVLS multimem stores do); the p streams share each
 // downlink, so alone T = l_up + l_down + p d / B, each uplink carrying d and each downlink p d.
 // The switch's reduction and multicast cost nothing beyond the links (no reduction at the
-// endpoints either).
+// endpoints either). NCCL's NVLS kernels multicast one slice while other warps reduce-scatter
+// the next, and the two use opposite link directions: an in-switch all-gather is admitted by
+// its own queue (ownQueue), so a chunk's multicast runs beside later chunks' reduce-scatters.
 
 #include "models/net/collectives/CollectiveAlgorithmIf.h"
 
@@ -39,6 +41,14 @@ public:
               std::uint32_t member,
               std::uint32_t step,
               StepPlan& plan) const override;
+    void switchStreams(const PhaseShape& shape,
+                       std::uint32_t member,
+                       std::uint64_t bytes,
+                       std::vector<SwitchStream>& streams) const override;
+    bool ownQueue(const PhaseShape& shape) const override
+    {
+        return scatterGather && shape.type == CollectiveType::AllGather;
+    }
 
 private:
     bool scatterGather;

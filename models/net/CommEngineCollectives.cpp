@@ -1,0 +1,418 @@
+// The collective state machine of CommEngine: an instance per (group, sequence), each member's
+// chunks through the phases of HierarchicalPlan, per-dimension admission queues, steps that
+// wait for exactly the messages their algorithm names, and in-switch contributions, whose
+// streams the algorithm describes (CollectiveAlgorithmIf::switchStreams).
+#include "kernel/Error.h"
+#include "models/net/CommEngine.h"
+
+#include <limits>
+#include <string>
+
+namespace etsim::net {
+
+namespace {
+
+constexpr std::uint64_t maxSequence = (1ULL << 40) - 1;
+constexpr std::uint64_t maxGroup = (1ULL << 24) - 1;
+
+} // namespace
+
+std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t key)
+{
+    std::uint32_t index;
+    if (!freeInstances.empty()) {
+        index = freeInstances.back();
+        freeInstances.pop_back();
+    } else {
+        index = static_cast<std::uint32_t>(instances.size());
+        instances.emplace_back();
+    }
+    Instance fresh;
+    fresh.live = true;
+    fresh.key = key;
+    fresh.group = info.group ? toUnderlying(*info.group) : 0;
+    fresh.sequence = info.groupSequence;
+    fresh.type = info.collective;
+    fresh.bytes = info.bytes;
+    fresh.startPs = calendar.now();
+    fresh.firstNode = info.node;
+    fresh.firstRank = toUnderlying(info.rank);
+
+    const std::vector<RankId>* members = info.groupRanks.get();
+    bool identity = members == nullptr;
+    if (members && members->size() == rankCount) {
+        identity = true;
+        for (std::uint32_t position = 0; position < rankCount; ++position)
+            if (toUnderlying((*members)[position]) != position) {
+                identity = false;
+                break;
+            }
+    }
+    fresh.global = identity;
+    std::vector<PlanDim> dims;
+    try {
+        if (identity) {
+            for (std::uint32_t dim = 0; dim < settings.dimCount(); ++dim) {
+                bool involved = info.involvedDims == 0 || (info.involvedDims >> dim & 1U) != 0;
+                std::uint32_t size = settings.dimSize(dim);
+                if (!involved || size <= 1)
+                    continue;
+                const CollectiveAlgorithmIf* custom =
+                    settings.customAlgorithm(info.collective, dim);
+                PlanDim planDim{dim,
+                                size,
+                                custom ? custom
+                                       : &algorithms.get(settings.algorithm(info.collective, dim),
+                                                         info.collective)};
+                if (info.collective == CollectiveType::AllReduce &&
+                    !settings.allReducePhases.empty())
+                    planDim.scatterGather = &algorithms.get(settings.allReducePhases.at(dim),
+                                                            CollectiveType::ReduceScatter);
+                dims.push_back(planDim);
+            }
+        } else {
+            if (members->empty())
+                throw Error("the group has no members");
+            for (RankId rank : *members)
+                if (toUnderlying(rank) >= rankCount)
+                    throw Error("group member rank " + std::to_string(toUnderlying(rank)) +
+                                " is out of range (the fabric has " + std::to_string(rankCount) +
+                                " ranks)");
+            for (RankId rank : *members)
+                fresh.ranks.push_back(toUnderlying(rank));
+            settings.algorithm(info.collective, 0); // rejects unsupported types
+            if (members->size() > 1)
+                dims.push_back(PlanDim{0,
+                                       static_cast<std::uint32_t>(members->size()),
+                                       &algorithms.get(settings.groupAlgorithm)});
+        }
+        fresh.split = splitIntoChunks(info.collective, info.bytes, settings.chunks, rankCount);
+        fresh.phases = planPhases(info.collective, fresh.split.bytes, dims, settings.optimization);
+    } catch (const Error& error) {
+        freeInstances.push_back(index);
+        throw Error("fabric: " + where(info) + ": " + toString(info.collective) + " of " +
+                    std::to_string(info.bytes) + " B: " + error.what());
+    }
+    std::uint32_t memberCount =
+        identity ? rankCount : static_cast<std::uint32_t>(fresh.ranks.size());
+    // Global instances: one queue per dimension, and one per dimension for in-switch
+    // all-gathers (queueOf).
+    std::uint32_t queueCount = identity ? 2 * settings.dimCount() : 1;
+    fresh.members.resize(memberCount);
+    for (MemberState& member : fresh.members)
+        member.queues.resize(queueCount);
+    fresh.chunks.resize(static_cast<std::size_t>(memberCount) * fresh.split.count);
+    instances[index] = std::move(fresh);
+    instanceByKey.emplace(key, index);
+    return index;
+}
+
+std::uint32_t CommEngine::memberIndex(const Instance& instance, std::uint32_t rank) const
+{
+    if (instance.global)
+        return rank;
+    for (std::uint32_t member = 0; member < instance.ranks.size(); ++member)
+        if (instance.ranks[member] == rank)
+            return member;
+    return std::numeric_limits<std::uint32_t>::max();
+}
+
+std::uint32_t CommEngine::rankOf(const Instance& instance, std::uint32_t member) const
+{
+    return instance.global ? member : instance.ranks[member];
+}
+
+std::uint32_t
+CommEngine::phaseIndex(const Instance& instance, const Phase& phase, std::uint32_t member) const
+{
+    if (!instance.global || settings.topologyKind == TopologyKind::FatTree)
+        return member;
+    return (member / strides[phase.dim]) % settings.dims[phase.dim].size;
+}
+
+std::uint32_t CommEngine::phasePeer(const Instance& instance,
+                                    const Phase& phase,
+                                    std::uint32_t member,
+                                    std::uint32_t peer) const
+{
+    if (!instance.global || settings.topologyKind == TopologyKind::FatTree)
+        return peer;
+    std::uint32_t stride = strides[phase.dim];
+    std::uint32_t coordinate = (member / stride) % settings.dims[phase.dim].size;
+    return member - coordinate * stride + peer * stride;
+}
+
+void CommEngine::postCollective(const EtNodeInfo& info, std::uint64_t token)
+{
+    std::uint64_t group = info.group ? toUnderlying(*info.group) + 1ULL : 0;
+    if (group > maxGroup || info.groupSequence > maxSequence)
+        throw Error("fabric: " + where(info) + ": group id or sequence number too large");
+    std::uint64_t key = group << 40 | info.groupSequence;
+    auto found = instanceByKey.find(key);
+    std::uint32_t index = found != instanceByKey.end() ? found->second : createInstance(info, key);
+    Instance& instance = instances[index];
+    if (instance.type != info.collective || instance.bytes != info.bytes)
+        throw Error("fabric: " + where(info) + ": collective sequence " +
+                    std::to_string(info.groupSequence) + " of its group is " +
+                    toString(info.collective) + " of " + std::to_string(info.bytes) +
+                    " B here, but rank " + std::to_string(instance.firstRank) + " node " +
+                    std::to_string(toUnderlying(instance.firstNode)) + " posted " +
+                    toString(instance.type) + " of " + std::to_string(instance.bytes) +
+                    " B; every member must issue the same collectives in the same order");
+    std::uint32_t member = memberIndex(instance, toUnderlying(info.rank));
+    if (member >= instance.members.size())
+        throw Error("fabric: " + where(info) + ": the rank is not a member of the group of its " +
+                    toString(info.collective) + " (sequence " + std::to_string(info.groupSequence) +
+                    ")");
+    MemberState& state = instance.members[member];
+    if (state.posted)
+        throw Error("fabric: " + where(info) + ": the rank posted collective sequence " +
+                    std::to_string(info.groupSequence) +
+                    " of its group twice; groupSequence must count up per group");
+    state.posted = true;
+    state.token = token;
+    state.node = info.node;
+    ++instance.posted;
+    ++pendingNodes;
+    if (instance.phases.empty()) {
+        finishMember(index, member);
+        return;
+    }
+    std::uint32_t chunkCount = instance.split.count;
+    for (std::uint32_t chunk = 0; chunk < chunkCount; ++chunk)
+        enterPhase(index, member, chunk);
+}
+
+std::uint32_t CommEngine::queueOf(const Instance& instance, const Phase& phase) const
+{
+    if (!instance.global)
+        return 0;
+    if (phase.algorithm->ownQueue(phase.shape))
+        return settings.dimCount() + phase.dim;
+    return phase.dim;
+}
+
+void CommEngine::enterPhase(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
+{
+    Instance& instance = instances[index];
+    ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    const Phase& phase = instance.phases[state.phase];
+    DimQueue& queue = instance.members[member].queues[queueOf(instance, phase)];
+    if (queue.active < settings.activeChunks) {
+        ++queue.active;
+        startPhase(index, member, chunk);
+    } else {
+        queue.waiting.push_back(chunk);
+    }
+}
+
+void CommEngine::startPhase(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
+{
+    std::uint64_t delay = settings.endpointDelay.ps();
+    if (delay > 0) {
+        Tag tag;
+        tag.instance = index;
+        tag.member = member;
+        tag.chunk = chunk;
+        tag.phaseStart = true;
+        schedule(delay, tag);
+    } else {
+        beginStep(index, member, chunk);
+    }
+}
+
+void CommEngine::beginStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
+{
+    Instance& instance = instances[index];
+    ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    const Phase& phase = instance.phases[state.phase];
+    PhaseShape shape = phase.shape;
+    shape.variant = chunk;
+    scratch.clear();
+    phase.algorithm->plan(shape, phaseIndex(instance, phase, member), state.step, scratch);
+    std::uint32_t src = rankOf(instance, member);
+    for (const StepSend& send : scratch.sends) {
+        std::uint32_t peer = phasePeer(instance, phase, member, send.peer);
+        Tag tag;
+        tag.instance = index;
+        tag.member = peer;
+        tag.chunk = chunk;
+        tag.step = phase.firstStep + send.peerStep;
+        core->send(src, rankOf(instance, peer), send.bytes, allocateTag(tag));
+    }
+    state.expected = scratch.receives;
+    state.reduced = scratch.reducedBytes;
+    state.waiting = true;
+    if (scratch.inSwitch)
+        contribute(index, member, chunk, scratch.switchBytes, scratch.waitForLine);
+    checkStep(index, member, chunk);
+}
+
+void CommEngine::contribute(std::uint32_t index,
+                            std::uint32_t member,
+                            std::uint32_t chunk,
+                            std::uint64_t bytes,
+                            bool waitForLine)
+{
+    Instance& instance = instances[index];
+    const ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    const Phase& phase = instance.phases[state.phase];
+    std::uint32_t base = phasePeer(instance, phase, member, 0);
+    std::uint32_t step = phase.firstStep + state.step;
+    std::uint32_t size = phase.shape.size;
+    if (waitForLine) {
+        SwitchKey key{index, chunk, step, base};
+        std::uint32_t& count = switchContributions[key];
+        if (++count < size)
+            return;
+        switchContributions.erase(key);
+    }
+    // What streams through the switch now is the algorithm's; the engine maps positions in the
+    // line to ranks and starts the streams.
+    std::vector<std::uint32_t> line;
+    for (std::uint32_t position = 0; position < size; ++position)
+        line.push_back(rankOf(instance, phasePeer(instance, phase, member, position)));
+    switchScratch.clear();
+    phase.algorithm->switchStreams(
+        phase.shape, phaseIndex(instance, phase, member), bytes, switchScratch);
+    Tag tag;
+    tag.instance = index;
+    tag.chunk = chunk;
+    tag.step = step;
+    std::vector<std::uint32_t> sources;
+    std::vector<std::uint32_t> destinations;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (const SwitchStream& stream : switchScratch) {
+        tag.multicast = stream.multicast;
+        tag.member = stream.multicast ? base : phasePeer(instance, phase, member, stream.receiver);
+        if (!stream.pairs.empty()) {
+            pairs.clear();
+            for (const auto& [from, to] : stream.pairs)
+                pairs.emplace_back(line[from], line[to]);
+            core->sendStream(pairs, stream.bytes, allocateTag(tag));
+            continue;
+        }
+        sources.clear();
+        destinations.clear();
+        for (std::uint32_t position : stream.sources)
+            sources.push_back(line[position]);
+        for (std::uint32_t position : stream.destinations)
+            destinations.push_back(line[position]);
+        core->sendSwitchStream(sources, destinations, stream.bytes, allocateTag(tag));
+    }
+}
+
+void CommEngine::checkStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
+{
+    Instance& instance = instances[index];
+    ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    if (!state.waiting || state.received < state.expected)
+        return;
+    state.waiting = false;
+    state.received -= state.expected;
+    std::uint64_t delay = delayPs(state.reduced);
+    if (delay > 0) {
+        Tag tag;
+        tag.instance = index;
+        tag.member = member;
+        tag.chunk = chunk;
+        schedule(delay, tag);
+    } else {
+        ready.push_back(ReadyStep{index, member, chunk});
+    }
+}
+
+void CommEngine::pullEarly(ChunkState& state, std::uint32_t globalStep)
+{
+    for (std::size_t at = 0; at < state.early.size(); ++at)
+        if (state.early[at].first == globalStep) {
+            state.received += state.early[at].second;
+            state.early[at] = state.early.back();
+            state.early.pop_back();
+            return;
+        }
+}
+
+void CommEngine::endStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk)
+{
+    Instance& instance = instances[index];
+    ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    const Phase& phase = instance.phases[state.phase];
+    ++state.step;
+    if (state.step < phase.steps) {
+        pullEarly(state, phase.firstStep + state.step);
+        beginStep(index, member, chunk);
+        return;
+    }
+    DimQueue& queue = instance.members[member].queues[queueOf(instance, phase)];
+    --queue.active;
+    ++state.phase;
+    state.step = 0;
+    bool chunkDone = state.phase == instance.phases.size();
+    if (!chunkDone)
+        pullEarly(state, instance.phases[state.phase].firstStep);
+    if (!queue.waiting.empty()) {
+        std::uint32_t next = queue.waiting.front();
+        queue.waiting.pop_front();
+        ++queue.active;
+        startPhase(index, member, next);
+    }
+    if (!chunkDone) {
+        enterPhase(index, member, chunk);
+        return;
+    }
+    MemberState& owner = instances[index].members[member];
+    ++owner.chunksDone;
+    if (owner.chunksDone == instances[index].split.count)
+        finishMember(index, member);
+}
+
+void CommEngine::finishMember(std::uint32_t index, std::uint32_t member)
+{
+    Instance& instance = instances[index];
+    std::uint64_t token = instance.members[member].token;
+    ++instance.done;
+    if (instance.done == instance.members.size()) {
+        CollectiveRecord record;
+        record.type = instance.type;
+        record.bytes = instance.bytes;
+        record.ranks = static_cast<std::uint32_t>(instance.members.size());
+        record.group = instance.group;
+        record.sequence = instance.sequence;
+        record.startPs = instance.startPs;
+        record.endPs = calendar.now();
+        finished.push_back(record);
+        ++collectiveCount;
+        instanceByKey.erase(instance.key);
+        instances[index] = Instance();
+        freeInstances.push_back(index);
+    }
+    complete(token);
+}
+
+void CommEngine::arrive(std::uint32_t index,
+                        std::uint32_t member,
+                        std::uint32_t chunk,
+                        std::uint32_t step)
+{
+    Instance& instance = instances[index];
+    ChunkState& state = instance.chunks[member * instance.split.count + chunk];
+    if (state.phase >= instance.phases.size())
+        throw Error("fabric: internal: a collective message reached a finished chunk");
+    std::uint32_t current = instance.phases[state.phase].firstStep + state.step;
+    if (step == current) {
+        ++state.received;
+        checkStep(index, member, chunk);
+        return;
+    }
+    if (step < current)
+        throw Error("fabric: internal: a collective message arrived for a finished step");
+    for (auto& entry : state.early)
+        if (entry.first == step) {
+            ++entry.second;
+            return;
+        }
+    state.early.emplace_back(step, 1);
+}
+
+} // namespace etsim::net

@@ -1,0 +1,88 @@
+#include "models/net/fidelity/FidelityIf.h"
+
+#include "kernel/Error.h"
+#include "models/net/fidelity/AnalyticalFidelity.h"
+#include "models/net/fidelity/AstraAwareFidelity.h"
+#include "models/net/fidelity/AstraUnawareFidelity.h"
+#include "models/net/fidelity/FlowFidelity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace etsim::net {
+
+namespace {
+
+// Below 2^51, x + 0.5 is exact, so truncating it rounds half away from zero like llround
+// (without the library call on the hot path).
+constexpr double exactHalfLimit = 2251799813685248.0;
+
+// 2^64 as a double: the first duration the simulated clock cannot hold.
+constexpr double clockEndPs = 18446744073709551616.0;
+
+} // namespace
+
+std::unique_ptr<FidelityIf> makeFidelity(Fidelity kind, NetworkState& state)
+{
+    switch (kind) {
+    case Fidelity::Analytical:
+        return std::make_unique<AnalyticalFidelity>(state);
+    case Fidelity::AstraAware:
+        return std::make_unique<AstraAwareFidelity>(state);
+    case Fidelity::AstraUnaware:
+        return std::make_unique<AstraUnawareFidelity>(state);
+    case Fidelity::Flow:
+        break;
+    }
+    return std::make_unique<FlowFidelity>(state);
+}
+
+std::uint64_t roundPs(double ps)
+{
+    if (ps <= 0.0)
+        return 0;
+    if (ps < exactHalfLimit)
+        return static_cast<std::uint64_t>(ps + 0.5);
+    // llround of a value past 2^63 is undefined; past 2^64 the time does not exist.
+    if (!(ps < clockEndPs))
+        throw Error("fabric: a transfer would take " + std::to_string(ps * 1e-12) +
+                    " s, beyond the end of the simulated clock (2^64 ps, about 213 days); a "
+                    "size or a link bandwidth is far outside the range of real hardware: check "
+                    "comm_size and the fabric's bandwidths");
+    // Doubles past 2^63 are whole numbers already; below, llround as before.
+    if (ps >= 9223372036854775808.0)
+        return static_cast<std::uint64_t>(ps);
+    return static_cast<std::uint64_t>(std::llround(ps));
+}
+
+std::uint64_t reductionPsExact(std::uint64_t bytes, Bandwidth localMemory)
+{
+    return static_cast<std::uint64_t>(
+        std::llround(3.0 * static_cast<double>(bytes) / (localMemory.bytesPerSecond() * 1e-12)));
+}
+
+std::uint64_t reductionPsWholeNs(std::uint64_t bytes, Bandwidth localMemory)
+{
+    // ASTRA-sim: 3 * floor(m / local_mem_bw) ns, the bandwidth in bytes per ns.
+    return 3000 * static_cast<std::uint64_t>(std::floor(static_cast<double>(bytes) /
+                                                        (localMemory.bytesPerSecond() / 1e9)));
+}
+
+std::uint64_t holdLinksPs(NetworkState& state, const Flow& flow, std::uint64_t now)
+{
+    // The slowest link's time is the largest of the links' times (division and rounding are
+    // monotone), so it is taken from the same loop.
+    std::uint64_t serialPs = 0;
+    const double bytes = static_cast<double>(flow.bytes);
+    for (std::uint32_t link : flow.route) {
+        LinkState& target = state.links[link];
+        std::uint64_t busy = roundPs(bytes / target.bytesPerPs);
+        target.busyPs += busy;
+        state.timeline.busy(link, now, now + busy, bytes);
+        serialPs = std::max(serialPs, busy);
+    }
+    return serialPs;
+}
+
+} // namespace etsim::net
