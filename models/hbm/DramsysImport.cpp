@@ -260,9 +260,11 @@ void readMemspec(const Part& part, HbmConfig& config)
     // DRAMSys's HBM2 checker has no PRE-to-PRE rule: the row bus alone spaces them.
     tm.ppd = 1;
     t.only("PL", 0, "parity latency");
-    // Per-bank refresh interval, power-down and self-refresh exits: read by policies etsim
-    // refuses below (per-bank refresh, power-down), so they cannot change a run.
-    for (const char* unused : {"REFISB", "CKE", "XP", "XS"})
+    // DRAMSys's HBM2 per-bank interval: a REFSB every REFISB, whatever the bank count.
+    tm.refiPb = cycles("REFISB");
+    // Power-down and self-refresh exits: read by a policy etsim refuses below (power-down),
+    // so they cannot change a run.
+    for (const char* unused : {"CKE", "XP", "XS"})
         t.unsignedValue(unused);
     t.finish();
     spec.finish();
@@ -330,15 +332,36 @@ void readMcconfig(const Part& part, HbmConfig& config)
     s.choice("CmdMux", {"Oldest"}, "the strict mux is not modelled");
     c.commandMux = CommandMux::Oldest;
     s.choice("RespQueue", {"Fifo"}, "the reorder queue is not modelled");
-    std::string refresh = s.choice("RefreshPolicy",
-                                   {"AllBank", "NoRefresh"},
-                                   "per-bank, per-2-bank and same-bank refresh are not modelled "
-                                   "with DRAMSys's intervals");
-    c.refresh = refresh == "AllBank" ? RefreshKind::AllBank : RefreshKind::None;
+    // DRAMSys's HBM2 memspec gives intervals for all-bank (REFI) and per-bank (REFISB)
+    // refresh only; DRAMSys itself stops on Per2Bank or SameBank with an HBM2 memspec.
+    std::string refresh = s.choice(
+        "RefreshPolicy",
+        {"AllBank", "Rankwise", "PerBank", "Bankwise", "NoRefresh"},
+        "an HBM2 memspec defines no per-2-bank or same-bank refresh (DRAMSys refuses them too); "
+        "use AllBank or PerBank");
+    c.refresh = refresh == "AllBank" || refresh == "Rankwise"   ? RefreshKind::AllBank
+                : refresh == "PerBank" || refresh == "Bankwise" ? RefreshKind::PerBank
+                                                                : RefreshKind::None;
     c.refreshPrecharge = RefreshPrecharge::AllBank;
     c.refreshStart = RefreshStart::Staggered;
-    s.only("RefreshMaxPostponed", 0, "postponed refreshes");
-    s.only("RefreshMaxPulledin", 0, "pulled-in refreshes");
+    auto flexibility = [&](const char* key, std::uint32_t& out) {
+        if (std::optional<std::uint64_t> n = s.optionalUnsigned(key)) {
+            if (*n > 8)
+                s.fail(key,
+                       std::to_string(*n) +
+                           " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
+            out = static_cast<std::uint32_t>(*n);
+        }
+    };
+    flexibility("RefreshMaxPostponed", c.refreshMaxPostponed);
+    flexibility("RefreshMaxPulledin", c.refreshMaxPulledIn);
+    checkRefresh(
+        c, config.timing, config.organisation, [&](std::string_view key, const std::string& why) {
+            std::string name = key == "refresh_max_postponed"   ? "RefreshMaxPostponed"
+                               : key == "refresh_max_pulled_in" ? "RefreshMaxPulledin"
+                                                                : "RefreshPolicy";
+            s.fail(name, why);
+        });
     s.onlyFlag("RefreshManagement", false, "refresh management (RFM)");
     s.choice("PowerDownPolicy", {"NoPowerDown"}, "power-down is not modelled");
     s.choice("Arbiter", {"Simple"}, "the FIFO and reorder arbiters are not modelled");

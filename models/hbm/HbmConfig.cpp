@@ -1,13 +1,19 @@
+// Longer than most files (about 860 lines): the preset parameter tables of every HBM
+// generation and the rule of every key stay together, so that each error is raised where its
+// key is read and a new key touches one file.
+
 #include "models/hbm/HbmConfig.h"
 
 #include "models/hbm/DramsysImport.h"
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 namespace etsim::hbm {
@@ -32,16 +38,37 @@ unsigned log2Exact(std::uint64_t value)
 struct TimingKey {
     std::string_view key;
     std::uint32_t Timing::*member;
+    bool zeroMeansUnset = false; // 0: derived or not defined (docs/hbm.md)
 };
 constexpr TimingKey timingKeys[] = {
-    {"cl", &Timing::cl},        {"cwl", &Timing::cwl},     {"rcd_rd", &Timing::rcdRd},
-    {"rcd_wr", &Timing::rcdWr}, {"rp", &Timing::rp},       {"ras", &Timing::ras},
-    {"rc", &Timing::rc},        {"wr", &Timing::wr},       {"rtp", &Timing::rtp},
-    {"ccd_s", &Timing::ccdS},   {"ccd_l", &Timing::ccdL},  {"ccd_r", &Timing::ccdR},
-    {"rrd_s", &Timing::rrdS},   {"rrd_l", &Timing::rrdL},  {"faw", &Timing::faw},
-    {"wtr_s", &Timing::wtrS},   {"wtr_l", &Timing::wtrL},  {"rtw", &Timing::rtw},
-    {"ppd", &Timing::ppd},      {"rfc", &Timing::rfc},     {"rfc_pb", &Timing::rfcPb},
-    {"refi", &Timing::refi},    {"rrefd", &Timing::rrefd},
+    {"cl", &Timing::cl},
+    {"cwl", &Timing::cwl},
+    {"rcd_rd", &Timing::rcdRd},
+    {"rcd_wr", &Timing::rcdWr},
+    {"rp", &Timing::rp},
+    {"ras", &Timing::ras},
+    {"rc", &Timing::rc},
+    {"wr", &Timing::wr},
+    {"rtp", &Timing::rtp},
+    {"ccd_s", &Timing::ccdS},
+    {"ccd_l", &Timing::ccdL},
+    {"ccd_r", &Timing::ccdR},
+    {"rrd_s", &Timing::rrdS},
+    {"rrd_l", &Timing::rrdL},
+    {"faw", &Timing::faw},
+    {"wtr_s", &Timing::wtrS},
+    {"wtr_l", &Timing::wtrL},
+    {"rtw", &Timing::rtw},
+    {"ppd", &Timing::ppd},
+    {"rfc", &Timing::rfc},
+    {"rfc_pb", &Timing::rfcPb},
+    {"refi", &Timing::refi},
+    {"rrefd", &Timing::rrefd},
+    {"refi_pb", &Timing::refiPb, true},
+    {"rfc_p2b", &Timing::rfcP2b, true},
+    {"refi_p2b", &Timing::refiP2b, true},
+    {"rfc_sb", &Timing::rfcSb, true},
+    {"refi_sb", &Timing::refiSb, true},
 };
 
 // Timings in ns of a JEDEC set, converted to cycles of each preset's clock.
@@ -131,7 +158,7 @@ void override(ConfigMap& map, std::string_view key, T& value)
         value = *read;
 }
 
-std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock)
+std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock, bool zeroMeansUnset = false)
 {
     const std::string& text = node.scalar("a timing in cycles (e.g. 31) or a time (\"19.375 ns\")");
     std::size_t first = text.find_first_not_of(" \t");
@@ -152,7 +179,7 @@ std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock)
         }
         cycles = cyclesFor(time, clock);
     }
-    if (cycles == 0)
+    if (cycles == 0 && !zeroMeansUnset)
         node.fail("must be at least 1 cycle, got \"" + text + "\"");
     return cycles;
 }
@@ -435,7 +462,7 @@ void checkOrganisation(const Organisation& org, const ConfigFail& fail)
 void checkTiming(const Timing& t, const Organisation& org, const ConfigFail& fail)
 {
     for (const TimingKey& entry : timingKeys)
-        if (t.*entry.member == 0)
+        if (t.*entry.member == 0 && !entry.zeroMeansUnset)
             fail(entry.key, "must be at least 1 cycle");
     std::uint32_t burst = org.burstCycles();
     if (t.rc < t.ras + t.rp)
@@ -454,10 +481,105 @@ void checkTiming(const Timing& t, const Organisation& org, const ConfigFail& fai
         fail("wtr_l", "must be at least wtr_s (" + std::to_string(t.wtrS) + ")");
     if (t.refi <= t.rfc)
         fail("refi", "must be longer than rfc (" + std::to_string(t.rfc) + " cycles)");
-    if (t.refi / org.banksPerPc() <= t.rrefd)
+    if (t.refiPb == 0 && t.refi / org.banksPerPc() <= t.rrefd)
         fail("refi",
              "per-bank interval refi / banks per PC (" + std::to_string(t.refi / org.banksPerPc()) +
                  ") must be longer than rrefd");
+    if (t.refiPb != 0 && t.refiPb <= t.rrefd)
+        fail("refi_pb", "must be longer than rrefd (" + std::to_string(t.rrefd) + " cycles)");
+    for (auto [key, interval, rfc] :
+         {std::tuple{"refi_p2b", t.refiP2b, t.rfcP2b}, std::tuple{"refi_sb", t.refiSb, t.rfcSb}})
+        if (interval != 0 && interval <= rfc)
+            fail(key, "must be longer than its refresh (" + std::to_string(rfc) + " cycles)");
+}
+
+std::uint32_t refreshUnits(RefreshKind kind, const Organisation& org)
+{
+    switch (kind) {
+    case RefreshKind::AllBank:
+        return 1;
+    case RefreshKind::PerBank:
+        return org.banksPerPc();
+    case RefreshKind::Per2Bank:
+        return org.banksPerPc() / 2;
+    case RefreshKind::SameBank:
+        return org.banksPerGroup;
+    case RefreshKind::None:
+        break;
+    }
+    return 0;
+}
+
+std::uint32_t refreshInterval(RefreshKind kind, const Timing& t, const Organisation& org)
+{
+    std::uint32_t units = std::max<std::uint32_t>(1, refreshUnits(kind, org));
+    std::uint32_t given = kind == RefreshKind::PerBank    ? t.refiPb
+                          : kind == RefreshKind::Per2Bank ? t.refiP2b
+                          : kind == RefreshKind::SameBank ? t.refiSb
+                                                          : t.refi;
+    return given != 0 ? given : t.refi / units;
+}
+
+std::uint32_t refreshDuration(RefreshKind kind, const Timing& t)
+{
+    switch (kind) {
+    case RefreshKind::PerBank:
+        return t.rfcPb;
+    case RefreshKind::Per2Bank:
+        return t.rfcP2b;
+    case RefreshKind::SameBank:
+        return t.rfcSb;
+    default:
+        return t.rfc;
+    }
+}
+
+void checkRefresh(const ControllerConfig& c,
+                  const Timing& t,
+                  const Organisation& org,
+                  const ConfigFail& fail)
+{
+    if (c.refresh == RefreshKind::Per2Bank && t.rfcP2b == 0)
+        fail("refresh",
+             "per_2bank: the timing set defines no per-2-bank refresh (timing.rfc_p2b is 0; JEDEC "
+             "HBM refreshes all banks or one bank at a time); use all_bank or per_bank, or give "
+             "timing.rfc_p2b (and timing.refi_p2b) for a device that has it");
+    if (c.refresh == RefreshKind::SameBank && t.rfcSb == 0)
+        fail("refresh",
+             "same_bank: the timing set defines no same-bank refresh (timing.rfc_sb is 0; JEDEC "
+             "HBM refreshes all banks or one bank at a time); use all_bank or per_bank, or give "
+             "timing.rfc_sb (and timing.refi_sb) for a device that has it");
+    if (c.refresh == RefreshKind::Per2Bank && org.banksPerPc() % 2 != 0)
+        fail("refresh", "per_2bank needs an even number of banks per PC");
+    if (c.refresh == RefreshKind::SameBank && org.bankGroupsPerPc() < 2)
+        fail("refresh", "same_bank needs at least two bank groups per PC; use per_bank");
+    constexpr std::uint32_t jedecLimit = 8;
+    if (c.refreshMaxPostponed > jedecLimit)
+        fail("refresh_max_postponed",
+             std::to_string(c.refreshMaxPostponed) +
+                 " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
+    if (c.refreshMaxPulledIn > jedecLimit)
+        fail("refresh_max_pulled_in",
+             std::to_string(c.refreshMaxPulledIn) +
+                 " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
+    if (c.refresh == RefreshKind::None && (c.refreshMaxPostponed > 0 || c.refreshMaxPulledIn > 0))
+        fail(c.refreshMaxPostponed > 0 ? "refresh_max_postponed" : "refresh_max_pulled_in",
+             "refresh: none has no refresh to postpone or pull in; set a refresh mode or "
+             "remove the key");
+    if (c.refresh == RefreshKind::None)
+        return;
+    // A run of pulled-in refreshes must end before the next one falls due, or the timetable
+    // would skip that one (the whole-interval-late rule of RefreshSchedule).
+    std::uint64_t commands = std::uint64_t{c.refreshMaxPulledIn} * refreshUnits(c.refresh, org) + 1;
+    std::uint64_t spacing = c.refresh == RefreshKind::AllBank ? t.rfc : t.rrefd;
+    std::uint64_t interval = refreshInterval(c.refresh, t, org);
+    if (c.refreshMaxPulledIn > 0 && c.refresh == RefreshKind::AllBank &&
+        commands * spacing >= interval)
+        fail("refresh_max_pulled_in",
+             std::to_string(c.refreshMaxPulledIn) + " pulled-in refreshes and the regular one (" +
+                 std::to_string(commands) + " x tRFC " + std::to_string(spacing) +
+                 " cycles) do not fit in one tREFI (" + std::to_string(interval) +
+                 " cycles); use at most " + std::to_string((interval - 1) / spacing - 1));
 }
 
 void checkAddressMap(const AddressMapBits& map, const Organisation& org, const ConfigFail& fail)
@@ -551,6 +673,7 @@ void validate(const HbmConfig& config)
     checkTiming(config.timing, config.organisation, failIn("timing"));
     checkAddressMap(config.addressMap, config.organisation, failIn("address_map"));
     checkController(config.controller, failIn("controller"));
+    checkRefresh(config.controller, config.timing, config.organisation, failIn("controller"));
     checkAnalytic(config.analytic, failIn("analytic"));
 }
 
@@ -635,7 +758,8 @@ HbmConfig parseHbmConfig(ConfigMap& map)
         map.nested("timing", [&](ConfigMap& m) {
             for (const TimingKey& entry : timingKeys)
                 if (std::optional<ConfigNode> node = m.value(entry.key))
-                    config.timing.*entry.member = readTimingValue(*node, config.organisation.clock);
+                    config.timing.*entry.member =
+                        readTimingValue(*node, config.organisation.clock, entry.zeroMeansUnset);
             checkTiming(config.timing, config.organisation, atKeyIn(m));
         });
     }
@@ -654,6 +778,8 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             c.scheduler = m.enumField("scheduler", schedulerNames, c.scheduler);
             c.pagePolicy = m.enumField("page_policy", pagePolicyNames, c.pagePolicy);
             c.refresh = m.enumField("refresh", refreshNames, c.refresh);
+            override(m, "refresh_max_postponed", c.refreshMaxPostponed);
+            override(m, "refresh_max_pulled_in", c.refreshMaxPulledIn);
             override(m, "read_queue", c.readQueue);
             override(m, "write_queue", c.writeQueue);
             override(m, "write_high_watermark", c.writeHighWatermark);
@@ -669,6 +795,7 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             c.admission = m.enumField("admission", admissionNames, c.admission);
             c.refreshStart = m.enumField("refresh_start", refreshStartNames, c.refreshStart);
             checkController(c, atKeyIn(m));
+            checkRefresh(c, config.timing, config.organisation, atKeyIn(m));
         });
     }
 
@@ -734,6 +861,8 @@ YAML::Node toYaml(const HbmConfig& config)
     controller["scheduler"] = std::string(enumName(schedulerNames, c.scheduler));
     controller["page_policy"] = std::string(enumName(pagePolicyNames, c.pagePolicy));
     controller["refresh"] = std::string(enumName(refreshNames, c.refresh));
+    controller["refresh_max_postponed"] = std::to_string(c.refreshMaxPostponed);
+    controller["refresh_max_pulled_in"] = std::to_string(c.refreshMaxPulledIn);
     controller["read_queue"] = std::to_string(c.readQueue);
     controller["write_queue"] = std::to_string(c.writeQueue);
     controller["write_high_watermark"] = exactNumberText(c.writeHighWatermark);

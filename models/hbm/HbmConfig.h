@@ -49,11 +49,15 @@ constexpr EnumName<PagePolicyKind> pagePolicyNames[] = {
     {"closed_adaptive", PagePolicyKind::ClosedAdaptive},
 };
 
-/// How the controller refreshes its banks.
-enum class RefreshKind { None, AllBank, PerBank };
+/// How the controller refreshes its banks: all at once (REFab), one bank at a time (REFpb),
+/// a pair of banks (b and b + banks / 2) at a time, or the same bank of every bank group at a
+/// time. JEDEC HBM defines the first two; the others need their timings (rfc_p2b, rfc_sb).
+enum class RefreshKind { None, AllBank, PerBank, Per2Bank, SameBank };
 constexpr EnumName<RefreshKind> refreshNames[] = {{"none", RefreshKind::None},
                                                   {"all_bank", RefreshKind::AllBank},
-                                                  {"per_bank", RefreshKind::PerBank}};
+                                                  {"per_bank", RefreshKind::PerBank},
+                                                  {"per_2bank", RefreshKind::Per2Bank},
+                                                  {"same_bank", RefreshKind::SameBank}};
 
 /// Whether the pseudo-channels of a channel share its row and column command buses (HBM2's
 /// pseudo-channel mode: one command/address interface per channel) or each has its own.
@@ -185,8 +189,18 @@ struct Timing {
     std::uint32_t ppd = 2;     ///< PRE to PRE
     std::uint32_t rfc = 416;   ///< all-bank refresh
     std::uint32_t rfcPb = 320; ///< per-bank refresh
-    std::uint32_t refi = 6240; ///< all-bank refresh interval; per-bank is refi / banks per PC
+    std::uint32_t refi = 6240; ///< all-bank refresh interval
     std::uint32_t rrefd = 8;   ///< REFpb to REFpb or ACT of another bank
+    /// Interval between per-bank refreshes; 0: refi / banks per PC.
+    std::uint32_t refiPb = 0;
+    /// Per-2-bank refresh (both banks busy) and its interval; 0: not defined by the standard
+    /// (the interval then defaults to refi / (banks per PC / 2)).
+    std::uint32_t rfcP2b = 0;
+    std::uint32_t refiP2b = 0;
+    /// Same-bank refresh (one bank in every bank group) and its interval; 0: not defined (the
+    /// interval then defaults to refi / banks per group).
+    std::uint32_t rfcSb = 0;
+    std::uint32_t refiSb = 0;
 };
 
 /// The fields a physical address is cut into.
@@ -249,6 +263,11 @@ struct ControllerConfig {
     SchedulerKind scheduler = SchedulerKind::FrFcfs;
     PagePolicyKind pagePolicy = PagePolicyKind::OpenAdaptive;
     RefreshKind refresh = RefreshKind::AllBank;
+    /// Refreshes the controller may postpone while its banks are busy, and pull in while they
+    /// are idle, counted in all-bank refresh intervals (a per-bank policy may move banks per PC
+    /// times as many REFpb), at most 8 each (JEDEC).
+    std::uint32_t refreshMaxPostponed = 0;
+    std::uint32_t refreshMaxPulledIn = 0;
     /// Requests the scheduler sees per PC and direction; later bursts wait in the front end.
     std::uint32_t readQueue = 32;
     std::uint32_t writeQueue = 32;
@@ -320,6 +339,18 @@ void checkAddressMap(const AddressMapBits& map,
                      const Organisation& organisation,
                      const ConfigFail& fail);
 void checkController(const ControllerConfig& controller, const ConfigFail& fail);
+/// The refresh mode against the timing set and organisation (reported at controller keys).
+void checkRefresh(const ControllerConfig& controller,
+                  const Timing& timing,
+                  const Organisation& organisation,
+                  const ConfigFail& fail);
+
+/// Refresh commands one mode issues per all-bank interval: 1, banks, banks / 2 or banks per
+/// group; 0 for RefreshKind::None.
+std::uint32_t refreshUnits(RefreshKind kind, const Organisation& organisation);
+/// The interval and the duration of one refresh command of a mode, cycles.
+std::uint32_t refreshInterval(RefreshKind kind, const Timing& timing, const Organisation& org);
+std::uint32_t refreshDuration(RefreshKind kind, const Timing& timing);
 void checkAnalytic(const AnalyticConfig& analytic, const ConfigFail& fail);
 
 /// Checks a config built in C++; throws etsim::Error "hbm.<section>.<key>: <problem>".

@@ -11,6 +11,7 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
     , clock(cfg.organisation.clock)
     , scheduler(makeScheduler(cfg.controller.scheduler))
     , pagePolicy(makePagePolicy(cfg.controller.pagePolicy))
+    , mux(makeCommandMux(cfg.controller.commandMux))
     , onComplete(std::move(onComplete))
     , burstBytes(cfg.organisation.burstBytes())
     , latencyPs(cfg.controller.latency.ps())
@@ -42,10 +43,10 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
                 std::make_unique<PseudoChannel>(cfg,
                                                 *scheduler,
                                                 *pagePolicy,
+                                                *mux,
+                                                makeRefreshPolicy(cfg, pc),
                                                 clock,
                                                 channelStats.addGroup("pc" + std::to_string(pc))));
-        for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
-            pcs[channel * org.pcsPerChannel + pc]->staggerRefresh(pc, org.pcsPerChannel);
         if (sharedBus)
             for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
                 pcs[channel * org.pcsPerChannel + pc]->shareBus(&buses[channel]);
@@ -261,7 +262,7 @@ void HbmDevice::roomMade(std::uint32_t pc, std::uint64_t cycle)
         admit(cycle, true);
 }
 
-std::uint64_t HbmDevice::unitNextCycle(std::uint32_t unit, std::uint64_t cycle) const
+std::uint64_t HbmDevice::unitNextCycle(std::uint32_t unit, std::uint64_t cycle)
 {
     std::uint64_t next = neverCycle;
     for (std::uint32_t pc = unit; pc < unit + pcsPerUnit; ++pc)

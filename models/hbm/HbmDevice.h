@@ -92,7 +92,7 @@ private:
     // A scheduling unit is a PC, or with shared command buses its channel (numbered by the
     // channel's first PC).
     std::uint32_t unitOf(std::uint32_t pc) const { return pc - pc % pcsPerUnit; }
-    std::uint64_t unitNextCycle(std::uint32_t unit, std::uint64_t cycle) const;
+    std::uint64_t unitNextCycle(std::uint32_t unit, std::uint64_t cycle);
     void serveChannel(std::uint32_t unit, std::uint64_t cycle);
     void markDirty(std::uint32_t unit);
     void roomMade(std::uint32_t pc, std::uint64_t cycle);
@@ -108,6 +108,7 @@ private:
     CycleClock clock;
     std::unique_ptr<SchedulerIf> scheduler;
     std::unique_ptr<PagePolicyIf> pagePolicy;
+    std::unique_ptr<CommandMuxIf> mux;
     std::vector<std::unique_ptr<PseudoChannel>> pcs;
     Completion onComplete;
     std::uint64_t burstBytes;

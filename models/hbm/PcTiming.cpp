@@ -25,6 +25,10 @@ const char* toString(Command command)
         return "refpb";
     case Command::PreAb:
         return "prea";
+    case Command::Ref2b:
+        return "ref2b";
+    case Command::RefSb:
+        return "refsb";
     }
     return "?";
 }
@@ -104,9 +108,38 @@ std::uint64_t PcTiming::earliest(Command command, std::uint32_t bank) const
         return cycle;
     }
     case Command::RefPb:
-        return std::max({banks[bank].act + actShift, pcRef, bus().row});
+    case Command::Ref2b:
+    case Command::RefSb: {
+        std::uint64_t cycle = std::max(pcRef, bus().row);
+        refreshedBanks(command, bank, refreshScratch);
+        for (std::uint32_t b : refreshScratch)
+            cycle = std::max(cycle, banks[b].act + actShift);
+        return cycle;
+    }
     }
     return 0;
+}
+
+void PcTiming::refreshedBanks(Command command,
+                              std::uint32_t bank,
+                              std::vector<std::uint32_t>& out) const
+{
+    out.clear();
+    auto count = static_cast<std::uint32_t>(banks.size());
+    if (command == Command::Ref2b) {
+        out.push_back(bank);
+        out.push_back(bank + count / 2);
+    } else if (command == Command::RefSb) {
+        for (std::uint32_t b = bank % banksPerGroup; b < count; b += banksPerGroup)
+            out.push_back(b);
+    } else {
+        out.push_back(bank);
+    }
+}
+
+std::uint32_t PcTiming::refreshCycles(Command command) const
+{
+    return command == Command::Ref2b ? t.rfcP2b : command == Command::RefSb ? t.rfcSb : t.rfcPb;
 }
 
 bool PcTiming::allClosed() const
@@ -223,7 +256,11 @@ void PcTiming::issue(Command command, std::uint32_t bank, std::uint64_t cycle, s
         bus().row = cycle + 1;
         break;
     case Command::RefPb:
-        banks[bank].act = std::max(banks[bank].act, cycle + t.rfcPb - actShift);
+    case Command::Ref2b:
+    case Command::RefSb:
+        refreshedBanks(command, bank, refreshScratch);
+        for (std::uint32_t b : refreshScratch)
+            banks[b].act = std::max(banks[b].act, cycle + refreshCycles(command) - actShift);
         pcAct = std::max(pcAct, cycle + t.rrefd - actShift);
         pcRef = cycle + t.rrefd;
         bus().row = cycle + 1;

@@ -13,8 +13,9 @@
 
 namespace etsim::hbm {
 
-/// DRAM commands. Rda/Wra carry an auto-precharge.
-enum class Command : std::uint8_t { Act, Pre, Rd, Wr, Rda, Wra, RefAb, RefPb, PreAb };
+/// DRAM commands. Rda/Wra carry an auto-precharge. Ref2b refreshes bank b and b + banks / 2,
+/// RefSb bank b of every bank group (b < banks per group).
+enum class Command : std::uint8_t { Act, Pre, Rd, Wr, Rda, Wra, RefAb, RefPb, PreAb, Ref2b, RefSb };
 
 /// Lower-case mnemonic ("act", "rda", "refab").
 const char* toString(Command command);
@@ -75,6 +76,9 @@ private:
     };
 
     void casIssued(bool write, std::uint32_t bank, std::uint64_t cycle);
+    // The banks a per-bank, per-2-bank or same-bank refresh of `bank` covers, to `out`.
+    void refreshedBanks(Command command, std::uint32_t bank, std::vector<std::uint32_t>& out) const;
+    std::uint32_t refreshCycles(Command command) const;
     BusState& bus() { return sharedBus != nullptr ? *sharedBus : ownBus; }
     const BusState& bus() const { return sharedBus != nullptr ? *sharedBus : ownBus; }
     void autoPrecharge(bool write, std::uint32_t bank, std::uint64_t cycle);
@@ -98,6 +102,7 @@ private:
     std::uint64_t dataBus = 0;
     std::array<std::uint64_t, 4> recentActs{}; // the last four ACTs, for tFAW
     std::uint32_t actCount = 0;
+    mutable std::vector<std::uint32_t> refreshScratch;
 };
 
 } // namespace etsim::hbm

@@ -42,13 +42,16 @@ std::uint64_t CycleClock::cycleAtOrBefore(std::uint64_t time) const
 PseudoChannel::PseudoChannel(const HbmConfig& config,
                              const SchedulerIf& scheduler,
                              const PagePolicyIf& pagePolicy,
+                             const CommandMuxIf& mux,
+                             std::unique_ptr<RefreshPolicyIf> refresh,
                              const CycleClock& clock,
                              StatGroup& stats)
     : config(config)
     , scheduler(scheduler)
     , pagePolicy(pagePolicy)
+    , mux(mux)
     , clock(clock)
-    , refresh(makeRefreshPolicy(config))
+    , refresh(std::move(refresh))
     , device(config)
     , highWatermark(static_cast<std::uint32_t>(
           std::ceil(config.controller.writeHighWatermark * config.controller.writeQueue)))
@@ -75,37 +78,6 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
     stats.addFormula("bandwidth", "B/s", "data moved per second", [&moved](const StatWindow& w) {
         return w.seconds() > 0.0 ? static_cast<double>(moved.value()) / w.seconds() : 0.0;
     });
-}
-
-bool finishesFirst(const Candidate& a, const Candidate& b)
-{
-    std::uint64_t endA = a.ready + commandLength(a.command);
-    std::uint64_t endB = b.ready + commandLength(b.command);
-    return endA != endB ? endA < endB : a.sequence < b.sequence;
-}
-
-const Candidate& readyFirst(const Candidate& a, const Candidate& b)
-{
-    if (a.ready != b.ready)
-        return a.ready < b.ready ? a : b;
-    return a.sequence <= b.sequence ? a : b;
-}
-
-void PseudoChannel::staggerRefresh(std::uint32_t index, std::uint32_t count)
-{
-    if (!refresh || config.controller.refreshStart != RefreshStart::Staggered || count < 2)
-        return;
-    std::uint32_t bits = 0;
-    while ((1U << bits) < count)
-        ++bits;
-    std::uint32_t reversed = 0;
-    for (std::uint32_t b = 0; b < bits; ++b)
-        if (index & (1U << b))
-            reversed |= 1U << (bits - 1 - b);
-    std::uint64_t interval = refresh->nextDue();
-    // interval - reversed × interval / count, rounded up to whole cycles
-    std::uint64_t offset = std::uint64_t{reversed} * interval;
-    refresh->firstDueAt(interval - offset / count);
 }
 
 bool PseudoChannel::canAccept(bool write) const
@@ -144,52 +116,33 @@ bool PseudoChannel::serveWrites() const
     return !(w == 0 || (w <= lowWatermark && r > 0));
 }
 
-bool PseudoChannel::refreshPending(std::uint64_t now) const
-{
-    return refresh && refresh->nextDue() <= now;
-}
-
-void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
+void PseudoChannel::collect(std::uint64_t now, bool writesActive)
 {
     candidates.clear();
-    bool pending = refreshPending(now);
-    bool allBlocked = pending && refresh->command() == Command::RefAb;
-    std::uint32_t blockedBank = pending && !allBlocked ? refresh->bank() : banksNone;
-    if (pending) {
-        auto add = [&](Command command, std::uint32_t bank) {
+    const std::vector<std::uint8_t>* held = nullptr;
+    bool allHeld = false;
+    if (refresh) {
+        refresh->evaluate(now, RefreshView{device, perBank, reads.size() + writes.size()});
+        refreshCommands.clear();
+        refresh->commands(device, refreshCommands);
+        for (const RefreshCommand& r : refreshCommands) {
             Candidate c;
             c.slot = refreshSlot;
-            c.bank = bank;
-            c.command = command;
-            c.ready = device.earliest(command, bank);
+            c.bank = r.bank;
+            c.command = r.command;
+            c.ready = device.earliest(r.command, r.bank);
             candidates.push_back(c);
-        };
-        if (refresh->command() == Command::RefAb) {
-            std::uint32_t banks = config.organisation.banksPerPc();
-            bool prea = config.controller.refreshPrecharge == RefreshPrecharge::AllBank;
-            bool anyOpen = false;
-            for (std::uint32_t b = 0; b < banks && !(prea && anyOpen); ++b)
-                if (device.openRow(b) != closedRow) {
-                    if (!prea)
-                        add(Command::Pre, b);
-                    anyOpen = true;
-                }
-            if (prea && anyOpen)
-                add(Command::PreAb, 0);
-            if (!anyOpen)
-                add(Command::RefAb, 0);
-        } else {
-            std::uint32_t b = refresh->bank();
-            add(device.openRow(b) != closedRow ? Command::Pre : Command::RefPb, b);
         }
+        held = refresh->held();
+        allHeld = held != nullptr && refresh->holdsAll();
     }
 
-    if (allBlocked)
+    if (allHeld)
         return; // an all-bank refresh holds every request back
     auto consider = [&](const std::vector<Entry>& queue, std::size_t count) {
         for (std::size_t i = 0; i < count; ++i) {
             const BurstRequest& r = queue[i].request;
-            if (r.bank == blockedBank)
+            if (held != nullptr && (*held)[r.bank])
                 continue;
             Candidate c;
             c.slot = static_cast<std::uint32_t>(i);
@@ -218,7 +171,7 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
     };
 
     if (bankwise) {
-        considerPerBank(reads, blockedBank);
+        considerPerBank(reads, held);
     } else if (scheduler.arrivalOrder()) {
         bool oldestWrites =
             !writes.empty() && (reads.empty() || writes.front().sequence < reads.front().sequence);
@@ -231,7 +184,7 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive) const
 }
 
 void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
-                                    std::uint32_t blockedBank) const
+                                    const std::vector<std::uint8_t>* held)
 {
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     std::fill(bankChoice.begin(), bankChoice.end(), none);
@@ -244,7 +197,7 @@ void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
             choice = static_cast<std::uint32_t>(i);
     }
     for (std::uint32_t bank = 0; bank < bankChoice.size(); ++bank) {
-        if (bankChoice[bank] == none || bank == blockedBank)
+        if (bankChoice[bank] == none || (held != nullptr && (*held)[bank]))
             continue;
         const Entry& e = queue[bankChoice[bank]];
         Candidate c;
@@ -264,7 +217,7 @@ void PseudoChannel::considerPerBank(const std::vector<Entry>& queue,
     }
 }
 
-std::uint64_t PseudoChannel::nextCycle(std::uint64_t now) const
+std::uint64_t PseudoChannel::nextCycle(std::uint64_t now)
 {
     if (idle())
         return neverCycle;
@@ -306,59 +259,9 @@ void PseudoChannel::offer(std::uint64_t cycle, Offer& out)
         writeMode = serveWrites();
     collect(cycle, writeMode);
 
-    if (config.controller.commandMux == CommandMux::Oldest) {
-        // Every bank's command takes part, legal now or not (a refresh command counts as the
-        // oldest request); the device issues the winner only if it is legal now.
-        std::uint64_t later = neverCycle;
-        for (Candidate c : candidates) {
-            if (c.slot == refreshSlot)
-                c.sequence = 0;
-            if (c.ready > cycle)
-                later = std::min(later, c.ready);
-            bool row = isRowCommand(c.command);
-            bool& has = row ? out.hasRas : out.hasCas;
-            Candidate& best = row ? out.ras : out.cas;
-            if (!has || finishesFirst(c, best)) {
-                best = c;
-                has = true;
-            }
-        }
-        if (refresh && refresh->nextDue() > cycle)
-            later = std::min<std::uint64_t>(later, refresh->nextDue());
-        out.next = later == neverCycle ? cycle + 1 : later;
-        return;
-    }
-
-    for (const Candidate& c : candidates) {
-        if (c.slot != refreshSlot || c.ready > cycle)
-            continue;
-        out.hasRas = true;
-        out.refresh = true;
-        out.ras = c;
-        return;
-    }
-
-    ready.clear();
-    std::uint64_t earliest = neverCycle;
-    for (const Candidate& c : candidates) {
-        earliest = std::min(earliest, c.ready);
-        if (c.slot != refreshSlot && c.ready <= cycle)
-            ready.push_back(c);
-    }
-    if (ready.empty()) {
-        if (refresh && refresh->nextDue() > cycle)
-            earliest = std::min<std::uint64_t>(earliest, refresh->nextDue());
-        out.next = earliest == neverCycle ? neverCycle : std::max(earliest, cycle + 1);
-        return;
-    }
-    const Candidate& chosen = ready[scheduler.pick(ready)];
-    if (isRowCommand(chosen.command)) {
-        out.hasRas = true;
-        out.ras = chosen;
-    } else {
-        out.hasCas = true;
-        out.cas = chosen;
-    }
+    std::uint64_t refreshWake =
+        refresh && refresh->nextDue() > cycle ? refresh->nextDue() : neverCycle;
+    mux.offer(cycle, candidates, scheduler, refreshWake, ready, out);
 }
 
 bool PseudoChannel::step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next)
@@ -390,8 +293,8 @@ void PseudoChannel::commit(std::uint64_t cycle,
     completed = false;
     if (chosen.slot == refreshSlot) {
         device.issue(chosen.command, chosen.bank, cycle);
+        refresh->issued(chosen.command, cycle);
         if (chosen.command != Command::Pre && chosen.command != Command::PreAb) {
-            refresh->issued();
             ++refreshes;
             refreshTime += static_cast<double>(refresh->duration()) * clock.periodSeconds();
         }

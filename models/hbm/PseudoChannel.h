@@ -7,6 +7,7 @@
 #include "models/hbm/PcTiming.h"
 #include "models/hbm/page/PagePolicyIf.h"
 #include "models/hbm/refresh/RefreshPolicyIf.h"
+#include "models/hbm/scheduler/CommandMuxIf.h"
 #include "models/hbm/scheduler/SchedulerIf.h"
 
 #include <cstdint>
@@ -16,9 +17,6 @@
 #include <vector>
 
 namespace etsim::hbm {
-
-/// "Nothing to do": no cycle is scheduled.
-constexpr std::uint64_t neverCycle = std::numeric_limits<std::uint64_t>::max();
 
 /// Converts between CK cycles and picoseconds of simulated time.
 class CycleClock {
@@ -49,25 +47,6 @@ struct BurstRequest {
 };
 constexpr std::uint64_t unsetSequence = std::numeric_limits<std::uint64_t>::max();
 
-/// The commands a PC offers at a cycle: with CommandMux::Scheduler the scheduler's choice
-/// (legal now) in `ras` or `cas`; with CommandMux::Oldest its best row and best column command
-/// (legal now or later). A due refresh command legal now is offered alone, in `ras`, flagged.
-struct Offer {
-    bool hasRas = false;
-    bool hasCas = false;
-    bool refresh = false;
-    Candidate ras;
-    Candidate cas;
-    /// When nothing is offered: the first later cycle something may be (neverCycle: idle).
-    std::uint64_t next = neverCycle;
-};
-
-/// The DRAMSys "oldest" order: the command that finishes first (ready + length), then the
-/// older request.
-bool finishesFirst(const Candidate& a, const Candidate& b);
-/// Of a row and a column command, the one to issue: the one ready first, then the older.
-const Candidate& readyFirst(const Candidate& a, const Candidate& b);
-
 /// A column access that issued: its data has moved by `doneCycle`.
 struct BurstDone {
     std::uint32_t transaction = 0;
@@ -80,10 +59,13 @@ using CommandObserver = std::function<void(
 
 class PseudoChannel {
 public:
-    /// `config` must be validated and outlive the channel; `stats` is this PC's group.
+    /// `config` must be validated and outlive the channel; `stats` is this PC's group;
+    /// `refresh` is this PC's refresh policy (nullptr: no refresh).
     PseudoChannel(const HbmConfig& config,
                   const SchedulerIf& scheduler,
                   const PagePolicyIf& pagePolicy,
+                  const CommandMuxIf& mux,
+                  std::unique_ptr<RefreshPolicyIf> refresh,
                   const CycleClock& clock,
                   StatGroup& stats);
     PseudoChannel(const PseudoChannel&) = delete;
@@ -94,22 +76,20 @@ public:
     /// Queues a request arriving at `cycle` (canAccept must hold).
     void enqueue(const BurstRequest& request, std::uint64_t cycle);
     /// The first cycle >= now at which step() may issue a command; neverCycle when idle.
-    std::uint64_t nextCycle(std::uint64_t now) const;
+    /// Evaluates the refresh policy at `now` (it may postpone a due refresh).
+    std::uint64_t nextCycle(std::uint64_t now);
     /// Issues at most one command at `cycle`. Returns true if it did; a column access that
     /// issued is written to `done` (and its request leaves the queue, `completed` is set).
     /// When nothing was legal, `next` is the first later cycle at which something may be
     /// (neverCycle when idle): one scan of the queue serves both purposes.
     bool step(std::uint64_t cycle, BurstDone& done, bool& completed, std::uint64_t& next);
-    /// The first half of step(): what this PC offers at `cycle` (nothing when idle).
+    /// The first half of step(): what this PC's command mux offers at `cycle` (nothing when
+    /// idle).
     void offer(std::uint64_t cycle, Offer& out);
     /// The second half: issues `chosen` (one of the last offer's candidates, legal now).
     void commit(std::uint64_t cycle, const Candidate& chosen, BurstDone& done, bool& completed);
     /// Requests queued for `bank`.
     std::uint32_t bankQueued(std::uint32_t bank) const { return perBank[bank]; }
-    /// PC `index` of `count` in its channel: with RefreshStart::Staggered its first refresh
-    /// moves to tREFI - reverse(index) x tREFI / count (reverse: index's log2(count) bits
-    /// reversed), rounded up to a cycle.
-    void staggerRefresh(std::uint32_t index, std::uint32_t count);
     /// Shares the channel's command buses (CommandBus::PerChannel).
     void shareBus(BusState* shared) { device.shareBus(shared); }
 
@@ -127,21 +107,19 @@ private:
 
     // Which queue the scheduler serves now (true = writes), after the watermark rules.
     bool serveWrites() const;
-    // Fills `candidates` with the next command of each request the policy considers and
-    // the refresh commands; refresh candidates are flagged by slot == refreshSlot.
-    void collect(std::uint64_t now, bool writesActive) const;
-    bool refreshPending(std::uint64_t now) const;
+    // Evaluates the refresh policy at `now`, then fills `candidates` with the refresh
+    // commands it wants (flagged by slot == refreshSlot) and the next command of each request
+    // the scheduler considers whose bank the refresh does not hold back.
+    void collect(std::uint64_t now, bool writesActive);
     void classify(Entry& entry, Command command);
     // Bank-wise buffer: one candidate per bank, its first row hit, else its oldest request.
-    void considerPerBank(const std::vector<Entry>& queue, std::uint32_t blockedBank) const;
+    void considerPerBank(const std::vector<Entry>& queue, const std::vector<std::uint8_t>* held);
     void updateQueueStats(std::uint64_t cycle);
-
-    static constexpr std::uint32_t refreshSlot = std::numeric_limits<std::uint32_t>::max();
-    static constexpr std::uint32_t banksNone = std::numeric_limits<std::uint32_t>::max();
 
     const HbmConfig& config;
     const SchedulerIf& scheduler;
     const PagePolicyIf& pagePolicy;
+    const CommandMuxIf& mux;
     const CycleClock& clock;
     std::unique_ptr<RefreshPolicyIf> refresh;
     PcTiming device;
@@ -154,10 +132,11 @@ private:
     std::uint32_t lowWatermark;
     std::uint64_t burstBytes;
     CommandObserver observe;
-    mutable std::vector<Candidate> candidates;
-    mutable std::vector<Candidate> ready;
-    mutable std::vector<std::uint32_t> bankChoice; // considerPerBank's scratch, per bank
-    std::vector<std::uint32_t> perBank;            // queued requests per bank
+    std::vector<Candidate> candidates;
+    std::vector<Candidate> ready;
+    std::vector<RefreshCommand> refreshCommands;
+    std::vector<std::uint32_t> bankChoice; // considerPerBank's scratch, per bank
+    std::vector<std::uint32_t> perBank;    // queued requests per bank
     bool bankwise;
 
     Counter& readBursts;

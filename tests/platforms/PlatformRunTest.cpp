@@ -7,6 +7,7 @@
 #include "tests/support/ErrorOf.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/SharedTraces.h"
+#include "tests/support/SmallTransformer.h"
 #include "tests/support/TempDir.h"
 #include "workloads/Transformer.h"
 #include "workloads/Workload.h"
@@ -77,17 +78,7 @@ fs::path write(const workloads::Workload& workload, const TempDir& dir)
 
 fs::path transformer(std::uint32_t dp, std::uint32_t tp, const TempDir& dir)
 {
-    workloads::TransformerSpec spec;
-    spec.model.layers = 1;
-    spec.model.hidden = 512;
-    spec.model.heads = 8;
-    spec.model.ffn = 2048;
-    spec.model.vocab = 8192;
-    spec.seqLen = 512;
-    spec.parallel.dp = dp;
-    spec.parallel.tp = tp;
-    spec.offload = workloads::Offload::Activations;
-    return write(workloads::Transformer(spec), dir);
+    return etsim::test::writeSmallTransformer(dp, tp, dir.path());
 }
 
 void expectConsistent(const RunReport& report, std::uint32_t ranks)

@@ -2,15 +2,21 @@
 
 namespace etsim::hbm {
 
-PerBankRefresh::PerBankRefresh(const Timing& timing, std::uint32_t banks)
-    : interval(timing.refi / banks), rfcPb(timing.rfcPb), banks(banks), due(timing.refi / banks)
+namespace {
+
+std::vector<std::vector<std::uint32_t>> eachBank(const Organisation& org)
 {
+    std::vector<std::vector<std::uint32_t>> sets;
+    for (std::uint32_t bank = 0; bank < org.banksPerPc(); ++bank)
+        sets.push_back({bank});
+    return sets;
 }
 
-void PerBankRefresh::issued()
+} // namespace
+
+PerBankRefresh::PerBankRefresh(const HbmConfig& config, std::uint32_t pcInChannel)
+    : BankSetRefresh(config, pcInChannel, Command::RefPb, eachBank(config.organisation))
 {
-    due += interval;
-    next = (next + 1) % banks;
 }
 
 } // namespace etsim::hbm

@@ -1,29 +1,16 @@
 #pragma once
-// Per-bank refresh (HBM REFpb): every tREFI / banks one bank, in turn, is precharged and
-// refreshed for tRFCpb while the other banks keep serving.
+// Per-bank refresh (HBM REFpb): one bank at a time, every refi_pb (default tREFI / banks),
+// for tRFCpb while the other banks keep serving; the bank is chosen as BankSetRefresh says
+// (idle banks first, each once per round).
 
-#include "models/hbm/refresh/RefreshPolicyIf.h"
+#include "models/hbm/refresh/BankSetRefresh.h"
 
 namespace etsim::hbm {
 
-class PerBankRefresh final : public RefreshPolicyIf {
+class PerBankRefresh final : public BankSetRefresh {
 public:
-    PerBankRefresh(const Timing& timing, std::uint32_t banks);
-
+    PerBankRefresh(const HbmConfig& config, std::uint32_t pcInChannel);
     const char* name() const override { return "per_bank"; }
-    std::uint64_t nextDue() const override { return due; }
-    Command command() const override { return Command::RefPb; }
-    std::uint32_t bank() const override { return next; }
-    std::uint32_t duration() const override { return rfcPb; }
-    void issued() override;
-    void firstDueAt(std::uint64_t cycle) override { due = cycle; }
-
-private:
-    std::uint64_t interval;
-    std::uint32_t rfcPb;
-    std::uint32_t banks;
-    std::uint32_t next = 0;
-    std::uint64_t due;
 };
 
 } // namespace etsim::hbm

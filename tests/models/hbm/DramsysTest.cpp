@@ -75,6 +75,7 @@ HbmConfig dramsysHbm2()
     t.rfcPb = 96;
     t.refi = 3900;
     t.rrefd = 8;
+    t.refiPb = 244; // REFISB: a per-bank refresh every 244 cycles
     // am_hbm2_16Gb-8H_pc_brc: byte 0-4, pseudo-channel 5, bank group 6-7, bank 8-9, stack 10,
     // column 11-15, row 16-30.
     AddressMapBits& m = c.addressMap;
@@ -380,6 +381,26 @@ std::string importError(const std::string& path)
     return "";
 }
 
+TEST(DramsysImport, MapsPerBankRefreshAndItsFlexibility)
+{
+    std::filesystem::path configs = referenceConfigs();
+    if (configs.empty())
+        GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
+    std::string file = exampleWith("mcconfig/fr_fcfs.json",
+                                   "\"AllBank\",\n        \"RefreshMaxPostponed\": 0,\n"
+                                   "        \"RefreshMaxPulledin\": 0",
+                                   "\"PerBank\", \"RefreshMaxPostponed\": 2, "
+                                   "\"RefreshMaxPulledin\": 3",
+                                   configs);
+    const ControllerConfig c = loadDramsysSimulation(file).config.controller;
+    EXPECT_EQ(c.refresh, RefreshKind::PerBank);
+    // Counted in all-bank intervals, as DRAMSys's mcconfig counts them.
+    EXPECT_EQ(c.refreshMaxPostponed, 2U);
+    EXPECT_EQ(c.refreshMaxPulledIn, 3U);
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                ("etsim-dramsys-" + std::to_string(::getpid())));
+}
+
 TEST(DramsysImport, RefusesWhatItDoesNotModelNamingFileAndKey)
 {
     std::filesystem::path configs = referenceConfigs();
@@ -394,9 +415,19 @@ TEST(DramsysImport, RefusesWhatItDoesNotModelNamingFileAndKey)
 
     e = importError(exampleWith("mcconfig/fr_fcfs.json",
                                 "\"RefreshMaxPostponed\": 0",
-                                "\"RefreshMaxPostponed\": 8",
+                                "\"RefreshMaxPostponed\": 9",
                                 configs));
-    EXPECT_NE(e.find("mcconfig.RefreshMaxPostponed: 8 is not modelled"), std::string::npos) << e;
+    EXPECT_NE(e.find("mcconfig.RefreshMaxPostponed: 9 is more than JEDEC allows"),
+              std::string::npos)
+        << e;
+
+    // DRAMSys's own per-2-bank variant: an HBM2 memspec has no per-2-bank refresh.
+    e = importError(exampleWith(
+        "hbm2-example.json", "mcconfig/fr_fcfs.json", "mcconfig/fr_fcfs_refp2b.json", configs));
+    EXPECT_NE(e.find("fr_fcfs_refp2b.json: mcconfig.RefreshPolicy: \"Per2Bank\" is not modelled"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("use AllBank or PerBank"), std::string::npos) << e;
 
     e = importError(
         exampleWith("memspec/HBM2.json", "\"CCDL\": 3,", "\"CCDL\": 3, \"tFOO\": 1,", configs));

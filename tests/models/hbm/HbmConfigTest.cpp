@@ -254,5 +254,42 @@ TEST(HbmConfig, ValidateNamesSectionAndKey)
         Error);
 }
 
+TEST(RefreshConfig, ModesTheStandardDoesNotDefineAreRefusedWithTheFix)
+{
+    std::string e = errorOf("preset: hbm3_6400\ncontroller: {refresh: per_2bank}\n");
+    EXPECT_NE(e.find("hbm.yaml:2"), std::string::npos) << e;
+    EXPECT_NE(e.find("controller.refresh"), std::string::npos) << e;
+    EXPECT_NE(e.find("timing.rfc_p2b is 0"), std::string::npos) << e;
+    EXPECT_NE(e.find("use all_bank or per_bank"), std::string::npos) << e;
+    e = errorOf("preset: hbm2\ncontroller: {refresh: same_bank}\n");
+    EXPECT_NE(e.find("same_bank: the timing set defines no same-bank refresh"), std::string::npos)
+        << e;
+    // 0 means "not defined" for these keys (a resolved config writes them so).
+    EXPECT_EQ(parse("timing: {rfc_p2b: 0, refi_pb: 0}\n").timing.rfcP2b, 0U);
+    // Given its timing, the mode is accepted.
+    EXPECT_EQ(errorOf("preset: hbm3_6400\ntiming: {rfc_p2b: 360}\n"
+                      "controller: {refresh: per_2bank}\n"),
+              "(no error)");
+}
+
+TEST(RefreshConfig, ContradictoryPostponeAndPullInValuesAreRefused)
+{
+    std::string e = errorOf("controller: {refresh_max_postponed: 9}\n");
+    EXPECT_NE(e.find("controller.refresh_max_postponed: 9 is more than JEDEC allows"),
+              std::string::npos)
+        << e;
+    e = errorOf("controller: {refresh: none, refresh_max_pulled_in: 2}\n");
+    EXPECT_NE(e.find("controller.refresh_max_pulled_in: refresh: none has no refresh to "
+                     "postpone or pull in"),
+              std::string::npos)
+        << e;
+    // 8 pulled in + 1 regular REFab of 416 CK need 3744 CK: more than a 3000-CK tREFI.
+    e = errorOf("timing: {refi: 3000}\ncontroller: {refresh_max_pulled_in: 8}\n");
+    EXPECT_NE(e.find("do not fit in one tREFI (3000 cycles); use at most 6"), std::string::npos)
+        << e;
+    EXPECT_EQ(errorOf("controller: {refresh_max_postponed: 8, refresh_max_pulled_in: 8}\n"),
+              "(no error)");
+}
+
 } // namespace
 } // namespace etsim::hbm

@@ -128,14 +128,16 @@ TEST(HbmLatency, PerBankRefreshBlocksOnlyItsBank)
     HbmConfig config = quietHbm3();
     config.controller.refresh = RefreshKind::PerBank;
     DeviceRun run(config);
-    // Per-bank interval nREFI / 16 banks = 390 CK; bank 0 is refreshed first.
+    // Per-bank interval nREFI / 16 banks = 390 CK. The read to bank 0 enters first, so the
+    // refresh goes to the first idle bank, bank 1; the read to bank 1 entering in the same
+    // cycle then waits for it.
     std::uint64_t due = 390 * tck;
     run.submitAt(due, 1, addressOf(run.device, 0, 0, 0, 0, 1, 0), 32);
     run.submitAt(due, 2, addressOf(run.device, 0, 0, 0, 1, 1, 0), 32);
     run.drain();
-    // Bank 0: nRFCpb before its ACT. Bank 1: only nRREFD after the REFpb.
-    EXPECT_EQ(run.donePs.at(1) - due, (320 + 31 + 20 + 2) * tck);
-    EXPECT_EQ(run.donePs.at(2) - due, (8 + 31 + 20 + 2) * tck);
+    // Bank 1: nRFCpb before its ACT. Bank 0: only nRREFD after the REFpb.
+    EXPECT_EQ(run.donePs.at(2) - due, (320 + 31 + 20 + 2) * tck);
+    EXPECT_EQ(run.donePs.at(1) - due, (8 + 31 + 20 + 2) * tck);
 }
 
 TEST(HbmLatency, IdleRefreshesAreAccountedWithoutEvents)
