@@ -288,6 +288,8 @@ TraceJsonReader::TraceJsonReader(std::filesystem::path path, TraceJsonReaderOpti
         first0 = Json::parse(pendingRecord);
     } catch (const Json::parse_error& error) {
         fail(pendingLine, "", "invalid JSON: " + parseErrorText(error));
+    } catch (const Json::out_of_range& error) { // a number beyond double's range: "1e999"
+        fail(pendingLine, "", std::string("invalid JSON: ") + error.what());
     }
     bool isMetadata = first0.is_object();
     for (auto it = first0.begin(); isMetadata && it != first0.end(); ++it)
@@ -332,6 +334,8 @@ void TraceJsonReader::readTopLevelValue(const std::string& key, bool skipNodes)
         value = Json::parse(text);
     } catch (const Json::parse_error& error) {
         fail(in.line, "/" + pointerKey(key), "invalid JSON: " + parseErrorText(error));
+    } catch (const Json::out_of_range& error) {
+        fail(in.line, "/" + pointerKey(key), std::string("invalid JSON: ") + error.what());
     }
     if (jsonForm == JsonForm::LegacyFeeder) {
         if (value.is_null())
@@ -488,6 +492,8 @@ bool TraceJsonReader::nextEtsim(TraceNode& node)
         auto upTo = std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
         auto lines = static_cast<uint64_t>(std::count(text.begin(), text.begin() + upTo, '\n'));
         fail(line + lines, "", "invalid JSON: " + parseErrorText(error));
+    } catch (const Json::out_of_range& error) {
+        fail(line, "", std::string("invalid JSON: ") + error.what());
     }
     const char* arrayKey = jsonForm == JsonForm::Etsim ? "/nodes/" : "/workload_graph/";
     const char* idKey = jsonForm == JsonForm::Etsim ? "id" : "Id";

@@ -72,7 +72,8 @@ nlohmann::json readJsonFile(const fs::path& path, std::string_view expected)
     checkJsonNesting(text, path.string());
     try {
         return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
+    } catch (const nlohmann::json::exception& error) {
+        // parse_error, and out_of_range for a number beyond double's range ("1e999").
         throw Error(path.string() + ": not valid JSON: " + error.what());
     }
 }

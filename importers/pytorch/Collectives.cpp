@@ -154,7 +154,7 @@ GroupTable readGroupTable(const HostTrace& trace)
         json list;
         try {
             list = json::parse(text);
-        } catch (const json::parse_error& e) {
+        } catch (const json::exception& e) { // parse_error, or out_of_range for "1e999"
             fail(trace,
                  op,
                  std::string("the process-group list is not valid JSON (") + e.what() + ")");

@@ -97,6 +97,10 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& file)
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         failJson(text, e.byte, e.what(), file);
+    } catch (const nlohmann::json::exception& e) {
+        // A number beyond double's range (out_of_range.406) is thrown without a position.
+        throw Error(file + ": not valid JSON (" + e.what() +
+                    "); the file is corrupt or not a PyTorch/Kineto JSON trace");
     }
 }
 

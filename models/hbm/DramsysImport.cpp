@@ -148,7 +148,8 @@ json readJson(const std::string& file)
         throw Error(file + ": cannot open the file");
     try {
         return json::parse(in);
-    } catch (const json::parse_error& error) {
+    } catch (const json::exception& error) {
+        // parse_error, and out_of_range for a number beyond double's range ("1e999").
         throw Error(file + ": not valid JSON: " + error.what());
     }
 }

@@ -130,6 +130,18 @@ TEST(PytorchEdgeCases, UnknownSchemaIsRefusedWithTheKnownOnes)
     EXPECT_FALSE(fs::exists(temp.file("out.0.et")));
 }
 
+// nlohmann's parser reports a number beyond double's range as out_of_range, not as a
+// parse_error; found by the pytorch_import fuzzer (it escaped as an uncaught exception).
+TEST(PytorchEdgeCases, NumberBeyondDoubleRangeIsAnErrorNamingTheFile)
+{
+    TempDir temp;
+    // A Kineto file is read whole by readJsonFile.
+    fs::path file = temp.write("worker0.json", "{\"distributedInfo\": 9e999999}");
+    std::string error = errorOf([&] { readJsonFile(file); });
+    EXPECT_TRUE(contains(error, file.string() + ": not valid JSON (")) << error;
+    EXPECT_TRUE(contains(error, "number overflow")) << error;
+}
+
 TEST(PytorchEdgeCases, TruncatedJsonNamesFileAndLine)
 {
     TempDir temp;

@@ -101,12 +101,12 @@ StepRun runWith(const std::string& fidelity, const fs::path& trace, const TempDi
         if (e.value("ph", "") == "X" && e.contains("pid"))
             slices[e["pid"].get<std::uint32_t>()].emplace_back(
                 e["ts"].get<double>(), e.value("dur", 0.0), e.value("name", ""));
-    for (auto& [pid, list] : slices) {
+    for (auto& [rankIndex, list] : slices) {
         std::stable_sort(list.begin(), list.end(), [](const auto& x, const auto& y) {
             return std::get<0>(x) + std::get<1>(x) < std::get<0>(y) + std::get<1>(y);
         });
         for (const auto& slice : list)
-            run.order[pid].push_back(std::get<2>(slice));
+            run.order[rankIndex].push_back(std::get<2>(slice));
     }
     return run;
 }

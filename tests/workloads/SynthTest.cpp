@@ -492,6 +492,8 @@ TEST(Synth, CorruptModelFilesAreRejectedClearly)
         {text.substr(0, text.size() / 2), "not valid JSON at byte"},
         {"{\"format\": \"etsim-synth-model\",}", "not valid JSON at byte 32"},
         {std::string("\x1f\x8b\x08\x00", 4), "not valid JSON at byte 1"},
+        {"{\"format\": 1e999}",
+         "not valid JSON ([json.exception.out_of_range.406] number overflow"},
         {"[1, 2, 3]", "(top level): is array, expected an object"},
         {"{\"format\": \"etsim-synth-model\", \"version\": 1}", "order: missing"},
     };

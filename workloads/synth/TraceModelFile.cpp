@@ -423,6 +423,10 @@ TraceModel loadModel(const fs::path& file)
     } catch (const json::parse_error& error) {
         throw Error(file.string() + ": not valid JSON at byte " + std::to_string(error.byte) +
                     "; give a model written by etsim gen learn");
+    } catch (const json::exception& error) {
+        // A number beyond double's range (out_of_range.406) carries no byte position.
+        throw Error(file.string() + ": not valid JSON (" + error.what() +
+                    "); give a model written by etsim gen learn");
     }
     return modelFromJson(root, file.string());
 }

@@ -429,6 +429,12 @@ TEST(DramsysImport, RefusesWhatItDoesNotModelNamingFileAndKey)
         << e;
     EXPECT_NE(e.find("use AllBank or PerBank"), std::string::npos) << e;
 
+    // A number beyond double's range is nlohmann's out_of_range, not a parse_error.
+    e = importError(exampleWith("memspec/HBM2.json", "\"CCDL\": 3,", "\"CCDL\": 3e999,", configs));
+    EXPECT_NE(e.find("HBM2.json: not valid JSON: [json.exception.out_of_range.406]"),
+              std::string::npos)
+        << e;
+
     e = importError(
         exampleWith("memspec/HBM2.json", "\"CCDL\": 3,", "\"CCDL\": 3, \"tFOO\": 1,", configs));
     EXPECT_NE(e.find("HBM2.json: memspec.memtimingspec.tFOO: not modelled by etsim"),
