@@ -195,12 +195,18 @@ TEST(DramsysCommands, BankwiseBufferWaitsForTheBankItStoredLast)
     EXPECT_EQ(issued, expected);
 }
 
-TEST(DramsysCommands, AllBankRefreshClosesTheRowsWithOnePrea)
+// The example with all-bank refresh due every 1,000 cycles, soon enough for a short sequence.
+HbmConfig dramsysHbm2RefreshingEvery1000()
 {
     HbmConfig config = dramsysHbm2();
     config.controller.refresh = RefreshKind::AllBank;
     config.timing.refi = 1000;
-    DeviceRun run(config);
+    return config;
+}
+
+TEST(DramsysCommands, AllBankRefreshClosesTheRowsWithOnePrea)
+{
+    DeviceRun run(dramsysHbm2RefreshingEvery1000());
     std::vector<Issued> issued;
     watch(run, issued);
     // Two banks (0, and 4 in the next bank group) open rows; a read arrives after the refresh
@@ -225,9 +231,7 @@ TEST(DramsysCommands, AllBankRefreshClosesTheRowsWithOnePrea)
 
 TEST(DramsysCommands, RefreshesOfTheTwoPseudoChannelsAreStaggered)
 {
-    HbmConfig config = dramsysHbm2();
-    config.controller.refresh = RefreshKind::AllBank;
-    config.timing.refi = 1000;
+    HbmConfig config = dramsysHbm2RefreshingEvery1000();
     DeviceRun run(config);
     std::vector<Issued> issued;
     watch(run, issued);
