@@ -205,6 +205,12 @@ public:
     /// The raw node of `key` for values a schema inspects itself; nullopt when absent.
     std::optional<ConfigNode> value(std::string_view key);
 
+    /// The raw node of the required `key`; a missing key is the error required() gives.
+    ConfigNode requiredValue(std::string_view key, std::string_view help = {})
+    {
+        return takeRequired(key, help);
+    }
+
     /// Accepts `key` without reading it (e.g. a key only another tool uses).
     void ignore(std::string_view key);
 
