@@ -2,6 +2,7 @@
 // libraries, and maps what happened to the exit codes of apps/ExitCode.h.
 
 #include "apps/CollectiveCommands.h"
+#include "apps/ConfigCommands.h"
 #include "apps/ExitCode.h"
 #include "apps/GenCommands.h"
 #include "apps/MemCommand.h"
@@ -62,6 +63,7 @@ int main(int argc, char** argv)
     etsim::apps::addGenCommands(app, result);
     etsim::apps::addCollectiveCommands(app, result);
     etsim::apps::addMemCommand(app, result);
+    etsim::apps::addConfigCommands(app, result);
     const std::vector<std::string> commandLine(argv, argv + argc);
     etsim::apps::addRunCommands(app, logSpec, commandLine, result);
     etsim::apps::addSweepCommands(app, result);

@@ -230,28 +230,9 @@ nlohmann::ordered_json toJson(const YAML::Node& node)
     return nullptr;
 }
 
-YAML::Node driverYaml(const DriverConfig& driver)
-{
-    YAML::Node node(YAML::NodeType::Map);
-    node["profile"] = std::string(enumName(profileNames, driver.profile));
-    node["compute_mode"] = std::string(enumName(modeNames, driver.compute));
-    node["memory_mode"] = std::string(enumName(modeNames, driver.memory));
-    node["communication_mode"] = std::string(enumName(modeNames, driver.communication));
-    node["dependencies"] = std::string(enumName(dependencyNames, driver.dependencies));
-    node["lenient"] = driver.lenient ? "true" : "false";
-    node["window"] = std::to_string(driver.window);
-    YAML::Node limits(YAML::NodeType::Map);
-    limits["compute"] = std::to_string(driver.computeLimit);
-    limits["memory"] = std::to_string(driver.memoryLimit);
-    limits["communication"] = std::to_string(driver.communicationLimit);
-    limits["host"] = std::to_string(driver.hostLimit);
-    node["limits"] = limits;
-    node["eager_threshold"] = toString(driver.eagerThreshold);
-    return node;
-}
-
-// The tree a report records: the accelerator, HBM and driver sections replaced by every value
-// they resolved to (presets and defaults expanded), keeping the preset names for the reader.
+// The tree a report records: every key of the platform, the accelerator, its HBM and the
+// fabric with the value it resolved to (presets and defaults expanded), keeping the
+// accelerator's preset name for the reader and the co-simulation sections as written.
 YAML::Node resolvedTree(const YAML::Node& root, const PlatformConfig& config)
 {
     YAML::Node tree = YAML::Clone(root);
@@ -265,34 +246,16 @@ YAML::Node resolvedTree(const YAML::Node& root, const PlatformConfig& config)
         accelerator = withPreset;
     }
     accelerator["hbm"] = hbm::toYaml(config.hbm);
+    if (written.IsMap() && written["compute"].IsDefined())
+        accelerator["compute"] = YAML::Clone(written["compute"]);
     tree["accelerator"] = accelerator;
-    tree["ranks_per_node"] = std::to_string(config.ranksPerNode);
-    tree["driver"] = driverYaml(config.driver);
+    YAML::Node fabric = net::toYaml(config.fabric);
+    if (root["fabric"].IsMap() && root["fabric"]["cosim"].IsDefined())
+        fabric["cosim"] = YAML::Clone(root["fabric"]["cosim"]);
+    tree["fabric"] = fabric;
+    for (const auto& entry : platformParams().write(config))
+        tree[entry.first] = entry.second;
     return tree;
-}
-
-DriverConfig parseDriver(ConfigMap& map)
-{
-    DriverConfig driver;
-    driver.profile = map.enumField("profile", profileNames, driver.profile);
-    et::ExecutionMode mode = map.enumField("mode", modeNames, et::ExecutionMode::Model);
-    driver.compute = map.enumField("compute_mode", modeNames, mode);
-    driver.memory = map.enumField("memory_mode", modeNames, mode);
-    driver.communication = map.enumField("communication_mode", modeNames, mode);
-    driver.dependencies = map.enumField("dependencies", dependencyNames, driver.dependencies);
-    driver.lenient = map.optional("lenient", driver.lenient);
-    driver.window = map.optional<std::uint64_t>("window", driver.window);
-    if (driver.window == 0)
-        map.fail("window", "must be at least 1 (nodes read ahead per rank)");
-    if (map.has("limits"))
-        map.nested("limits", [&](ConfigMap& limits) {
-            driver.computeLimit = limits.optional("compute", driver.computeLimit);
-            driver.memoryLimit = limits.optional("memory", driver.memoryLimit);
-            driver.communicationLimit = limits.optional("communication", driver.communicationLimit);
-            driver.hostLimit = limits.optional("host", driver.hostLimit);
-        });
-    driver.eagerThreshold = map.optional("eager_threshold", driver.eagerThreshold);
-    return driver;
 }
 
 // accelerator.compute.cosim: the proxy options plus `ranks` (all, or one rank index).
@@ -330,20 +293,134 @@ ComputeCosim parseComputeCosim(ConfigMap& map, std::uint32_t rankCount)
     return cosim;
 }
 
+ParamTable<PlatformConfig> makePlatformParams()
+{
+    ParamTable<PlatformConfig> table("platform", "", [] {
+        PlatformConfig config;
+        config.ranks = 1;
+        config.ranksPerNode = 1;
+        return config;
+    });
+    table.value(
+        "name", [](auto& c) -> auto& { return c.name; }, "string", "name in reports");
+    table.value(
+        "description",
+        [](auto& c) -> auto& { return c.description; },
+        "string",
+        "one line for listings");
+    table
+        .value(
+            "ranks",
+            [](auto& c) -> auto& { return c.ranks; },
+            "integer ≥ 1",
+            "number of ranks (accelerators), e.g. 8")
+        .required()
+        .rule([](const PlatformConfig& c) { return atLeastOneProblem(c.ranks); });
+    table
+        .value(
+            "ranks_per_node",
+            [](auto& c) -> auto& { return c.ranksPerNode; },
+            "integer dividing ranks",
+            "ranks of one node (one process of a partitioned run holds whole nodes)")
+        .defaultIs("ranks")
+        .rule([](const PlatformConfig& c) {
+            return c.ranksPerNode == 0 || c.ranks % c.ranksPerNode != 0
+                       ? "must divide ranks (" + std::to_string(c.ranks) + ")"
+                       : std::string();
+        });
+    table.choice(
+        "driver.profile",
+        [](auto& c) -> auto& { return c.driver.profile; },
+        profileNames,
+        "scheduling profile of the trace driver (docs/execution-protocol.md)");
+    table
+        .custom(
+            "driver.mode",
+            choiceText(modeNames),
+            "the default of the three modes below",
+            [](const ConfigNode& node, PlatformConfig& c) {
+                const et::ExecutionMode mode = detail::readEnum(node, modeNames);
+                c.driver.compute = c.driver.memory = c.driver.communication = mode;
+            },
+            [](const PlatformConfig&) { return YAML::Node(); })
+        .defaultIs("model");
+    table.choice(
+        "driver.compute_mode",
+        [](auto& c) -> auto& { return c.driver.compute; },
+        modeNames,
+        "compute nodes: run on the models, or replay their recorded durations");
+    table.choice(
+        "driver.memory_mode",
+        [](auto& c) -> auto& { return c.driver.memory; },
+        modeNames,
+        "memory nodes: the same choice");
+    table.choice(
+        "driver.communication_mode",
+        [](auto& c) -> auto& { return c.driver.communication; },
+        modeNames,
+        "communication nodes: the same choice");
+    table.choice(
+        "driver.dependencies",
+        [](auto& c) -> auto& { return c.driver.dependencies; },
+        dependencyNames,
+        "which dependency edges of the trace order nodes");
+    table.value(
+        "driver.lenient",
+        [](auto& c) -> auto& { return c.driver.lenient; },
+        "boolean",
+        "drop dangling dependencies with a warning instead of failing");
+    table
+        .value(
+            "driver.window",
+            [](auto& c) -> auto& { return c.driver.window; },
+            "integer ≥ 1",
+            "nodes read ahead of completion, per rank")
+        .rule([](const PlatformConfig& c) {
+            return c.driver.window == 0 ? "must be at least 1 (nodes read ahead per rank)" : "";
+        });
+    table.value(
+        "driver.limits.compute",
+        [](auto& c) -> auto& { return c.driver.computeLimit; },
+        "integer",
+        "native profile: compute nodes in flight per rank; 0 = unlimited");
+    table.value(
+        "driver.limits.memory",
+        [](auto& c) -> auto& { return c.driver.memoryLimit; },
+        "integer",
+        "native profile: memory nodes in flight per rank; 0 = unlimited");
+    table.value(
+        "driver.limits.communication",
+        [](auto& c) -> auto& { return c.driver.communicationLimit; },
+        "integer",
+        "native profile: communication nodes in flight per rank; 0 = unlimited");
+    table.value(
+        "driver.limits.host",
+        [](auto& c) -> auto& { return c.driver.hostLimit; },
+        "integer",
+        "native profile: host nodes in flight per rank; 0 = unlimited");
+    table.value(
+        "driver.eager_threshold",
+        [](auto& c) -> auto& { return c.driver.eagerThreshold; },
+        "size",
+        "native profile: sends of at most this size are eager");
+    return table;
+}
+
 PlatformConfig parseRoot(ConfigMap& map)
 {
+    const ParamTable<PlatformConfig>& table = platformParams();
     PlatformConfig config;
-    config.name = map.optional("name", std::string());
-    config.description = map.optional("description", std::string());
-    auto ranks =
-        map.required<Located<std::uint32_t>>("ranks", "number of ranks (accelerators), e.g. 8");
-    config.ranks = ranks.value;
-    if (config.ranks == 0)
-        ranks.location.fail("must be at least 1");
-    auto perNode = map.optional<Located<std::uint32_t>>("ranks_per_node");
-    config.ranksPerNode = perNode ? perNode->value : config.ranks;
-    if (perNode && (config.ranksPerNode == 0 || config.ranks % config.ranksPerNode != 0))
-        perNode->location.fail("must divide ranks (" + std::to_string(config.ranks) + ")");
+    ParamLocations where;
+    table.readSection(map, "", config, &where);
+    if (where.count("ranks_per_node") == 0)
+        config.ranksPerNode = config.ranks;
+    for (const char* key : {"ranks", "ranks_per_node"})
+        if (where.count(key))
+            for (const auto& param : table.params())
+                if (param.key == key)
+                    for (const auto& check : param.checks)
+                        if (std::optional<ParamViolation> bad = check(config))
+                            where.at(key).fail(bad->problem);
 
     map.nested("accelerator", [&](ConfigMap& accelerator) {
         config.hbm = accelerator.has("hbm") ? accelerator.nested("hbm", hbm::parseHbmConfig)
@@ -368,7 +445,12 @@ PlatformConfig parseRoot(ConfigMap& map)
             " endpoints but the platform has " + std::to_string(config.ranks) +
             " ranks; make them equal");
     if (map.has("driver"))
-        config.driver = map.nested("driver", parseDriver);
+        map.nested("driver", [&](ConfigMap& driver) {
+            table.readSection(driver, "driver", config);
+            table.readNested(driver, "driver.limits", config);
+            if (std::optional<ParamViolation> bad = table.firstViolation(config))
+                driver.fail("window", bad->problem);
+        });
     return config;
 }
 
@@ -391,6 +473,12 @@ const Override* overrideAt(const std::vector<Override>& overrides, const ConfigE
 }
 
 } // namespace
+
+const ParamTable<PlatformConfig>& platformParams()
+{
+    static const ParamTable<PlatformConfig> table = makePlatformParams();
+    return table;
+}
 
 Override parseOverride(const std::string& text)
 {

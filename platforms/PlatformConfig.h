@@ -147,6 +147,11 @@ PlatformConfig loadPlatformString(const std::string& text,
 std::vector<std::string> platformPresetNames();
 /// The YAML text of a bundled preset; throws etsim::Error listing the names for another.
 std::string_view platformPresetYaml(const std::string& name);
+
+/// The platform file's own keys (name, ranks, driver.*): type, default, rule and help
+/// (kernel/ParamTable.h). The accelerator, hbm and fabric maps have their tables in their
+/// models (accel::accelParams, hbm::hbmParams, net::netParams).
+const ParamTable<PlatformConfig>& platformParams();
 /// A file path, or the name of a bundled preset when no such file exists.
 PlatformConfig loadPlatform(const std::string& fileOrPreset,
                             const std::vector<Override>& overrides = {});

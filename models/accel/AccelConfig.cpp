@@ -1,3 +1,7 @@
+// Longer than most files (about 700 lines): most of it is the parameter table, one entry per
+// key of docs/accel.md with its rule, and the presets' derivation it reads through; keeping
+// them together means a new key touches one place.
+
 #include "models/accel/AccelConfig.h"
 
 #include <yaml-cpp/yaml.h>
@@ -35,12 +39,6 @@ constexpr EnumName<DataType> defaultDataTypeNames[] = {
     {"int8", DataType::Int8},
 };
 
-// A broken rule: the key path below the accelerator's map and what is wrong.
-struct Violation {
-    std::string key;
-    std::string problem;
-};
-
 AccelConfig defaultConfig()
 {
     AccelConfig config;
@@ -59,64 +57,19 @@ AccelConfig defaultConfig()
     return config;
 }
 
-std::optional<Violation> checkEfficiency(double value, const char* key)
+std::string efficiencyProblem(double value)
 {
     if (!(value > 0.0 && value <= 1.0))
-        return Violation{key, "must be in (0, 1], got " + std::to_string(value)};
-    return std::nullopt;
+        return "must be in (0, 1], got " + std::to_string(value);
+    return {};
 }
 
-std::optional<Violation> checkDetail(const AccelConfig& config, const RooflineTensor&)
+std::string defaultTypeProblem(const AccelConfig& config, bool hasRate, const char* what)
 {
-    return std::nullopt;
-}
-
-std::optional<Violation> checkDetail(const AccelConfig& config, const GpuTileTensor& gpu)
-{
-    if (gpu.smCount == 0)
-        return Violation{"tensor.sm_count", "must be at least 1 (streaming multiprocessors)"};
-    if (gpu.clock.hz() <= 0.0)
-        return Violation{"tensor.clock", "must be above 0 Hz, e.g. \"1.83 GHz\""};
-    if (gpu.tiles.empty())
-        return Violation{"tensor.tiles", "list at least one output tile, e.g. [[128, 256]]"};
-    for (std::size_t i = 0; i < gpu.tiles.size(); ++i)
-        if (gpu.tiles[i].m == 0 || gpu.tiles[i].n == 0)
-            return Violation{"tensor.tiles[" + std::to_string(i) + "]",
-                             "tile dimensions must be at least 1"};
-    if (gpu.ctasPerSm == 0)
-        return Violation{"tensor.ctas_per_sm", "must be at least 1"};
-    if (!gpu.flopPerClockPerSm.has(config.defaultDataType))
-        return Violation{"tensor.flop_per_clock_per_sm",
-                         std::string("give a rate for the default data type ") +
-                             etsim::toString(config.defaultDataType)};
-    if (gpu.smCount % config.computeUnits != 0)
-        return Violation{"compute_units",
-                         "must divide tensor.sm_count (" + std::to_string(gpu.smCount) +
-                             ") so every unit has the same SMs"};
-    return checkEfficiency(gpu.pipeEfficiency, "tensor.pipe_efficiency");
-}
-
-std::optional<Violation> checkDetail(const AccelConfig& config, const SystolicTensor& array)
-{
-    if (array.rows == 0 || array.cols == 0)
-        return Violation{array.rows == 0 ? "tensor.rows" : "tensor.cols",
-                         "array dimensions must be at least 1"};
-    if (array.arrays == 0)
-        return Violation{"tensor.arrays", "must be at least 1"};
-    if (array.clock.hz() <= 0.0)
-        return Violation{"tensor.clock", "must be above 0 Hz, e.g. \"1.05 GHz\""};
-    if (array.tileRows == 0 || array.tileCols == 0)
-        return Violation{"tensor.tile", "tile dimensions must be at least 1"};
-    if (array.tileRows > array.rows || array.tileCols > array.cols)
-        return Violation{"tensor.tile",
-                         std::to_string(array.tileRows) + "x" + std::to_string(array.tileCols) +
-                             " is larger than the " + std::to_string(array.rows) + "x" +
-                             std::to_string(array.cols) + " array; use at most the array size"};
-    if (array.arrays % config.computeUnits != 0)
-        return Violation{"compute_units",
-                         "must divide tensor.arrays (" + std::to_string(array.arrays) +
-                             ") so every unit has the same arrays"};
-    return std::nullopt;
+    if (hasRate)
+        return {};
+    return std::string("give a ") + what + " for the default data type " +
+           etsim::toString(config.defaultDataType);
 }
 
 // Relative difference above which a given peak and the shape-based model's own rate are
@@ -132,7 +85,7 @@ std::string rateText(FlopRate rate)
 }
 
 // A peak that the model does not compute at would make utilisations lie (docs/accel.md).
-std::optional<Violation> checkPeaks(const TensorConfig& tensor)
+std::optional<ParamViolation> peakDisagreement(const TensorConfig& tensor)
 {
     const bool gpu = std::holds_alternative<GpuTileTensor>(tensor.detail);
     for (const DataTypeKey& entry : dataTypeKeys) {
@@ -142,67 +95,34 @@ std::optional<Violation> checkPeaks(const TensorConfig& tensor)
         const double given = tensor.peak.get(entry.first).flopsPerSecond();
         if (std::abs(given / model->flopsPerSecond() - 1.0) <= peakTolerance)
             continue;
-        return Violation{"tensor.peak." + std::string(entry.name),
-                         rateText(tensor.peak.get(entry.first)) + " disagrees with the " +
-                             rateText(*model) +
-                             (gpu ? " of tensor.flop_per_clock_per_sm × sm_count × clock"
-                                  : " of the systolic array (2 × rows × cols × arrays × clock)") +
-                             "; give only one of them (the other is derived), or make them agree"};
+        return ParamViolation{
+            "tensor.peak." + std::string(entry.name),
+            rateText(tensor.peak.get(entry.first)) + " disagrees with the " + rateText(*model) +
+                (gpu ? " of tensor.flop_per_clock_per_sm × sm_count × clock"
+                     : " of the systolic array (2 × rows × cols × arrays × clock)") +
+                "; give only one of them (the other is derived), or make them agree"};
     }
     return std::nullopt;
 }
 
-std::optional<Violation> findViolation(const AccelConfig& config)
+// A unit count that does not split the chip's SMs or arrays evenly.
+std::optional<ParamViolation>
+unitSplitProblem(const AccelConfig& config, std::uint32_t parts, const char* what)
 {
-    if (config.computeUnits == 0)
-        return Violation{"compute_units", "must be at least 1"};
-    if (!config.tensor.peak.has(config.defaultDataType))
-        return Violation{"tensor.peak",
-                         std::string("give a peak rate for the default data type ") +
-                             etsim::toString(config.defaultDataType)};
-    if (auto bad = checkEfficiency(config.tensor.efficiency, "tensor.efficiency"))
-        return bad;
-    if (auto bad = std::visit([&](const auto& detail) { return checkDetail(config, detail); },
-                              config.tensor.detail))
-        return bad;
-    if (auto bad = checkPeaks(config.tensor))
-        return bad;
-    if (!config.vector.peak.has(config.defaultDataType))
-        return Violation{"vector.peak",
-                         std::string("give a peak rate for the default data type ") +
-                             etsim::toString(config.defaultDataType)};
-    if (auto bad = checkEfficiency(config.vector.efficiency, "vector.efficiency"))
-        return bad;
-    if (config.sram.bandwidth.bytesPerSecond() <= 0.0)
-        return Violation{"sram.bandwidth", "must be above 0 B/s, e.g. \"33 TB/s\""};
-    if (auto bad = checkEfficiency(config.sram.efficiency, "sram.efficiency"))
-        return bad;
-    if (config.dma.engines == 0)
-        return Violation{"dma.engines", "must be at least 1"};
-    if (config.dma.bandwidth.bytesPerSecond() <= 0.0)
-        return Violation{"dma.bandwidth", "must be above 0 B/s, e.g. \"3.35 TB/s\""};
-    if (config.dma.chunk.bytes() == 0)
-        return Violation{"dma.chunk", "must be at least 1 B, e.g. \"2 MiB\""};
-    if (config.memory.alignment.bytes() == 0)
-        return Violation{"memory.alignment", "must be at least 1 B"};
-    if (config.memory.interleave.bytes() == 0)
-        return Violation{"memory.interleave", "must be at least 1 B"};
-    if (config.memory.channels == 0)
-        return Violation{"memory.channels", "must be at least 1"};
-    if (config.memory.capacity <
-        config.memory.alignment + config.memory.interleave * config.memory.channels)
-        return Violation{"memory.capacity",
-                         "must hold at least one aligned region on every channel"};
-    return std::nullopt;
+    if (config.computeUnits == 0 || parts % config.computeUnits == 0)
+        return std::nullopt;
+    return ParamViolation{"compute_units",
+                          "must divide tensor." + std::string(what) + " (" + std::to_string(parts) +
+                              ") so every unit has the same " +
+                              (std::string(what) == "sm_count" ? "SMs" : "arrays")};
 }
 
-// Reads the per-data-type map under `key` into `table` (entries not named keep their value).
+// The per-data-type map of a node ("{bf16: 989 TFLOP/s, fp8: ...}"); "fp8" sets both formats.
 template <typename T>
-void readPerDataType(ConfigMap& map, std::string_view key, PerDataType<T>& table)
+PerDataType<T> perDataTypeOf(const ConfigNode& node)
 {
-    if (!map.has(key))
-        return;
-    map.nested(key, [&](ConfigMap& rates) {
+    PerDataType<T> table;
+    node.map([&](ConfigMap& rates) {
         for (const DataTypeKey& entry : dataTypeKeys) {
             if (std::optional<T> value = rates.template optional<T>(entry.name)) {
                 table.set(entry.first, *value);
@@ -210,104 +130,16 @@ void readPerDataType(ConfigMap& map, std::string_view key, PerDataType<T>& table
             }
         }
     });
+    return table;
 }
 
+// Lays the entries `given` has over `table`.
 template <typename T>
-void readOptional(ConfigMap& map, std::string_view key, T& target)
+void overlay(PerDataType<T>& table, const PerDataType<T>& given)
 {
-    if (std::optional<T> value = map.optional<T>(key))
-        target = *value;
-}
-
-std::vector<TileShape> readTiles(const ConfigNode& node)
-{
-    std::vector<TileShape> tiles;
-    for (const ConfigNode& element : node.elements()) {
-        auto dims = element.as<std::vector<std::uint32_t>>();
-        if (dims.size() != 2)
-            element.fail("expected a tile [m, n], got " + std::to_string(dims.size()) + " numbers");
-        tiles.push_back({dims[0], dims[1]});
-    }
-    return tiles;
-}
-
-void readTensor(ConfigMap& map, TensorConfig& tensor)
-{
-    TensorModel current = std::visit(
-        [](const auto& detail) {
-            using Detail = std::decay_t<decltype(detail)>;
-            if constexpr (std::is_same_v<Detail, GpuTileTensor>)
-                return TensorModel::GpuTiles;
-            else if constexpr (std::is_same_v<Detail, SystolicTensor>)
-                return TensorModel::Systolic;
-            else
-                return TensorModel::Roofline;
-        },
-        tensor.detail);
-    TensorModel model = map.enumField("model", tensorModelNames, current);
-    if (model != current) {
-        // A different model starts from its own defaults, not from the preset's.
-        if (model == TensorModel::GpuTiles)
-            tensor.detail = GpuTileTensor{};
-        else if (model == TensorModel::Systolic)
-            tensor.detail = SystolicTensor{};
-        else
-            tensor.detail = RooflineTensor{};
-    }
-    // Which peaks this map gives: those are kept (and the tile model's per-clock rate of a
-    // type it runs follows from them where the map gives none); the others are derived from
-    // the model.
-    PerDataType<FlopRate> givenPeaks;
-    readPerDataType(map, "peak", givenPeaks);
-    for (const DataTypeKey& entry : dataTypeKeys)
-        if (givenPeaks.has(entry.first)) {
-            tensor.peak.set(entry.first, givenPeaks.get(entry.first));
-            tensor.peak.set(entry.second, givenPeaks.get(entry.second));
-        }
-    readOptional(map, "efficiency", tensor.efficiency);
-    if (auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
-        readOptional(map, "sm_count", gpu->smCount);
-        readOptional(map, "clock", gpu->clock);
-        PerDataType<double> givenPerClock;
-        readPerDataType(map, "flop_per_clock_per_sm", givenPerClock);
-        const double smClocks = static_cast<double>(gpu->smCount) * gpu->clock.hz();
-        for (std::size_t i = 0; i < PerDataType<double>::size; ++i) {
-            const auto type = static_cast<DataType>(i);
-            if (givenPerClock.has(type))
-                gpu->flopPerClockPerSm.set(type, givenPerClock.get(type));
-            // Only types the tile model runs: the others (FP64 on the H100) stay on the
-            // roofline fallback at their given peak.
-            else if (givenPeaks.has(type) && gpu->flopPerClockPerSm.has(type) && smClocks > 0.0)
-                gpu->flopPerClockPerSm.set(type, givenPeaks.get(type).flopsPerSecond() / smClocks);
-        }
-        if (std::optional<ConfigNode> tiles = map.value("tiles"))
-            gpu->tiles = readTiles(*tiles);
-        gpu->ctasPerSm =
-            map.optional("ctas_per_sm", gpu->ctasPerSm == 0 ? defaultCtasPerSm : gpu->ctasPerSm);
-        readOptional(map, "pipe_efficiency", gpu->pipeEfficiency);
-    } else if (auto* array = std::get_if<SystolicTensor>(&tensor.detail)) {
-        readOptional(map, "rows", array->rows);
-        readOptional(map, "cols", array->cols);
-        array->arrays = map.optional("arrays", array->arrays == 0 ? defaultArrays : array->arrays);
-        readOptional(map, "clock", array->clock);
-        array->dataflow = map.enumField("dataflow", dataflowNames, array->dataflow);
-        if (std::optional<ConfigNode> tile = map.value("tile")) {
-            auto dims = tile->as<std::vector<std::uint32_t>>();
-            if (dims.size() != 2)
-                tile->fail("expected a tile [rows, cols], got " + std::to_string(dims.size()) +
-                           " numbers");
-            array->tileRows = dims[0];
-            array->tileCols = dims[1];
-        } else if (model != current || array->tileRows == 0) {
-            array->tileRows = array->rows;
-            array->tileCols = array->cols;
-        }
-    }
-    const PerDataType<FlopRate> kept = tensor.peak;
-    derivePeaks(tensor);
-    for (std::size_t i = 0; i < PerDataType<FlopRate>::size; ++i)
-        if (givenPeaks.has(static_cast<DataType>(i)))
-            tensor.peak.set(static_cast<DataType>(i), kept.get(static_cast<DataType>(i)));
+    for (std::size_t i = 0; i < PerDataType<T>::size; ++i)
+        if (given.has(static_cast<DataType>(i)))
+            table.set(static_cast<DataType>(i), given.get(static_cast<DataType>(i)));
 }
 
 template <typename T>
@@ -315,13 +147,11 @@ std::string scalarText(const T& value)
 {
     if constexpr (std::is_same_v<T, double>)
         return exactNumberText(value);
-    else if constexpr (std::is_integral_v<T>)
-        return std::to_string(value);
     else
         return etsim::toString(value);
 }
 
-// The entries a per-data-type table has, under the keys readPerDataType reads.
+// The entries a per-data-type table has, under the keys perDataTypeOf reads.
 template <typename T>
 YAML::Node perDataTypeYaml(const PerDataType<T>& table)
 {
@@ -332,47 +162,475 @@ YAML::Node perDataTypeYaml(const PerDataType<T>& table)
     return node;
 }
 
-YAML::Node tileYaml(std::uint32_t first, std::uint32_t second)
+YAML::Node pairYaml(std::uint32_t first, std::uint32_t second)
 {
-    YAML::Node tile(YAML::NodeType::Sequence);
-    tile.SetStyle(YAML::EmitterStyle::Flow);
-    tile.push_back(std::to_string(first));
-    tile.push_back(std::to_string(second));
-    return tile;
+    YAML::Node pair(YAML::NodeType::Sequence);
+    pair.SetStyle(YAML::EmitterStyle::Flow);
+    pair.push_back(std::to_string(first));
+    pair.push_back(std::to_string(second));
+    return pair;
 }
 
-YAML::Node tensorYaml(const TensorConfig& tensor)
+// "[m, n]": a tile of two dimensions.
+std::pair<std::uint32_t, std::uint32_t> readPair(const ConfigNode& node, const char* names)
 {
-    YAML::Node node(YAML::NodeType::Map);
-    if (const auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
-        node["model"] = "gpu_tiles";
-        node["peak"] = perDataTypeYaml(tensor.peak);
-        node["efficiency"] = exactNumberText(tensor.efficiency);
-        node["sm_count"] = std::to_string(gpu->smCount);
-        node["clock"] = etsim::toString(gpu->clock);
-        node["flop_per_clock_per_sm"] = perDataTypeYaml(gpu->flopPerClockPerSm);
-        YAML::Node tiles(YAML::NodeType::Sequence);
-        for (const TileShape& tile : gpu->tiles)
-            tiles.push_back(tileYaml(tile.m, tile.n));
-        node["tiles"] = tiles;
-        node["ctas_per_sm"] = std::to_string(gpu->ctasPerSm);
-        node["pipe_efficiency"] = exactNumberText(gpu->pipeEfficiency);
-    } else if (const auto* array = std::get_if<SystolicTensor>(&tensor.detail)) {
-        node["model"] = "systolic";
-        node["peak"] = perDataTypeYaml(tensor.peak);
-        node["efficiency"] = exactNumberText(tensor.efficiency);
-        node["rows"] = std::to_string(array->rows);
-        node["cols"] = std::to_string(array->cols);
-        node["arrays"] = std::to_string(array->arrays);
-        node["clock"] = etsim::toString(array->clock);
-        node["dataflow"] = toString(array->dataflow);
-        node["tile"] = tileYaml(array->tileRows, array->tileCols);
-    } else {
-        node["model"] = "roofline";
-        node["peak"] = perDataTypeYaml(tensor.peak);
-        node["efficiency"] = exactNumberText(tensor.efficiency);
+    auto dims = node.as<std::vector<std::uint32_t>>();
+    if (dims.size() != 2)
+        node.fail(std::string("expected a tile ") + names + ", got " + std::to_string(dims.size()) +
+                  " numbers");
+    return {dims[0], dims[1]};
+}
+
+TensorModel modelOf(const TensorDetail& detail)
+{
+    if (std::holds_alternative<GpuTileTensor>(detail))
+        return TensorModel::GpuTiles;
+    if (std::holds_alternative<SystolicTensor>(detail))
+        return TensorModel::Systolic;
+    return TensorModel::Roofline;
+}
+
+bool isGpu(const AccelConfig& config)
+{
+    return std::holds_alternative<GpuTileTensor>(config.tensor.detail);
+}
+
+bool isSystolic(const AccelConfig& config)
+{
+    return std::holds_alternative<SystolicTensor>(config.tensor.detail);
+}
+
+// Generic accessors into the tensor model's own parameters (C& or const C&).
+template <typename C>
+auto& gpuOf(C& config)
+{
+    return std::get<GpuTileTensor>(config.tensor.detail);
+}
+
+template <typename C>
+auto& systolicOf(C& config)
+{
+    return std::get<SystolicTensor>(config.tensor.detail);
+}
+
+template <typename C>
+auto& clockOf(C& config)
+{
+    if (auto* gpu = std::get_if<GpuTileTensor>(&config.tensor.detail))
+        return gpu->clock;
+    return systolicOf(config).clock;
+}
+
+// tensor.clock, a key of the gpu_tiles and systolic models (listed with each model's keys).
+void addClock(ParamTable<AccelConfig>& table,
+              bool (*model)(const AccelConfig&),
+              const char* help,
+              const char* example)
+{
+    table
+        .value(
+            "tensor.clock", [](auto& c) -> auto& { return clockOf(c); }, "frequency > 0", help)
+        .when(model)
+        .rule([example](const AccelConfig& c) -> std::string {
+            if (clockOf(c).hz() > 0.0)
+                return {};
+            return std::string("must be above 0 Hz, e.g. \"") + example + "\"";
+        });
+}
+
+std::string positiveBandwidthProblem(Bandwidth value, const char* example)
+{
+    if (value.bytesPerSecond() > 0.0)
+        return {};
+    return std::string("must be above 0 B/s, e.g. \"") + example + "\"";
+}
+
+ParamTable<AccelConfig> makeAccelParams()
+{
+    ParamTable<AccelConfig> table("accel", "accelerator", defaultConfig);
+    table
+        .custom(
+            "preset",
+            choiceText(accelPresetNames),
+            "base design: every key below starts from its value",
+            [](const ConfigNode& node, AccelConfig& config) {
+                const std::string& name = node.scalar(choiceText(accelPresetNames));
+                for (const auto& entry : accelPresetNames)
+                    if (entry.name == name) {
+                        config = accelPreset(entry.value);
+                        return;
+                    }
+                std::ostringstream names;
+                for (const auto& entry : accelPresetNames)
+                    names << (names.tellp() > 0 ? ", " : "") << entry.name;
+                node.fail("unknown preset \"" + name + "\"; one of " + names.str());
+            },
+            [](const AccelConfig&) { return YAML::Node(); })
+        .defaultIs("none");
+    table.value(
+        "name", [](auto& c) -> auto& { return c.name; }, "string", "name in reports");
+    table
+        .value(
+            "compute_units",
+            [](auto& c) -> auto& { return c.computeUnits; },
+            "integer ≥ 1",
+            "independent units; must divide `sm_count` / `arrays`")
+        .rule([](const AccelConfig& c) { return atLeastOneProblem(c.computeUnits); });
+    table.choice(
+        "tensor_vector",
+        [](auto& c) -> auto& { return c.tensorVector; },
+        unitSharingNames,
+        "whether a unit's tensor and vector work overlap (Concurrency above)");
+    table.value(
+        "launch_overhead",
+        [](auto& c) -> auto& { return c.launchOverhead; },
+        "time",
+        "fixed cost per compute node");
+    table.choice(
+        "default_dtype",
+        [](auto& c) -> auto& { return c.defaultDataType; },
+        defaultDataTypeNames,
+        "type used when a node's is unknown or has no rate");
+    table.custom(
+        "tensor.model",
+        choiceText(tensorModelNames),
+        "tensor-unit timing model",
+        [](const ConfigNode& node, AccelConfig& config) {
+            TensorModel model = detail::readEnum(node, tensorModelNames);
+            if (model == modelOf(config.tensor.detail))
+                return;
+            // A different model starts from its own defaults, not from the preset's.
+            if (model == TensorModel::GpuTiles)
+                config.tensor.detail = GpuTileTensor{};
+            else if (model == TensorModel::Systolic)
+                config.tensor.detail = SystolicTensor{};
+            else
+                config.tensor.detail = RooflineTensor{};
+        },
+        [](const AccelConfig& config) {
+            return YAML::Node(
+                std::string(enumName(tensorModelNames, modelOf(config.tensor.detail))));
+        });
+    table
+        .custom(
+            "tensor.peak",
+            "map dtype → FLOP rate (`fp64 fp32 fp16 bf16 fp8 int8`)",
+            "dense peak of the chip; `fp8` sets both FP8 formats; derived from, or deriving, "
+            "the shape-based model's rate (above)",
+            [](const ConfigNode& node, AccelConfig& config) {
+                overlay(config.tensor.peak, perDataTypeOf<FlopRate>(node));
+            },
+            [](const AccelConfig& config) { return perDataTypeYaml(config.tensor.peak); })
+        .defaultIs("—")
+        .rule([](const AccelConfig& c) {
+            return defaultTypeProblem(c, c.tensor.peak.has(c.defaultDataType), "peak rate");
+        })
+        .ruleAt([](const AccelConfig& c) { return peakDisagreement(c.tensor); });
+    table
+        .value(
+            "tensor.efficiency",
+            [](auto& c) -> auto& { return c.tensor.efficiency; },
+            "number in (0, 1]",
+            "roofline eta_c")
+        .rule([](const AccelConfig& c) { return efficiencyProblem(c.tensor.efficiency); });
+    table
+        .value(
+            "tensor.sm_count",
+            [](auto& c) -> auto& { return gpuOf(c).smCount; },
+            "integer ≥ 1",
+            "`gpu_tiles`: SMs")
+        .when(isGpu)
+        .rule([](const AccelConfig& c) {
+            return gpuOf(c).smCount == 0 ? "must be at least 1 (streaming multiprocessors)" : "";
+        })
+        .ruleAt([](const AccelConfig& c) {
+            return gpuOf(c).smCount == 0 ? std::nullopt
+                                         : unitSplitProblem(c, gpuOf(c).smCount, "sm_count");
+        });
+    addClock(table, isGpu, "`gpu_tiles`: tensor clock", "1.83 GHz");
+    table
+        .custom(
+            "tensor.flop_per_clock_per_sm",
+            "map dtype → number",
+            "`gpu_tiles`: dense FLOP/clk/SM",
+            [](const ConfigNode& node, AccelConfig& config) {
+                overlay(gpuOf(config).flopPerClockPerSm, perDataTypeOf<double>(node));
+            },
+            [](const AccelConfig& config) {
+                return perDataTypeYaml(gpuOf(config).flopPerClockPerSm);
+            })
+        .when(isGpu)
+        .rule([](const AccelConfig& c) {
+            return defaultTypeProblem(c, gpuOf(c).flopPerClockPerSm.has(c.defaultDataType), "rate");
+        });
+    table
+        .custom(
+            "tensor.tiles",
+            "list of `[m, n]`",
+            "`gpu_tiles`: candidate output tiles",
+            [](const ConfigNode& node, AccelConfig& config) {
+                std::vector<TileShape> tiles;
+                for (const ConfigNode& element : node.elements()) {
+                    auto [m, n] = readPair(element, "[m, n]");
+                    tiles.push_back({m, n});
+                }
+                gpuOf(config).tiles = std::move(tiles);
+            },
+            [](const AccelConfig& config) {
+                YAML::Node tiles(YAML::NodeType::Sequence);
+                for (const TileShape& tile : gpuOf(config).tiles)
+                    tiles.push_back(pairYaml(tile.m, tile.n));
+                return tiles;
+            })
+        .when(isGpu)
+        .ruleAt([](const AccelConfig& c) -> std::optional<ParamViolation> {
+            const std::vector<TileShape>& tiles = gpuOf(c).tiles;
+            if (tiles.empty())
+                return ParamViolation{{}, "list at least one output tile, e.g. [[128, 256]]"};
+            for (std::size_t i = 0; i < tiles.size(); ++i)
+                if (tiles[i].m == 0 || tiles[i].n == 0)
+                    return ParamViolation{"tensor.tiles[" + std::to_string(i) + "]",
+                                          "tile dimensions must be at least 1"};
+            return std::nullopt;
+        });
+    table
+        .value(
+            "tensor.ctas_per_sm",
+            [](auto& c) -> auto& { return gpuOf(c).ctasPerSm; },
+            "integer ≥ 1",
+            "`gpu_tiles`: concurrent CTAs per SM")
+        .when(isGpu)
+        .defaultIs("1")
+        .rule([](const AccelConfig& c) { return atLeastOneProblem(gpuOf(c).ctasPerSm); });
+    table
+        .value(
+            "tensor.pipe_efficiency",
+            [](auto& c) -> auto& { return gpuOf(c).pipeEfficiency; },
+            "number in (0, 1]",
+            "`gpu_tiles`: mainloop efficiency eta_pipe")
+        .when(isGpu)
+        .defaultIs("1")
+        .rule([](const AccelConfig& c) { return efficiencyProblem(gpuOf(c).pipeEfficiency); });
+    for (const char* key : {"tensor.rows", "tensor.cols"}) {
+        const bool rows = std::string_view(key) == "tensor.rows";
+        table
+            .value(
+                key,
+                [rows](auto& c) -> auto& { return rows ? systolicOf(c).rows : systolicOf(c).cols; },
+                "integer ≥ 1",
+                rows ? "`systolic`: PE rows of one array" : "`systolic`: PE columns of one array")
+            .when(isSystolic)
+            .rule([rows](const AccelConfig& c) {
+                const SystolicTensor& array = systolicOf(c);
+                return (rows ? array.rows : array.cols) == 0 ? "array dimensions must be at least 1"
+                                                             : "";
+            });
     }
-    return node;
+    table
+        .value(
+            "tensor.arrays",
+            [](auto& c) -> auto& { return systolicOf(c).arrays; },
+            "integer ≥ 1",
+            "`systolic`: arrays per chip")
+        .when(isSystolic)
+        .defaultIs("1")
+        .rule([](const AccelConfig& c) { return atLeastOneProblem(systolicOf(c).arrays); })
+        .ruleAt([](const AccelConfig& c) {
+            return systolicOf(c).arrays == 0 ? std::nullopt
+                                             : unitSplitProblem(c, systolicOf(c).arrays, "arrays");
+        });
+    addClock(table, isSystolic, "`systolic`: array clock", "1.05 GHz");
+    table
+        .choice(
+            "tensor.dataflow",
+            [](auto& c) -> auto& { return systolicOf(c).dataflow; },
+            dataflowNames,
+            "`systolic`: dataflow")
+        .when(isSystolic)
+        .defaultIs("output_stationary");
+    table
+        .custom(
+            "tensor.tile",
+            "`[rows, cols]` ≤ the array",
+            "`systolic`: part of the array one fold maps",
+            [](const ConfigNode& node, AccelConfig& config) {
+                auto [rows, cols] = readPair(node, "[rows, cols]");
+                systolicOf(config).tileRows = rows;
+                systolicOf(config).tileCols = cols;
+            },
+            [](const AccelConfig& config) {
+                return pairYaml(systolicOf(config).tileRows, systolicOf(config).tileCols);
+            })
+        .when(isSystolic)
+        .defaultIs("the array")
+        .rule([](const AccelConfig& c) -> std::string {
+            const SystolicTensor& array = systolicOf(c);
+            if (array.tileRows == 0 || array.tileCols == 0)
+                return "tile dimensions must be at least 1";
+            if (array.tileRows > array.rows || array.tileCols > array.cols)
+                return std::to_string(array.tileRows) + "x" + std::to_string(array.tileCols) +
+                       " is larger than the " + std::to_string(array.rows) + "x" +
+                       std::to_string(array.cols) + " array; use at most the array size";
+            return {};
+        });
+    table
+        .custom(
+            "vector.peak",
+            "map dtype → FLOP rate",
+            "vector-unit peak of the chip",
+            [](const ConfigNode& node, AccelConfig& config) {
+                overlay(config.vector.peak, perDataTypeOf<FlopRate>(node));
+            },
+            [](const AccelConfig& config) { return perDataTypeYaml(config.vector.peak); })
+        .defaultIs("—")
+        .rule([](const AccelConfig& c) {
+            return defaultTypeProblem(c, c.vector.peak.has(c.defaultDataType), "peak rate");
+        });
+    table
+        .value(
+            "vector.efficiency",
+            [](auto& c) -> auto& { return c.vector.efficiency; },
+            "number in (0, 1]",
+            "vector eta_c")
+        .rule([](const AccelConfig& c) { return efficiencyProblem(c.vector.efficiency); });
+    table.value(
+        "sram.capacity",
+        [](auto& c) -> auto& { return c.sram.capacity; },
+        "size",
+        "on-chip bytes resident per node");
+    table
+        .value(
+            "sram.bandwidth",
+            [](auto& c) -> auto& { return c.sram.bandwidth; },
+            "bandwidth > 0",
+            "on-chip bandwidth of the chip")
+        .defaultIs("—")
+        .rule([](const AccelConfig& c) {
+            return positiveBandwidthProblem(c.sram.bandwidth, "33 TB/s");
+        });
+    table
+        .value(
+            "sram.efficiency",
+            [](auto& c) -> auto& { return c.sram.efficiency; },
+            "number in (0, 1]",
+            "eta_m")
+        .rule([](const AccelConfig& c) { return efficiencyProblem(c.sram.efficiency); });
+    table
+        .value(
+            "dma.engines",
+            [](auto& c) -> auto& { return c.dma.engines; },
+            "integer ≥ 1",
+            "DMA transfers in flight")
+        .rule([](const AccelConfig& c) { return atLeastOneProblem(c.dma.engines); });
+    table
+        .value(
+            "dma.bandwidth",
+            [](auto& c) -> auto& { return c.dma.bandwidth; },
+            "bandwidth > 0",
+            "per transfer: lasts at least bytes / bandwidth")
+        .defaultIs("—")
+        .rule([](const AccelConfig& c) {
+            return positiveBandwidthProblem(c.dma.bandwidth, "3.35 TB/s");
+        });
+    table
+        .value(
+            "dma.chunk",
+            [](auto& c) -> auto& { return c.dma.chunk; },
+            "size ≥ 1 B",
+            "DMA transaction and staging-buffer size")
+        .rule([](const AccelConfig& c) {
+            return c.dma.chunk.bytes() == 0 ? "must be at least 1 B, e.g. \"2 MiB\"" : "";
+        });
+    table.value(
+        "dma.per_chunk",
+        [](auto& c) -> auto& { return c.dma.perChunk; },
+        "boolean",
+        "send one transaction per chunk even where the streaming fast path applies "
+        "(same times; for checking and for tools that watch chunks)");
+    table.value(
+        "memory.base",
+        [](auto& c) -> auto& { return c.memory.base; },
+        "integer",
+        "first HBM address");
+    table
+        .value(
+            "memory.capacity",
+            [](auto& c) -> auto& { return c.memory.capacity; },
+            "size",
+            "HBM space the allocator uses (wraps around)")
+        .rule([](const AccelConfig& c) {
+            const MemoryMapConfig& m = c.memory;
+            return m.alignment.bytes() == 0 || m.interleave.bytes() == 0 || m.channels == 0 ||
+                           !(m.capacity < m.alignment + m.interleave * m.channels)
+                       ? ""
+                       : "must hold at least one aligned region on every channel";
+        });
+    table
+        .value(
+            "memory.alignment",
+            [](auto& c) -> auto& { return c.memory.alignment; },
+            "size ≥ 1 B",
+            "region alignment")
+        .rule([](const AccelConfig& c) {
+            return c.memory.alignment.bytes() == 0 ? "must be at least 1 B" : "";
+        });
+    table
+        .value(
+            "memory.interleave",
+            [](auto& c) -> auto& { return c.memory.interleave; },
+            "size ≥ 1 B",
+            "channel interleave of the HBM address map")
+        .rule([](const AccelConfig& c) {
+            return c.memory.interleave.bytes() == 0 ? "must be at least 1 B" : "";
+        });
+    table
+        .value(
+            "memory.channels",
+            [](auto& c) -> auto& { return c.memory.channels; },
+            "integer ≥ 1",
+            "HBM channels; successive regions start on successive channels")
+        .rule([](const AccelConfig& c) { return atLeastOneProblem(c.memory.channels); });
+    return table;
+}
+
+// What the tensor map gave, where the model's rates follow from it: a per-clock rate from a
+// given peak (only types the tile model runs: the others, FP64 on the H100, stay on the
+// roofline fallback at their given peak), a systolic tile from the array, and every peak the
+// map did not give from the model.
+void deriveTensor(ConfigMap& tensorMap,
+                  TensorConfig& tensor,
+                  bool modelChanged,
+                  const ParamLocations& where)
+{
+    PerDataType<FlopRate> givenPeaks;
+    if (std::optional<ConfigNode> node = tensorMap.value("peak"))
+        givenPeaks = perDataTypeOf<FlopRate>(*node);
+    if (auto* gpu = std::get_if<GpuTileTensor>(&tensor.detail)) {
+        PerDataType<double> givenPerClock;
+        if (std::optional<ConfigNode> node = tensorMap.value("flop_per_clock_per_sm"))
+            givenPerClock = perDataTypeOf<double>(*node);
+        const double smClocks = static_cast<double>(gpu->smCount) * gpu->clock.hz();
+        for (std::size_t i = 0; i < PerDataType<double>::size; ++i) {
+            const auto type = static_cast<DataType>(i);
+            if (!givenPerClock.has(type) && givenPeaks.has(type) &&
+                gpu->flopPerClockPerSm.has(type) && smClocks > 0.0)
+                gpu->flopPerClockPerSm.set(type, givenPeaks.get(type).flopsPerSecond() / smClocks);
+        }
+        if (gpu->ctasPerSm == 0 && where.count("tensor.ctas_per_sm") == 0)
+            gpu->ctasPerSm = defaultCtasPerSm;
+    } else if (auto* array = std::get_if<SystolicTensor>(&tensor.detail)) {
+        if (array->arrays == 0 && where.count("tensor.arrays") == 0)
+            array->arrays = defaultArrays;
+        if (where.count("tensor.tile") == 0 && (modelChanged || array->tileRows == 0)) {
+            array->tileRows = array->rows;
+            array->tileCols = array->cols;
+        }
+    }
+    const PerDataType<FlopRate> kept = tensor.peak;
+    derivePeaks(tensor);
+    for (std::size_t i = 0; i < PerDataType<FlopRate>::size; ++i)
+        if (givenPeaks.has(static_cast<DataType>(i)))
+            tensor.peak.set(static_cast<DataType>(i), kept.get(static_cast<DataType>(i)));
 }
 
 } // namespace
@@ -418,157 +676,44 @@ void derivePeaks(TensorConfig& tensor)
     }
 }
 
+const ParamTable<AccelConfig>& accelParams()
+{
+    static const ParamTable<AccelConfig> table = makeAccelParams();
+    return table;
+}
+
 void validateAccelConfig(const AccelConfig& config)
 {
-    if (std::optional<Violation> bad = findViolation(config))
+    if (std::optional<ParamViolation> bad = accelParams().firstViolation(config))
         throw Error("accel " + config.name + ": " + bad->key + ": " + bad->problem);
 }
 
 AccelConfig parseAccelConfig(ConfigMap& map)
 {
-    // Locations of the keys read, so a rule broken by the merged config is reported where
+    const ParamTable<AccelConfig>& table = accelParams();
+    // Where each key was written, so a rule broken by the merged config is reported where
     // the user wrote the value.
-    std::map<std::string, ConfigLocation, std::less<>> where;
-    auto note = [&](ConfigMap& section, std::string_view prefix, std::string_view key) {
-        if (std::optional<ConfigNode> node = section.value(key))
-            where[std::string(prefix) + std::string(key)] = node->location();
-    };
-
+    ParamLocations where;
     AccelConfig config = defaultConfig();
-    if (auto preset = map.optional<Located<std::string>>("preset")) {
-        bool found = false;
-        for (const auto& entry : accelPresetNames)
-            if (entry.name == preset->value) {
-                config = accelPreset(entry.value);
-                found = true;
-            }
-        if (!found) {
-            std::ostringstream names;
-            for (const auto& entry : accelPresetNames)
-                names << (names.tellp() > 0 ? ", " : "") << entry.name;
-            preset->location.fail("unknown preset \"" + preset->value + "\"; one of " +
-                                  names.str());
-        }
-    }
-    readOptional(map, "name", config.name);
-    readOptional(map, "compute_units", config.computeUnits);
-    note(map, "", "compute_units");
-    config.tensorVector = map.enumField("tensor_vector", unitSharingNames, config.tensorVector);
-    readOptional(map, "launch_overhead", config.launchOverhead);
-    config.defaultDataType =
-        map.enumField("default_dtype", defaultDataTypeNames, config.defaultDataType);
-
+    table.readSection(map, "", config, &where);
     if (map.has("tensor"))
         map.nested("tensor", [&](ConfigMap& sub) {
-            readTensor(sub, config.tensor);
-            // Only the keys the chosen model reads: value() counts a key as known.
-            std::vector<const char*> keys = {"peak", "efficiency"};
-            if (std::holds_alternative<GpuTileTensor>(config.tensor.detail))
-                keys.insert(keys.end(),
-                            {"sm_count",
-                             "clock",
-                             "flop_per_clock_per_sm",
-                             "tiles",
-                             "ctas_per_sm",
-                             "pipe_efficiency"});
-            else if (std::holds_alternative<SystolicTensor>(config.tensor.detail))
-                keys.insert(keys.end(), {"rows", "cols", "arrays", "clock", "tile"});
-            for (const char* key : keys)
-                note(sub, "tensor.", key);
+            const TensorModel before = modelOf(config.tensor.detail);
+            table.readSection(sub, "tensor", config, &where);
+            deriveTensor(sub, config.tensor, modelOf(config.tensor.detail) != before, where);
         });
-    if (map.has("vector"))
-        map.nested("vector", [&](ConfigMap& sub) {
-            readPerDataType(sub, "peak", config.vector.peak);
-            readOptional(sub, "efficiency", config.vector.efficiency);
-            note(sub, "vector.", "peak");
-            note(sub, "vector.", "efficiency");
-        });
-    if (map.has("sram"))
-        map.nested("sram", [&](ConfigMap& sub) {
-            readOptional(sub, "capacity", config.sram.capacity);
-            readOptional(sub, "bandwidth", config.sram.bandwidth);
-            readOptional(sub, "efficiency", config.sram.efficiency);
-            for (const char* key : {"capacity", "bandwidth", "efficiency"})
-                note(sub, "sram.", key);
-        });
-    if (map.has("dma"))
-        map.nested("dma", [&](ConfigMap& sub) {
-            readOptional(sub, "engines", config.dma.engines);
-            readOptional(sub, "bandwidth", config.dma.bandwidth);
-            readOptional(sub, "chunk", config.dma.chunk);
-            readOptional(sub, "per_chunk", config.dma.perChunk);
-            for (const char* key : {"engines", "bandwidth", "chunk", "per_chunk"})
-                note(sub, "dma.", key);
-        });
-    if (map.has("memory"))
-        map.nested("memory", [&](ConfigMap& sub) {
-            readOptional(sub, "base", config.memory.base);
-            readOptional(sub, "capacity", config.memory.capacity);
-            readOptional(sub, "alignment", config.memory.alignment);
-            readOptional(sub, "interleave", config.memory.interleave);
-            readOptional(sub, "channels", config.memory.channels);
-            for (const char* key : {"capacity", "alignment", "interleave", "channels"})
-                note(sub, "memory.", key);
-        });
-
-    if (std::optional<Violation> bad = findViolation(config)) {
-        // Report at the value that broke the rule; at the accelerator's map when the value
-        // came from the preset or a default.
-        // The recorded key that is the longest prefix of the broken one ("tensor.tiles" for
-        // "tensor.tiles[1]").
-        const ConfigLocation* at = nullptr;
-        std::size_t atLength = 0;
-        for (const auto& [key, location] : where)
-            if (bad->key.compare(0, key.size(), key) == 0 && key.size() > atLength) {
-                at = &location;
-                atLength = key.size();
-            }
-        if (at != nullptr) {
-            ConfigLocation location = *at;
-            location.keyPath =
-                map.location().keyPath.empty() ? bad->key : map.location().keyPath + "." + bad->key;
-            location.fail(bad->problem);
-        }
-        ConfigLocation location = map.location();
-        location.keyPath = location.keyPath.empty() ? bad->key : location.keyPath + "." + bad->key;
-        location.fail(bad->problem);
-    }
+    for (const char* section : {"vector", "sram", "dma", "memory"})
+        table.readNested(map, section, config, &where);
+    // Report at the value that broke the rule; at the accelerator's map when the value came
+    // from the preset or a default.
+    if (std::optional<ParamViolation> bad = table.firstViolation(config))
+        failAt(*bad, where, map);
     return config;
 }
 
 YAML::Node toYaml(const AccelConfig& config)
 {
-    YAML::Node node(YAML::NodeType::Map);
-    node["name"] = config.name;
-    node["compute_units"] = std::to_string(config.computeUnits);
-    node["tensor_vector"] = std::string(enumName(unitSharingNames, config.tensorVector));
-    node["launch_overhead"] = etsim::toString(config.launchOverhead);
-    node["default_dtype"] = std::string(enumName(defaultDataTypeNames, config.defaultDataType));
-    node["tensor"] = tensorYaml(config.tensor);
-    YAML::Node vector(YAML::NodeType::Map);
-    vector["peak"] = perDataTypeYaml(config.vector.peak);
-    vector["efficiency"] = exactNumberText(config.vector.efficiency);
-    node["vector"] = vector;
-    YAML::Node sram(YAML::NodeType::Map);
-    sram["capacity"] = etsim::toString(config.sram.capacity);
-    sram["bandwidth"] = etsim::toString(config.sram.bandwidth);
-    sram["efficiency"] = exactNumberText(config.sram.efficiency);
-    node["sram"] = sram;
-    YAML::Node dma(YAML::NodeType::Map);
-    dma["engines"] = std::to_string(config.dma.engines);
-    dma["bandwidth"] = etsim::toString(config.dma.bandwidth);
-    dma["chunk"] = etsim::toString(config.dma.chunk);
-    if (config.dma.perChunk) // only when set, so the default dump stays as it was
-        dma["per_chunk"] = "true";
-    node["dma"] = dma;
-    YAML::Node memory(YAML::NodeType::Map);
-    memory["base"] = std::to_string(config.memory.base);
-    memory["capacity"] = etsim::toString(config.memory.capacity);
-    memory["alignment"] = etsim::toString(config.memory.alignment);
-    memory["interleave"] = etsim::toString(config.memory.interleave);
-    memory["channels"] = std::to_string(config.memory.channels);
-    node["memory"] = memory;
-    return node;
+    return accelParams().write(config);
 }
 
 } // namespace etsim::accel

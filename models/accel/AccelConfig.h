@@ -5,8 +5,8 @@
 // Two layers: the YAML map (read through kernel/Config, every key optional) is laid over a base
 // runtime config (the preset named by `preset:`, or the built-in defaults) and every rule is
 // checked, so a platform file can say "preset: h100_sxm" and override only the clock. Models
-// receive the runtime AccelConfig only. Every key, its unit and its default are listed in
-// docs/accel.md.
+// receive the runtime AccelConfig only. Every key is declared once, in accelParams(); the key
+// table of docs/accel.md is generated from it (`etsim config keys accel --markdown`).
 //
 // Rates are per chip. With compute_units > 1 the chip is split into that many identical
 // units (SMs, arrays, peak rates and SRAM bandwidth divided evenly), each running one node
@@ -14,6 +14,7 @@
 
 #include "kernel/Config.h"
 #include "kernel/Extensions.h"
+#include "kernel/ParamTable.h"
 #include "kernel/Units.h"
 
 #include <array>
@@ -231,6 +232,10 @@ std::optional<FlopRate> modelPeak(const TensorConfig& tensor, DataType type);
 /// Sets the tensor peak of every type the shape-based model has a rate for to modelPeak(), so
 /// that the peak in reports and utilisations is the one the model uses (docs/accel.md).
 void derivePeaks(TensorConfig& tensor);
+
+/// Every key of the accelerator map: its type, default, rule and help (kernel/ParamTable.h).
+/// It drives parseAccelConfig, validateAccelConfig, toYaml and the key table of docs/accel.md.
+const ParamTable<AccelConfig>& accelParams();
 
 /// Checks every rule of a config built in code; throws etsim::Error naming the key path
 /// ("accel.tensor.sm_count: must be at least 1").

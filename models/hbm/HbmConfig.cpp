@@ -1,6 +1,6 @@
-// Longer than most files (about 860 lines): the preset parameter tables of every HBM
-// generation and the rule of every key stay together, so that each error is raised where its
-// key is read and a new key touches one file.
+// Longer than most files (about 1,000 lines): the preset parameter tables of every HBM
+// generation, the parameter table of every key (kernel/ParamTable.h) and the rules stay
+// together, so that each error is raised where its key is read and a new key touches one file.
 
 #include "models/hbm/HbmConfig.h"
 
@@ -38,37 +38,44 @@ unsigned log2Exact(std::uint64_t value)
 struct TimingKey {
     std::string_view key;
     std::uint32_t Timing::*member;
+    std::string_view help;
     bool zeroMeansUnset = false; // 0: derived or not defined (docs/hbm.md)
 };
 constexpr TimingKey timingKeys[] = {
-    {"cl", &Timing::cl},
-    {"cwl", &Timing::cwl},
-    {"rcd_rd", &Timing::rcdRd},
-    {"rcd_wr", &Timing::rcdWr},
-    {"rp", &Timing::rp},
-    {"ras", &Timing::ras},
-    {"rc", &Timing::rc},
-    {"wr", &Timing::wr},
-    {"rtp", &Timing::rtp},
-    {"ccd_s", &Timing::ccdS},
-    {"ccd_l", &Timing::ccdL},
-    {"ccd_r", &Timing::ccdR},
-    {"rrd_s", &Timing::rrdS},
-    {"rrd_l", &Timing::rrdL},
-    {"faw", &Timing::faw},
-    {"wtr_s", &Timing::wtrS},
-    {"wtr_l", &Timing::wtrL},
-    {"rtw", &Timing::rtw},
-    {"ppd", &Timing::ppd},
-    {"rfc", &Timing::rfc},
-    {"rfc_pb", &Timing::rfcPb},
-    {"refi", &Timing::refi},
-    {"rrefd", &Timing::rrefd},
-    {"refi_pb", &Timing::refiPb, true},
-    {"rfc_p2b", &Timing::rfcP2b, true},
-    {"refi_p2b", &Timing::refiP2b, true},
-    {"rfc_sb", &Timing::rfcSb, true},
-    {"refi_sb", &Timing::refiSb, true},
+    {"cl", &Timing::cl, "RD to data"},
+    {"cwl", &Timing::cwl, "WR to data"},
+    {"rcd_rd", &Timing::rcdRd, "ACT to RD"},
+    {"rcd_wr", &Timing::rcdWr, "ACT to WR"},
+    {"rp", &Timing::rp, "PRE to ACT"},
+    {"ras", &Timing::ras, "ACT to PRE"},
+    {"rc", &Timing::rc, "ACT to ACT, same bank"},
+    {"wr", &Timing::wr, "write recovery after the last write data"},
+    {"rtp", &Timing::rtp, "RD to PRE"},
+    {"ccd_s", &Timing::ccdS, "CAS to CAS, other bank group"},
+    {"ccd_l", &Timing::ccdL, "CAS to CAS, same bank group"},
+    {"ccd_r", &Timing::ccdR, "RD to RD, other stack ID"},
+    {"rrd_s", &Timing::rrdS, "ACT to ACT, other bank group"},
+    {"rrd_l", &Timing::rrdL, "ACT to ACT, same bank group"},
+    {"faw", &Timing::faw, "window holding at most four ACTs per PC"},
+    {"wtr_s", &Timing::wtrS, "end of write data to RD, other bank group"},
+    {"wtr_l", &Timing::wtrL, "end of write data to RD, same bank group"},
+    {"rtw", &Timing::rtw, "RD to WR"},
+    {"ppd", &Timing::ppd, "PRE to PRE"},
+    {"rfc", &Timing::rfc, "all-bank refresh"},
+    {"rfc_pb", &Timing::rfcPb, "per-bank refresh"},
+    {"refi", &Timing::refi, "all-bank refresh interval"},
+    {"rrefd", &Timing::rrefd, "REFpb to REFpb or ACT of another bank"},
+    {"refi_pb",
+     &Timing::refiPb,
+     "interval between per-bank refreshes; 0: refi / banks per PC",
+     true},
+    {"rfc_p2b", &Timing::rfcP2b, "per-2-bank refresh; 0: not defined by the standard", true},
+    {"refi_p2b",
+     &Timing::refiP2b,
+     "per-2-bank refresh interval; 0: refi / (banks per PC / 2)",
+     true},
+    {"rfc_sb", &Timing::rfcSb, "same-bank refresh; 0: not defined", true},
+    {"refi_sb", &Timing::refiSb, "same-bank refresh interval; 0: refi / banks per group", true},
 };
 
 // Timings in ns of a JEDEC set, converted to cycles of each preset's clock.
@@ -147,15 +154,6 @@ Bandwidth bitRate(double gbps)
 std::string describeBits(unsigned bits)
 {
     return std::to_string(bits) + (bits == 1 ? " bit" : " bits");
-}
-
-// Keys of a section present in the file override `base`; unknown keys are reported by the
-// config layer after the parse function returns.
-template <typename T>
-void override(ConfigMap& map, std::string_view key, T& value)
-{
-    if (std::optional<T> read = map.optional<T>(key))
-        value = *read;
 }
 
 std::uint32_t readTimingValue(const ConfigNode& node, Frequency clock, bool zeroMeansUnset = false)
@@ -687,133 +685,340 @@ ConfigFail atKeyIn(ConfigMap& section)
     };
 }
 
-} // namespace
-
-namespace {
-
-// `dramsys: FILE`: the memory a DRAMSys simulation file describes (its tracesetup, if any, is
-// not used: the workload is the traffic). Only `fidelity` (default detailed) and `analytic`
-// may stand beside it.
-HbmConfig parseDramsysKey(ConfigMap& map)
+// The map of a DRAMSys simulation file (its tracesetup, if any, is not used: the workload is
+// the traffic), with the path taken relative to the file that names it.
+HbmConfig importDramsys(const ConfigNode& node)
 {
-    Located<std::string> file = map.required<Located<std::string>>("dramsys");
-    for (const char* key : {"preset", "organisation", "timing", "address_map", "controller"})
-        if (map.has(key))
-            file.location.fail(std::string("the DRAMSys file describes the memory; remove `") +
-                               key + "` (only fidelity and analytic may stand beside dramsys)");
-    std::filesystem::path path(file.value);
+    const std::string& file = node.scalar("the path of a DRAMSys simulation JSON file");
+    std::filesystem::path path(file);
     if (path.is_relative())
-        path = std::filesystem::path(file.location.file).parent_path() / path;
+        path = std::filesystem::path(node.location().file).parent_path() / path;
     HbmConfig config;
     try {
         config = loadDramsysSimulation(path.string(), false).config;
     } catch (const Error& error) {
-        file.location.fail(error.what());
+        node.fail(error.what());
     }
-    config.fidelity = map.enumField("fidelity", fidelityNames, Fidelity::Detailed);
+    config.fidelity = Fidelity::Detailed;
     // The analytic fidelity's latency is the imported memory's idle read.
     config.analytic.latency = idleReadLatency(config);
-    if (map.has("analytic"))
-        map.nested("analytic", [&](ConfigMap& m) {
-            override(m, "efficiency", config.analytic.efficiency);
-            override(m, "write_efficiency", config.analytic.writeEfficiency);
-            override(m, "turnaround", config.analytic.turnaround);
-            override(m, "latency", config.analytic.latency);
-            checkAnalytic(config.analytic, atKeyIn(m));
-        });
     return config;
+}
+
+YAML::Node addressMapYaml(const AddressMapBits& map)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    for (const auto& entry : addressFieldNames) {
+        YAML::Node bits(YAML::NodeType::Sequence);
+        bits.SetStyle(YAML::EmitterStyle::Flow);
+        for (std::uint8_t bit : map.field(entry.value))
+            bits.push_back(std::to_string(bit));
+        node[std::string(entry.name)] = bits;
+    }
+    return node;
+}
+
+ParamTable<HbmConfig> makeHbmParams()
+{
+    ParamTable<HbmConfig> table("hbm", "accelerator.hbm", [] { return hbmPreset(defaultPreset); });
+    table
+        .custom(
+            "preset",
+            choiceText(presetNames),
+            "base memory: every key below starts from its value",
+            [](const ConfigNode& node, HbmConfig& config) {
+                config = hbmPreset(detail::readEnum(node, presetNames));
+            },
+            [](const HbmConfig& config) {
+                return config.presetName.empty() ? YAML::Node() : YAML::Node(config.presetName);
+            })
+        .defaultIs(std::string(enumName(presetNames, defaultPreset)));
+    table
+        .custom(
+            "dramsys",
+            "path",
+            "a DRAMSys simulation JSON file that describes the memory (relative to this file); "
+            "only `fidelity` and `analytic` may stand beside it (section DRAMSys configurations)",
+            [](const ConfigNode& node, HbmConfig& config) { config = importDramsys(node); },
+            [](const HbmConfig&) { return YAML::Node(); })
+        .defaultIs("—");
+    table
+        .choice(
+            "fidelity",
+            [](auto& c) -> auto& { return c.fidelity; },
+            fidelityNames,
+            "timing model (Two fidelities above); `detailed` with `dramsys`")
+        .defaultIs("analytic");
+    auto org = [&table](const char* key, auto access, const char* type, const char* help) {
+        table.value(std::string("organisation.") + key, access, type, help);
+    };
+    org(
+        "stacks",
+        [](auto& c) -> auto& { return c.organisation.stacks; },
+        "integer ≥ 1",
+        "HBM stacks of the device");
+    org(
+        "channels_per_stack",
+        [](auto& c) -> auto& { return c.organisation.channelsPerStack; },
+        "power of two",
+        "channels per stack");
+    org(
+        "pcs_per_channel",
+        [](auto& c) -> auto& { return c.organisation.pcsPerChannel; },
+        "power of two",
+        "pseudo-channels per channel");
+    org(
+        "pc_width_bits",
+        [](auto& c) -> auto& { return c.organisation.pcWidthBits; },
+        "integer ≥ 1",
+        "data width of one pseudo-channel, bits");
+    org(
+        "data_rate",
+        [](auto& c) -> auto& { return c.organisation.dataRate; },
+        "bit rate > 0",
+        "data rate per pin, e.g. \"6.4 Gb/s\" (echoed in bytes: 800 MB/s)");
+    org(
+        "clock",
+        [](auto& c) -> auto& { return c.organisation.clock; },
+        "frequency > 0",
+        "command clock CK; a burst must take whole cycles");
+    org(
+        "burst_length",
+        [](auto& c) -> auto& { return c.organisation.burstLength; },
+        "integer ≥ 1",
+        "data beats per access (BL)");
+    org(
+        "sids",
+        [](auto& c) -> auto& { return c.organisation.sids; },
+        "power of two",
+        "stack IDs per pseudo-channel, each with its own bank groups");
+    org(
+        "bank_groups",
+        [](auto& c) -> auto& { return c.organisation.bankGroups; },
+        "power of two",
+        "bank groups per stack ID");
+    org(
+        "banks_per_group",
+        [](auto& c) -> auto& { return c.organisation.banksPerGroup; },
+        "power of two",
+        "banks per bank group");
+    org(
+        "rows",
+        [](auto& c) -> auto& { return c.organisation.rows; },
+        "integer ≥ 1",
+        "rows per bank; not a power of two puts the row field on the top address bits");
+    org(
+        "page",
+        [](auto& c) -> auto& { return c.organisation.page; },
+        "size, a power of two ≥ one burst",
+        "row buffer (page) per pseudo-channel");
+    org(
+        "stack_interleave",
+        [](auto& c) -> auto& { return c.organisation.stackInterleave; },
+        "size, a multiple of the burst",
+        "granularity at which addresses move to the next stack");
+    for (const TimingKey& entry : timingKeys) {
+        const bool zeroMeansUnset = entry.zeroMeansUnset;
+        const auto member = entry.member;
+        table.custom(
+            "timing." + std::string(entry.key),
+            zeroMeansUnset ? "cycles, or a time; 0 = derived" : "cycles ≥ 1, or a time",
+            std::string(entry.help),
+            [member, zeroMeansUnset](const ConfigNode& node, HbmConfig& config) {
+                config.timing.*member =
+                    readTimingValue(node, config.organisation.clock, zeroMeansUnset);
+            },
+            [member](const HbmConfig& config) {
+                return YAML::Node(std::to_string(config.timing.*member));
+            });
+    }
+    table.custom(
+        "address_map",
+        choiceText(addressMapPresetNames) + ", or a map field → list of address bits (" +
+            choiceText(addressFieldNames) + ")",
+        "how a physical address is cut into fields; rebuilt `interleaved` when `organisation` "
+        "changes and no map is given",
+        [](const ConfigNode& node, HbmConfig& config) {
+            config.addressMap = parseAddressMap(node, config.organisation);
+        },
+        [](const HbmConfig& config) { return addressMapYaml(config.addressMap); });
+    auto choice = [&table](const char* key, auto access, const auto& names, const char* help) {
+        table.choice(std::string("controller.") + key, access, names, help);
+    };
+    auto value = [&table](const char* key, auto access, const char* type, const char* help) {
+        table.value(std::string("controller.") + key, access, type, help);
+    };
+    choice(
+        "scheduler",
+        [](auto& c) -> auto& { return c.controller.scheduler; },
+        schedulerNames,
+        "command scheduler per pseudo-channel");
+    choice(
+        "page_policy",
+        [](auto& c) -> auto& { return c.controller.pagePolicy; },
+        pagePolicyNames,
+        "when a row is closed");
+    choice(
+        "refresh",
+        [](auto& c) -> auto& { return c.controller.refresh; },
+        refreshNames,
+        "refresh mode (section Refresh)");
+    value(
+        "refresh_max_postponed",
+        [](auto& c) -> auto& { return c.controller.refreshMaxPostponed; },
+        "0 to 8",
+        "refresh intervals a busy controller may postpone");
+    value(
+        "refresh_max_pulled_in",
+        [](auto& c) -> auto& { return c.controller.refreshMaxPulledIn; },
+        "0 to 8",
+        "refresh intervals an idle controller may pull in");
+    value(
+        "read_queue",
+        [](auto& c) -> auto& { return c.controller.readQueue; },
+        "integer ≥ 1",
+        "read requests the scheduler sees per pseudo-channel");
+    value(
+        "write_queue",
+        [](auto& c) -> auto& { return c.controller.writeQueue; },
+        "integer ≥ 1",
+        "write requests the scheduler sees per pseudo-channel");
+    value(
+        "write_high_watermark",
+        [](auto& c) -> auto& { return c.controller.writeHighWatermark; },
+        "fraction in (0, 1]",
+        "write-queue occupancy that starts a write drain");
+    value(
+        "write_low_watermark",
+        [](auto& c) -> auto& { return c.controller.writeLowWatermark; },
+        "fraction below the high watermark",
+        "occupancy at which a drain stops when reads wait");
+    value(
+        "latency",
+        [](auto& c) -> auto& { return c.controller.latency; },
+        "time",
+        "front end plus PHY: from a request's arrival to its entry in a queue");
+    choice(
+        "command_bus",
+        [](auto& c) -> auto& { return c.controller.commandBus; },
+        commandBusNames,
+        "whether the pseudo-channels of a channel share its command buses");
+    choice(
+        "act_timing",
+        [](auto& c) -> auto& { return c.controller.actTiming; },
+        actTimingNames,
+        "the cycle of a two-cycle ACT that timings count from (DRAMSys's HBM2 ACT)");
+    choice(
+        "buffer",
+        [](auto& c) -> auto& { return c.controller.buffer; },
+        requestBufferNames,
+        "request buffer: per direction (read_queue, write_queue) or per bank");
+    value(
+        "bank_buffer",
+        [](auto& c) -> auto& { return c.controller.bankBuffer; },
+        "integer ≥ 1",
+        "entries per bank of a bankwise buffer");
+    choice(
+        "command_mux",
+        [](auto& c) -> auto& { return c.controller.commandMux; },
+        commandMuxNames,
+        "which ready command goes first (`oldest` only with `bankwise`)");
+    choice(
+        "refresh_precharge",
+        [](auto& c) -> auto& { return c.controller.refreshPrecharge; },
+        refreshPrechargeNames,
+        "how open banks are closed before a refresh");
+    choice(
+        "admission",
+        [](auto& c) -> auto& { return c.controller.admission; },
+        admissionNames,
+        "how requests enter the controller");
+    choice(
+        "refresh_start",
+        [](auto& c) -> auto& { return c.controller.refreshStart; },
+        refreshStartNames,
+        "when each pseudo-channel's first refresh falls due");
+    table.value(
+        "analytic.efficiency",
+        [](auto& c) -> auto& { return c.analytic.efficiency; },
+        "fraction in (0, 1]",
+        "`analytic`: sustained fraction of the device peak for reads");
+    table.value(
+        "analytic.write_efficiency",
+        [](auto& c) -> auto& { return c.analytic.writeEfficiency; },
+        "fraction in [0, 1]",
+        "`analytic`: the same for writes; 0 = `efficiency`");
+    table.value(
+        "analytic.turnaround",
+        [](auto& c) -> auto& { return c.analytic.turnaround; },
+        "time",
+        "`analytic`: lost when a write follows a read or a read a write");
+    table.value(
+        "analytic.latency",
+        [](auto& c) -> auto& { return c.analytic.latency; },
+        "time",
+        "`analytic`: added to every transaction's transfer time");
+    return table;
 }
 
 } // namespace
 
+const ParamTable<HbmConfig>& hbmParams()
+{
+    static const ParamTable<HbmConfig> table = makeHbmParams();
+    return table;
+}
+
 HbmConfig parseHbmConfig(ConfigMap& map)
 {
-    if (map.has("dramsys"))
-        return parseDramsysKey(map);
-    HbmConfig config = hbmPreset(map.enumField("preset", presetNames, defaultPreset));
-    config.fidelity = map.enumField("fidelity", fidelityNames, config.fidelity);
-
-    bool organisationGiven = map.has("organisation");
-    if (organisationGiven) {
-        map.nested("organisation", [&](ConfigMap& m) {
-            Organisation& org = config.organisation;
-            override(m, "stacks", org.stacks);
-            override(m, "channels_per_stack", org.channelsPerStack);
-            override(m, "pcs_per_channel", org.pcsPerChannel);
-            override(m, "pc_width_bits", org.pcWidthBits);
-            override(m, "data_rate", org.dataRate);
-            override(m, "clock", org.clock);
-            override(m, "burst_length", org.burstLength);
-            override(m, "sids", org.sids);
-            override(m, "bank_groups", org.bankGroups);
-            override(m, "banks_per_group", org.banksPerGroup);
-            override(m, "rows", org.rows);
-            override(m, "page", org.page);
-            override(m, "stack_interleave", org.stackInterleave);
-            checkOrganisation(org, atKeyIn(m));
+    const ParamTable<HbmConfig>& table = hbmParams();
+    // Reads one section through the table, then checks its rules at its keys.
+    HbmConfig config = hbmPreset(defaultPreset);
+    auto section = [&](const char* name, const auto& check) {
+        if (!map.has(name))
+            return false;
+        map.nested(name, [&](ConfigMap& m) {
+            table.readSection(m, name, config);
+            check(m);
         });
-    }
+        return true;
+    };
+    auto analytic = [&](ConfigMap& m) { checkAnalytic(config.analytic, atKeyIn(m)); };
 
-    if (map.has("timing")) {
-        map.nested("timing", [&](ConfigMap& m) {
-            for (const TimingKey& entry : timingKeys)
-                if (std::optional<ConfigNode> node = m.value(entry.key))
-                    config.timing.*entry.member =
-                        readTimingValue(*node, config.organisation.clock, entry.zeroMeansUnset);
-            checkTiming(config.timing, config.organisation, atKeyIn(m));
-        });
+    if (std::optional<ConfigNode> file = map.value("dramsys")) {
+        for (const char* key : {"preset", "organisation", "timing", "address_map", "controller"})
+            if (map.has(key))
+                file->fail(std::string("the DRAMSys file describes the memory; remove `") + key +
+                           "` (only fidelity and analytic may stand beside dramsys)");
+        table.readKey(map, "dramsys", config);
+        table.readKey(map, "fidelity", config);
+        section("analytic", analytic);
+        return config;
     }
-
-    if (std::optional<ConfigNode> node = map.value("address_map")) {
-        config.addressMap = parseAddressMap(*node, config.organisation);
+    table.readKey(map, "preset", config);
+    table.readKey(map, "fidelity", config);
+    const bool organisationGiven = section(
+        "organisation", [&](ConfigMap& m) { checkOrganisation(config.organisation, atKeyIn(m)); });
+    section("timing",
+            [&](ConfigMap& m) { checkTiming(config.timing, config.organisation, atKeyIn(m)); });
+    if (map.has("address_map")) {
+        table.readKey(map, "address_map", config);
     } else if (organisationGiven) {
         // The preset's layout was made for the preset's organisation; rebuild it.
         config.addressMap =
             addressMapFromPreset(AddressMapPreset::Interleaved, config.organisation);
     }
-
-    if (map.has("controller")) {
-        map.nested("controller", [&](ConfigMap& m) {
-            ControllerConfig& c = config.controller;
-            c.scheduler = m.enumField("scheduler", schedulerNames, c.scheduler);
-            c.pagePolicy = m.enumField("page_policy", pagePolicyNames, c.pagePolicy);
-            c.refresh = m.enumField("refresh", refreshNames, c.refresh);
-            override(m, "refresh_max_postponed", c.refreshMaxPostponed);
-            override(m, "refresh_max_pulled_in", c.refreshMaxPulledIn);
-            override(m, "read_queue", c.readQueue);
-            override(m, "write_queue", c.writeQueue);
-            override(m, "write_high_watermark", c.writeHighWatermark);
-            override(m, "write_low_watermark", c.writeLowWatermark);
-            override(m, "latency", c.latency);
-            c.commandBus = m.enumField("command_bus", commandBusNames, c.commandBus);
-            c.actTiming = m.enumField("act_timing", actTimingNames, c.actTiming);
-            c.buffer = m.enumField("buffer", requestBufferNames, c.buffer);
-            override(m, "bank_buffer", c.bankBuffer);
-            c.commandMux = m.enumField("command_mux", commandMuxNames, c.commandMux);
-            c.refreshPrecharge =
-                m.enumField("refresh_precharge", refreshPrechargeNames, c.refreshPrecharge);
-            c.admission = m.enumField("admission", admissionNames, c.admission);
-            c.refreshStart = m.enumField("refresh_start", refreshStartNames, c.refreshStart);
-            checkController(c, atKeyIn(m));
-            checkRefresh(c, config.timing, config.organisation, atKeyIn(m));
-        });
-    }
-
-    if (map.has("analytic")) {
-        map.nested("analytic", [&](ConfigMap& m) {
-            override(m, "efficiency", config.analytic.efficiency);
-            override(m, "write_efficiency", config.analytic.writeEfficiency);
-            override(m, "turnaround", config.analytic.turnaround);
-            override(m, "latency", config.analytic.latency);
-            checkAnalytic(config.analytic, atKeyIn(m));
-        });
-    }
+    section("controller", [&](ConfigMap& m) {
+        checkController(config.controller, atKeyIn(m));
+        checkRefresh(config.controller, config.timing, config.organisation, atKeyIn(m));
+    });
+    section("analytic", analytic);
 
     // Rules that cross sections (a timing set against a changed organisation, say) are
     // reported at the section of the preset value that no longer fits.
-    auto failAt = [&](const char* section) {
-        return [&map, section](std::string_view key, const std::string& problem) {
-            map.fail(section, std::string(key) + ": " + problem);
+    auto failAt = [&](const char* name) {
+        return [&map, name](std::string_view key, const std::string& problem) {
+            map.fail(name, std::string(key) + ": " + problem);
         };
     };
     checkTiming(config.timing, config.organisation, failAt("timing"));
@@ -823,69 +1028,7 @@ HbmConfig parseHbmConfig(ConfigMap& map)
 
 YAML::Node toYaml(const HbmConfig& config)
 {
-    YAML::Node node(YAML::NodeType::Map);
-    if (!config.presetName.empty())
-        node["preset"] = config.presetName;
-    node["fidelity"] = std::string(enumName(fidelityNames, config.fidelity));
-    const Organisation& org = config.organisation;
-    YAML::Node organisation(YAML::NodeType::Map);
-    organisation["stacks"] = std::to_string(org.stacks);
-    organisation["channels_per_stack"] = std::to_string(org.channelsPerStack);
-    organisation["pcs_per_channel"] = std::to_string(org.pcsPerChannel);
-    organisation["pc_width_bits"] = std::to_string(org.pcWidthBits);
-    organisation["data_rate"] = toString(org.dataRate);
-    organisation["clock"] = toString(org.clock);
-    organisation["burst_length"] = std::to_string(org.burstLength);
-    organisation["sids"] = std::to_string(org.sids);
-    organisation["bank_groups"] = std::to_string(org.bankGroups);
-    organisation["banks_per_group"] = std::to_string(org.banksPerGroup);
-    organisation["rows"] = std::to_string(org.rows);
-    organisation["page"] = toString(org.page);
-    organisation["stack_interleave"] = toString(org.stackInterleave);
-    node["organisation"] = organisation;
-    YAML::Node timing(YAML::NodeType::Map);
-    for (const TimingKey& entry : timingKeys)
-        timing[std::string(entry.key)] = std::to_string(config.timing.*entry.member);
-    node["timing"] = timing;
-    YAML::Node addressMap(YAML::NodeType::Map);
-    for (const auto& entry : addressFieldNames) {
-        YAML::Node bits(YAML::NodeType::Sequence);
-        bits.SetStyle(YAML::EmitterStyle::Flow);
-        for (std::uint8_t bit : config.addressMap.field(entry.value))
-            bits.push_back(std::to_string(bit));
-        addressMap[std::string(entry.name)] = bits;
-    }
-    node["address_map"] = addressMap;
-    const ControllerConfig& c = config.controller;
-    YAML::Node controller(YAML::NodeType::Map);
-    controller["scheduler"] = std::string(enumName(schedulerNames, c.scheduler));
-    controller["page_policy"] = std::string(enumName(pagePolicyNames, c.pagePolicy));
-    controller["refresh"] = std::string(enumName(refreshNames, c.refresh));
-    controller["refresh_max_postponed"] = std::to_string(c.refreshMaxPostponed);
-    controller["refresh_max_pulled_in"] = std::to_string(c.refreshMaxPulledIn);
-    controller["read_queue"] = std::to_string(c.readQueue);
-    controller["write_queue"] = std::to_string(c.writeQueue);
-    controller["write_high_watermark"] = exactNumberText(c.writeHighWatermark);
-    controller["write_low_watermark"] = exactNumberText(c.writeLowWatermark);
-    controller["latency"] = toString(c.latency);
-    controller["command_bus"] = std::string(enumName(commandBusNames, c.commandBus));
-    controller["act_timing"] = std::string(enumName(actTimingNames, c.actTiming));
-    controller["buffer"] = std::string(enumName(requestBufferNames, c.buffer));
-    controller["bank_buffer"] = std::to_string(c.bankBuffer);
-    controller["command_mux"] = std::string(enumName(commandMuxNames, c.commandMux));
-    controller["refresh_precharge"] =
-        std::string(enumName(refreshPrechargeNames, c.refreshPrecharge));
-    controller["admission"] = std::string(enumName(admissionNames, c.admission));
-    controller["refresh_start"] = std::string(enumName(refreshStartNames, c.refreshStart));
-    node["controller"] = controller;
-    YAML::Node analytic(YAML::NodeType::Map);
-    analytic["efficiency"] = exactNumberText(config.analytic.efficiency);
-    if (config.analytic.writeEfficiency > 0.0)
-        analytic["write_efficiency"] = exactNumberText(config.analytic.writeEfficiency);
-    analytic["turnaround"] = toString(config.analytic.turnaround);
-    analytic["latency"] = toString(config.analytic.latency);
-    node["analytic"] = analytic;
-    return node;
+    return hbmParams().write(config);
 }
 
 } // namespace etsim::hbm

@@ -15,6 +15,7 @@
 // Models receive a validated HbmConfig only.
 
 #include "kernel/Config.h"
+#include "kernel/ParamTable.h"
 #include "kernel/Units.h"
 
 #include <array>
@@ -358,6 +359,11 @@ void validate(const HbmConfig& config);
 
 /// Reads the `hbm` map (see the top of this file); errors are ConfigErrors at the key.
 HbmConfig parseHbmConfig(ConfigMap& map);
+
+/// Every key of the hbm map: its type, default and help (kernel/ParamTable.h). It drives
+/// parseHbmConfig, toYaml and the key table of docs/hbm.md; the rules stay in the check
+/// functions above, which parsing and validate() share.
+const ParamTable<HbmConfig>& hbmParams();
 
 /// Every value of a config as the `hbm` map above (scalars as YAML text, timings in cycles,
 /// the address map as explicit bit lists): parseHbmConfig of the result gives back the same

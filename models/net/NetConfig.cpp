@@ -1,3 +1,7 @@
+// Longer than most files (about 700 lines): the parameter tables of the fabric map, of one
+// dimension and of the fat tree, one entry per key with its rule, beside the algorithm-list
+// reader and the presets they parse.
+
 #include "models/net/NetConfig.h"
 
 #include "kernel/Error.h"
@@ -17,98 +21,190 @@ bool isPowerOfTwo(std::uint32_t value)
     return value != 0 && (value & (value - 1)) == 0;
 }
 
-void requirePositive(ConfigMap& map, const char* key, Bandwidth value)
+std::string positiveProblem(Bandwidth value)
 {
-    if (value.bytesPerSecond() <= 0.0)
-        map.fail(key, "must be greater than 0 B/s");
+    return value.bytesPerSecond() > 0.0 ? std::string() : "must be greater than 0 B/s";
+}
+
+ParamTable<DimConfig> makeDimParams()
+{
+    ParamTable<DimConfig> table(
+        "fabric.dim", "fabric.topology.dims[i]", [] { return DimConfig{}; });
+    table
+        .choice(
+            "kind",
+            [](auto& d) -> auto& { return d.kind; },
+            dimKindNames,
+            "`ring` (bidirectional, one link each way between neighbours), `uni_ring`, "
+            "`fully_connected` (one link per ordered pair), `switch` (a star around one "
+            "switch device per line: two links per transfer)")
+        .required();
+    table
+        .value(
+            "size",
+            [](auto& d) -> auto& { return d.size; },
+            "integer ≥ 2",
+            "members per line of this dimension, e.g. 8")
+        .required()
+        .rule([](const DimConfig& d) {
+            return d.size < 2 ? "must be at least 2 (a dimension of one member has no links)" : "";
+        });
+    table
+        .value(
+            "bandwidth",
+            [](auto& d) -> auto& { return d.bandwidth; },
+            "bandwidth > 0",
+            "per link and direction, e.g. \"450 GB/s\"")
+        .required()
+        .rule([](const DimConfig& d) { return positiveProblem(d.bandwidth); });
+    table
+        .value(
+            "latency",
+            [](auto& d) -> auto& { return d.latency; },
+            "time",
+            "per link (wire + switch traversal), e.g. \"500 ns\"")
+        .required();
+    table
+        .value(
+            "efficiency",
+            [](auto& d) -> auto& { return d.efficiency; },
+            "number in (0, 1]",
+            "usable fraction of the bandwidth")
+        .rule([](const DimConfig& d) {
+            return d.efficiency > 0.0 && d.efficiency <= 1.0
+                       ? ""
+                       : "must be in (0, 1]: the usable fraction of the link bandwidth";
+        });
+    table
+        .custom(
+            "switch_bandwidth",
+            "bandwidth > 0",
+            "switch dimensions, flow fidelity: the internal (crossbar) bandwidth of one switch, "
+            "shared max-min fairly by every flow crossing it; unset = non-blocking switch",
+            [](const ConfigNode& node, DimConfig& d) { d.switchBandwidth = node.as<Bandwidth>(); },
+            [](const DimConfig& d) {
+                return d.switchBandwidth ? YAML::Node(toString(*d.switchBandwidth)) : YAML::Node();
+            })
+        .defaultIs("unset")
+        .rule([](const DimConfig& d) -> std::string {
+            if (!d.switchBandwidth)
+                return {};
+            if (std::string problem = positiveProblem(*d.switchBandwidth); !problem.empty())
+                return problem;
+            return d.kind == DimKind::Switch
+                       ? ""
+                       : "only a switch dimension has a crossbar; remove the key or use kind: "
+                         "switch";
+        });
+    return table;
+}
+
+ParamTable<FatTreeConfig> makeFatTreeParams()
+{
+    ParamTable<FatTreeConfig> table(
+        "fabric.fat_tree", "fabric.topology.fat_tree", [] { return FatTreeConfig{}; });
+    table
+        .value(
+            "endpoints",
+            [](auto& t) -> auto& { return t.endpoints; },
+            "integer ≥ 2",
+            "number of endpoints, e.g. 1024")
+        .required()
+        .rule([](const FatTreeConfig& t) { return t.endpoints < 2 ? "must be at least 2" : ""; });
+    table
+        .value(
+            "endpoints_per_leaf",
+            [](auto& t) -> auto& { return t.endpointsPerLeaf; },
+            "integer dividing endpoints",
+            "endpoints on one leaf switch")
+        .required()
+        .rule([](const FatTreeConfig& t) {
+            return t.endpointsPerLeaf == 0 || t.endpoints % t.endpointsPerLeaf != 0
+                       ? "must divide endpoints (" + std::to_string(t.endpoints) + ") evenly"
+                       : std::string();
+        });
+    table
+        .value(
+            "spines",
+            [](auto& t) -> auto& { return t.spines; },
+            "integer ≥ 1",
+            "number of spine switches")
+        .required()
+        .rule([](const FatTreeConfig& t) { return atLeastOneProblem(t.spines); });
+    table
+        .value(
+            "host_bandwidth",
+            [](auto& t) -> auto& { return t.hostBandwidth; },
+            "bandwidth > 0",
+            "endpoint-leaf link rate")
+        .required()
+        .rule([](const FatTreeConfig& t) { return positiveProblem(t.hostBandwidth); });
+    table
+        .value(
+            "host_latency",
+            [](auto& t) -> auto& { return t.hostLatency; },
+            "time",
+            "endpoint-leaf link latency")
+        .required();
+    table
+        .value(
+            "uplink_bandwidth",
+            [](auto& t) -> auto& { return t.uplinkBandwidth; },
+            "bandwidth > 0",
+            "leaf-spine link rate")
+        .required()
+        .rule([](const FatTreeConfig& t) { return positiveProblem(t.uplinkBandwidth); });
+    table
+        .value(
+            "uplink_latency",
+            [](auto& t) -> auto& { return t.uplinkLatency; },
+            "time",
+            "leaf-spine link latency")
+        .required();
+    table.value(
+        "rail_optimised",
+        [](auto& t) -> auto& { return t.railOptimised; },
+        "boolean",
+        "endpoint r on leaf r % leaves (GPU i of every node on rail i)");
+    return table;
+}
+
+// Reads a map that holds one table's keys and checks its rules at the keys.
+template <typename C>
+C readTable(ConfigMap& map, const ParamTable<C>& table, C value)
+{
+    ParamLocations where;
+    table.readSection(map, "", value, &where);
+    if (std::optional<ParamViolation> bad = table.firstViolation(value))
+        failAt(*bad, where, map);
+    return value;
 }
 
 DimConfig parseDim(ConfigMap& map, Fidelity fidelity)
 {
-    DimConfig dim;
-    dim.kind = map.enumField("kind", dimKindNames);
-    dim.size = map.required<std::uint32_t>("size", "members per line of this dimension, e.g. 8");
-    if (dim.size < 2)
-        map.fail("size", "must be at least 2 (a dimension of one member has no links)");
-    dim.bandwidth =
-        map.required<Bandwidth>("bandwidth", "per link and direction, e.g. \"450 GB/s\"");
-    requirePositive(map, "bandwidth", dim.bandwidth);
-    dim.latency = map.required<Time>("latency", "per link, e.g. \"500 ns\"");
-    dim.efficiency = map.optional("efficiency", defaultEfficiency);
-    if (!(dim.efficiency > 0.0 && dim.efficiency <= 1.0))
-        map.fail("efficiency", "must be in (0, 1]: the usable fraction of the link bandwidth");
-    if (map.has("switch_bandwidth")) {
-        dim.switchBandwidth = map.required<Bandwidth>("switch_bandwidth");
-        requirePositive(map, "switch_bandwidth", *dim.switchBandwidth);
-        if (dim.kind != DimKind::Switch)
-            map.fail("switch_bandwidth",
-                     "only a switch dimension has a crossbar; remove the key or use kind: switch");
-        if (!abilitiesOf(fidelity).sharesLinks)
-            map.fail("switch_bandwidth",
-                     "a shared crossbar is modelled by flow-level link sharing; use fidelity: "
-                     "flow, or remove the key for a non-blocking switch");
-    }
+    DimConfig dim = readTable(map, dimParams(), DimConfig{});
+    if (dim.switchBandwidth && !abilitiesOf(fidelity).sharesLinks)
+        map.fail("switch_bandwidth",
+                 "a shared crossbar is modelled by flow-level link sharing; use fidelity: "
+                 "flow, or remove the key for a non-blocking switch");
     return dim;
 }
 
-FatTreeConfig parseFatTree(ConfigMap& map)
+void readDims(const ConfigNode& node, NetConfig& config)
 {
-    FatTreeConfig tree;
-    tree.endpoints = map.required<std::uint32_t>("endpoints", "number of endpoints, e.g. 1024");
-    tree.endpointsPerLeaf =
-        map.required<std::uint32_t>("endpoints_per_leaf", "endpoints on one leaf switch");
-    tree.spines = map.required<std::uint32_t>("spines", "number of spine switches");
-    tree.hostBandwidth = map.required<Bandwidth>("host_bandwidth", "endpoint-leaf link rate");
-    requirePositive(map, "host_bandwidth", tree.hostBandwidth);
-    tree.hostLatency = map.required<Time>("host_latency", "endpoint-leaf link latency");
-    tree.uplinkBandwidth = map.required<Bandwidth>("uplink_bandwidth", "leaf-spine link rate");
-    requirePositive(map, "uplink_bandwidth", tree.uplinkBandwidth);
-    tree.uplinkLatency = map.required<Time>("uplink_latency", "leaf-spine link latency");
-    tree.railOptimised = map.optional("rail_optimised", false);
-    if (tree.endpoints < 2)
-        map.fail("endpoints", "must be at least 2");
-    if (tree.endpointsPerLeaf == 0 || tree.endpoints % tree.endpointsPerLeaf != 0)
-        map.fail("endpoints_per_leaf",
-                 "must divide endpoints (" + std::to_string(tree.endpoints) + ") evenly");
-    if (tree.spines == 0)
-        map.fail("spines", "must be at least 1");
-    return tree;
-}
-
-void parseTopology(ConfigMap& map, NetConfig& config)
-{
-    config.topologyLocation = map.location();
-    config.topologyKind = map.enumField("kind", topologyKindNames);
-    if (config.topologyKind == TopologyKind::MultiDim) {
-        config.dims =
-            map.sequence("dims", [&](ConfigMap& dim) { return parseDim(dim, config.fidelity); });
-        if (config.dims.empty())
-            map.fail("dims", "needs at least one dimension");
-        if (config.dims.size() > 32)
-            map.fail("dims", "at most 32 dimensions are supported");
-        std::uint64_t endpoints = 1;
-        for (const DimConfig& dim : config.dims)
-            endpoints *= dim.size;
-        if (endpoints > (1ULL << 31))
-            map.fail("dims", "the product of the sizes exceeds 2^31 endpoints");
-    } else {
-        config.fatTree = map.nested("fat_tree", parseFatTree);
-    }
-}
-
-void parseNic(ConfigMap& map, NetConfig& config)
-{
-    config.nicBandwidth = map.optional("injection_bandwidth", Bandwidth());
-    config.messageDelay = map.optional("message_delay", Time());
-}
-
-void parsePacket(ConfigMap& map, NetConfig& config)
-{
-    config.packetPayload =
-        map.required<Size>("payload", "payload bytes per packet, e.g. \"4 KiB\"");
-    if (config.packetPayload.bytes() == 0)
-        map.fail("payload", "must be at least 1 B");
-    config.packetHeader = map.required<Size>("header", "header+trailer bytes per packet");
+    std::vector<DimConfig> dims;
+    for (const ConfigNode& element : node.elements())
+        dims.push_back(element.map([&](ConfigMap& dim) { return parseDim(dim, config.fidelity); }));
+    if (dims.empty())
+        node.fail("needs at least one dimension");
+    if (dims.size() > 32)
+        node.fail("at most 32 dimensions are supported");
+    std::uint64_t endpoints = 1;
+    for (const DimConfig& dim : dims)
+        endpoints *= dim.size;
+    if (endpoints > (1ULL << 31))
+        node.fail("the product of the sizes exceeds 2^31 endpoints");
+    config.dims = std::move(dims);
 }
 
 // {msccl: FILE} or {chakra: PREFIX}; the path is taken relative to the configuration file.
@@ -217,28 +313,205 @@ void parseAlgorithms(ConfigMap& map, NetConfig& config)
         config.allReducePhases = readAlgorithmList(map, "all_reduce_phases", config, {});
 }
 
-void parseCollectives(ConfigMap& map, NetConfig& config)
+YAML::Node algorithmListYaml(const std::vector<AlgorithmKind>& list,
+                             const std::vector<std::shared_ptr<CustomAlgorithmSource>>* customs)
 {
-    for (auto& list : config.algorithms)
-        list.assign(config.dimCount(), AlgorithmKind::Ring);
-    if (map.has("algorithms"))
-        map.nested("algorithms", [&](ConfigMap& sub) { parseAlgorithms(sub, config); });
-    config.groupAlgorithm = map.enumField("group_algorithm", algorithmNames, AlgorithmKind::Ring);
-    if (config.groupAlgorithm == AlgorithmKind::HalvingDoubling ||
-        config.groupAlgorithm == AlgorithmKind::InSwitch)
-        map.fail("group_algorithm",
-                 std::string(enumName(algorithmNames, config.groupAlgorithm)) +
-                     " cannot run on groups of any size; use ring, direct or "
-                     "double_binary_tree");
-    config.chunks = map.optional("chunks", defaultChunks);
-    if (config.chunks == 0 || config.chunks > maxChunks)
-        map.fail("chunks", "must be from 1 to " + std::to_string(maxChunks));
-    config.activeChunks = map.optional("active_chunks", defaultActiveChunks);
-    if (config.activeChunks == 0)
-        map.fail("active_chunks", "must be at least 1");
-    config.endpointDelay = map.optional("endpoint_delay", Time());
-    config.localMemoryBandwidth = map.optional("local_memory_bandwidth", Bandwidth());
-    config.optimization = map.enumField("optimization", optimizationNames, defaultOptimization);
+    YAML::Node node(YAML::NodeType::Sequence);
+    node.SetStyle(YAML::EmitterStyle::Flow);
+    for (std::size_t dim = 0; dim < list.size(); ++dim) {
+        const CustomAlgorithmSource* source =
+            customs && dim < customs->size() ? (*customs)[dim].get() : nullptr;
+        if (list[dim] != AlgorithmKind::Custom || !source) {
+            node.push_back(std::string(enumName(algorithmNames, list[dim])));
+            continue;
+        }
+        YAML::Node custom(YAML::NodeType::Map);
+        custom[source->format == CustomAlgorithmSource::Format::Msccl ? "msccl" : "chakra"] =
+            source->path;
+        custom["span"] = std::string(enumName(customSpanNames, source->span));
+        node.push_back(custom);
+        if (source->span == CustomAlgorithmSource::Span::All)
+            break; // the list's only entry
+    }
+    return node;
+}
+
+YAML::Node algorithmsYaml(const NetConfig& config)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    for (std::size_t index = 0; index < configurableCollectives.size(); ++index)
+        node[collectiveKeys[index]] =
+            algorithmListYaml(config.algorithms[index], &config.customAlgorithms[index]);
+    if (!config.allReducePhases.empty())
+        node["all_reduce_phases"] = algorithmListYaml(config.allReducePhases, nullptr);
+    return node;
+}
+
+bool isMultiDim(const NetConfig& config)
+{
+    return config.topologyKind == TopologyKind::MultiDim;
+}
+
+bool isFatTree(const NetConfig& config)
+{
+    return config.topologyKind == TopologyKind::FatTree;
+}
+
+ParamTable<NetConfig> makeNetParams()
+{
+    ParamTable<NetConfig> table("fabric", "fabric", [] {
+        NetConfig config;
+        config.topologyKind = TopologyKind::MultiDim;
+        return config;
+    });
+    table.choice(
+        "fidelity",
+        [](auto& c) -> auto& { return c.fidelity; },
+        fidelityNames,
+        "timing model of the fabric (Fidelity modes below)");
+    table
+        .choice(
+            "topology.kind",
+            [](auto& c) -> auto& { return c.topologyKind; },
+            topologyKindNames,
+            "dimensions (`dims`) or a leaf/spine tree (`fat_tree`)")
+        .required();
+    table
+        .custom("topology.dims",
+                "list of dimension maps (keys below)",
+                "the dimensions, innermost first; at most 32, at most 2^31 endpoints",
+                readDims,
+                [](const NetConfig& config) {
+                    YAML::Node dims(YAML::NodeType::Sequence);
+                    for (const DimConfig& dim : config.dims)
+                        dims.push_back(dimParams().write(dim));
+                    return dims;
+                })
+        .when(isMultiDim)
+        .required()
+        .defaultIs("required with `multi_dim`");
+    table
+        .custom(
+            "topology.fat_tree",
+            "map (keys below)",
+            "the leaf/spine tree",
+            [](const ConfigNode& node, NetConfig& config) {
+                config.fatTree = node.map([](ConfigMap& tree) {
+                    return readTable(tree, fatTreeParams(), FatTreeConfig{});
+                });
+            },
+            [](const NetConfig& config) { return fatTreeParams().write(config.fatTree); })
+        .when(isFatTree)
+        .required()
+        .defaultIs("required with `fat_tree`");
+    table.value(
+        "nic.injection_bandwidth",
+        [](auto& c) -> auto& { return c.nicBandwidth; },
+        "bandwidth",
+        "adds one injection and one ejection link per endpoint to every route; 0 = none");
+    table.value(
+        "nic.message_delay",
+        [](auto& c) -> auto& { return c.messageDelay; },
+        "time",
+        "fixed delay per message at the receiver");
+    // Written only with packets: a packet section without a payload is an error.
+    for (const bool payload : {true, false})
+        table
+            .custom(
+                payload ? "packet.payload" : "packet.header",
+                payload ? "size ≥ 1 B" : "size",
+                payload ? "payload bytes per packet, e.g. \"4 KiB\"; wire bytes = S + ceil(S / "
+                          "payload) · header"
+                        : "header+trailer bytes per packet",
+                [payload](const ConfigNode& node, NetConfig& c) {
+                    (payload ? c.packetPayload : c.packetHeader) = node.as<Size>();
+                },
+                [payload](const NetConfig& c) {
+                    return c.packetPayload.bytes() == 0
+                               ? YAML::Node()
+                               : YAML::Node(toString(payload ? c.packetPayload : c.packetHeader));
+                })
+            .required()
+            .defaultIs(payload ? "none (no packets)" : "none")
+            .rule([payload](const NetConfig& c) {
+                return payload && c.packetPayload.bytes() == 0 ? "must be at least 1 B" : "";
+            });
+    table
+        .custom(
+            "collectives.algorithms",
+            "map: `default`, `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all`, "
+            "`broadcast`, `reduce`, `barrier`, `all_reduce_phases` → list",
+            "one algorithm per dimension, or one for all (Collectives below): " +
+                choiceText(algorithmNames) + ", or `{msccl: FILE}` / `{chakra: PREFIX}`",
+            [](const ConfigNode& node, NetConfig& config) {
+                node.map([&](ConfigMap& sub) { parseAlgorithms(sub, config); });
+            },
+            algorithmsYaml)
+        .defaultIs("`ring` in every dimension");
+    table
+        .choice(
+            "collectives.group_algorithm",
+            [](auto& c) -> auto& { return c.groupAlgorithm; },
+            algorithmNames,
+            "algorithm of collectives over a sub-group of ranks (run flat)")
+        .rule([](const NetConfig& c) {
+            return c.groupAlgorithm == AlgorithmKind::HalvingDoubling ||
+                           c.groupAlgorithm == AlgorithmKind::InSwitch
+                       ? std::string(enumName(algorithmNames, c.groupAlgorithm)) +
+                             " cannot run on groups of any size; use ring, direct or "
+                             "double_binary_tree"
+                       : std::string();
+        });
+    table
+        .value(
+            "collectives.chunks",
+            [](auto& c) -> auto& { return c.chunks; },
+            "1 to 1,024",
+            "ASTRA-sim `preferred-dataset-splits` (every chunk runs every step as its own "
+            "messages)")
+        .rule([](const NetConfig& c) {
+            return c.chunks == 0 || c.chunks > maxChunks
+                       ? "must be from 1 to " + std::to_string(maxChunks)
+                       : std::string();
+        });
+    table
+        .value(
+            "collectives.active_chunks",
+            [](auto& c) -> auto& { return c.activeChunks; },
+            "integer ≥ 1",
+            "chunks of one collective a member runs at once per dimension")
+        .rule([](const NetConfig& c) { return atLeastOneProblem(c.activeChunks); });
+    table.value(
+        "collectives.endpoint_delay",
+        [](auto& c) -> auto& { return c.endpointDelay; },
+        "time",
+        "at the start of every phase and the end of every step");
+    table.value(
+        "collectives.local_memory_bandwidth",
+        [](auto& c) -> auto& { return c.localMemoryBandwidth; },
+        "bandwidth",
+        "prices reductions: 3 · reduced bytes / bandwidth; 0 = free");
+    table.choice(
+        "collectives.optimization",
+        [](auto& c) -> auto& { return c.optimization; },
+        optimizationNames,
+        "how a multi-dimension all-reduce is split into phases");
+    return table;
+}
+
+// Reads a section of the fabric map through the table and checks its rules at its keys.
+void readNetSection(ConfigMap& map, std::string_view section, NetConfig& config)
+{
+    netParams().readSection(map, section, config);
+    const std::string prefix = section.empty() ? std::string() : std::string(section) + ".";
+    for (const auto& param : netParams().params()) {
+        if (param.key.compare(0, prefix.size(), prefix) != 0 ||
+            param.key.find('.', prefix.size()) != std::string::npos || !param.appliesTo(config))
+            continue;
+        for (const auto& check : param.checks)
+            if (std::optional<ParamViolation> bad = check(config))
+                map.fail(param.key.substr(prefix.size()), bad->problem);
+    }
 }
 
 } // namespace
@@ -306,20 +579,42 @@ const CollectiveAlgorithmIf* NetConfig::wholeGroupAlgorithm(CollectiveType type)
     return nullptr;
 }
 
+const ParamTable<DimConfig>& dimParams()
+{
+    static const ParamTable<DimConfig> table = makeDimParams();
+    return table;
+}
+
+const ParamTable<FatTreeConfig>& fatTreeParams()
+{
+    static const ParamTable<FatTreeConfig> table = makeFatTreeParams();
+    return table;
+}
+
+const ParamTable<NetConfig>& netParams()
+{
+    static const ParamTable<NetConfig> table = makeNetParams();
+    return table;
+}
+
+YAML::Node toYaml(const NetConfig& config)
+{
+    return netParams().write(config);
+}
+
 NetConfig parseNetConfig(ConfigMap& map)
 {
     NetConfig config;
-    config.fidelity = map.enumField("fidelity", fidelityNames, defaultFidelity);
-    map.nested("topology", [&](ConfigMap& sub) { parseTopology(sub, config); });
-    if (map.has("nic"))
-        map.nested("nic", [&](ConfigMap& sub) { parseNic(sub, config); });
-    if (map.has("packet"))
-        map.nested("packet", [&](ConfigMap& sub) { parsePacket(sub, config); });
-    if (map.has("collectives"))
-        map.nested("collectives", [&](ConfigMap& sub) { parseCollectives(sub, config); });
-    else
-        for (auto& list : config.algorithms)
-            list.assign(config.dimCount(), AlgorithmKind::Ring);
+    readNetSection(map, "", config);
+    map.nested("topology", [&](ConfigMap& sub) {
+        config.topologyLocation = sub.location();
+        readNetSection(sub, "topology", config);
+    });
+    for (auto& list : config.algorithms)
+        list.assign(config.dimCount(), AlgorithmKind::Ring);
+    for (const char* section : {"nic", "packet", "collectives"})
+        if (map.has(section))
+            map.nested(section, [&](ConfigMap& sub) { readNetSection(sub, section, config); });
     return config;
 }
 

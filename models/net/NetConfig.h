@@ -24,6 +24,7 @@
 
 #include "kernel/Config.h"
 #include "kernel/NodeInfo.h"
+#include "kernel/ParamTable.h"
 #include "kernel/Units.h"
 
 #include <array>
@@ -277,6 +278,17 @@ struct NetConfig {
 /// Reads a network configuration map (see the top of this file); throws ConfigError with
 /// file:line:col and key path for every broken rule.
 NetConfig parseNetConfig(ConfigMap& map);
+
+/// Every key of the fabric map, of one dimension map and of the fat-tree map: type, default,
+/// rule and help (kernel/ParamTable.h). They drive parseNetConfig, toYaml and the key tables
+/// of docs/network.md.
+const ParamTable<NetConfig>& netParams();
+const ParamTable<DimConfig>& dimParams();
+const ParamTable<FatTreeConfig>& fatTreeParams();
+
+/// Every value of a fabric configuration as the fabric map (presets expanded, defaults
+/// written): parseNetConfig of the result gives back the same configuration.
+YAML::Node toYaml(const NetConfig& config);
 
 /// Parses YAML text holding a network map at the top level.
 NetConfig loadNetConfigString(const std::string& text, const std::string& fileName = "<string>");
