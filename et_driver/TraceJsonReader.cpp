@@ -28,7 +28,7 @@ using namespace jsondetail;
 struct TraceJsonReader::Scanner {
     std::string file;
     gzFile gz = nullptr;
-    std::vector<char> buffer = std::vector<char>(1 << 16);
+    std::vector<char> buffer;
     std::size_t pos = 0;
     std::size_t size = 0;
     bool eof = false;
@@ -36,7 +36,8 @@ struct TraceJsonReader::Scanner {
     // Node index reported in errors; -1 outside nodes.
     int64_t nodeIndex = -1;
 
-    explicit Scanner(const std::filesystem::path& path) : file(path.string())
+    Scanner(const std::filesystem::path& path, std::size_t bufferBytes)
+        : file(path.string()), buffer(std::clamp<std::size_t>(bufferBytes, 1, 1U << 28))
     {
         std::error_code error;
         if (std::filesystem::is_directory(path, error))
@@ -47,7 +48,7 @@ struct TraceJsonReader::Scanner {
                              std::string("cannot open: ") +
                                  (errno != 0 ? std::strerror(errno) : "out of memory") +
                                  " (check the path and the permissions)");
-        gzbuffer(gz, 1 << 18);
+        gzbuffer(gz, static_cast<unsigned>(4 * buffer.size()));
     }
     ~Scanner()
     {
@@ -234,7 +235,7 @@ struct TraceJsonReader::Scanner {
 TraceJsonReader::TraceJsonReader(std::filesystem::path path, TraceJsonReaderOptions readerOptions)
     : file(std::move(path))
     , options(readerOptions)
-    , scanner(std::make_unique<Scanner>(file))
+    , scanner(std::make_unique<Scanner>(file, readerOptions.bufferBytes))
     , scratch(std::make_unique<pb::Node>())
 {
     Scanner& in = *scanner;
@@ -422,7 +423,7 @@ void TraceJsonReader::openEtsimOrLegacy(const std::string& firstKey)
 
 void TraceJsonReader::seekToNodeArray()
 {
-    scanner = std::make_unique<Scanner>(file);
+    scanner = std::make_unique<Scanner>(file, options.bufferBytes);
     Scanner& in = *scanner;
     const char* arrayKey = jsonForm == JsonForm::Etsim ? "nodes" : "workload_graph";
     in.expect('{', "at the start of the file");
