@@ -68,6 +68,9 @@ private:
 struct TraceJsonReaderOptions {
     // Largest JSON text of one node (or of the metadata) accepted, bytes.
     std::size_t maxNodeBytes = 64U << 20;
+    // Size of the read buffer, bytes (at least 1); a gzip file also gets zlib's own buffers of
+    // four times this size. Small buffers put refills inside keys, strings and numbers.
+    std::size_t bufferBytes = 64U << 10;
 };
 
 // Streaming reader of a JSON trace in any of the three forms.

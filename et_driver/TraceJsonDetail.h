@@ -44,8 +44,6 @@ int64_t signedFromJson(
     const Json& json, const std::string& path, int64_t low, int64_t high, const char* type);
 uint64_t
 unsignedFromJson(const Json& json, const std::string& path, uint64_t high, const char* type);
-// "syntax error while parsing ..." from nlohmann's message, without its own position prefix.
-std::string parseErrorText(const Json::parse_error& error);
 
 // --- etsim's form: any protobuf message by reflection (TraceJsonTree.cpp) ---
 

@@ -4,6 +4,7 @@
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceJson.h"
 #include "et_driver/TraceJsonDetail.h"
+#include "kernel/InputFile.h"
 #include "kernel/InputLimits.h"
 
 #include <google/protobuf/util/json_util.h>
@@ -27,7 +28,7 @@ using namespace jsondetail;
 struct TraceJsonReader::Scanner {
     std::string file;
     gzFile gz = nullptr;
-    std::vector<char> buffer = std::vector<char>(1 << 16);
+    std::vector<char> buffer;
     std::size_t pos = 0;
     std::size_t size = 0;
     bool eof = false;
@@ -35,7 +36,8 @@ struct TraceJsonReader::Scanner {
     // Node index reported in errors; -1 outside nodes.
     int64_t nodeIndex = -1;
 
-    explicit Scanner(const std::filesystem::path& path) : file(path.string())
+    Scanner(const std::filesystem::path& path, std::size_t bufferBytes)
+        : file(path.string()), buffer(std::clamp<std::size_t>(bufferBytes, 1, 1U << 28))
     {
         std::error_code error;
         if (std::filesystem::is_directory(path, error))
@@ -46,7 +48,7 @@ struct TraceJsonReader::Scanner {
                              std::string("cannot open: ") +
                                  (errno != 0 ? std::strerror(errno) : "out of memory") +
                                  " (check the path and the permissions)");
-        gzbuffer(gz, 1 << 18);
+        gzbuffer(gz, static_cast<unsigned>(4 * buffer.size()));
     }
     ~Scanner()
     {
@@ -214,9 +216,9 @@ struct TraceJsonReader::Scanner {
             fail("expected a key in double quotes, found " + describeChar(peek()));
         appendString(&text);
         try {
-            return Json::parse(text).get<std::string>();
-        } catch (const Json::exception& error) {
-            fail("the key " + text + " is not a valid JSON string: " + error.what());
+            return parseOrderedJson(text, file).get<std::string>();
+        } catch (const JsonSyntaxError& error) {
+            fail("the key " + text + " is not a valid JSON string: " + error.libraryMessage());
         }
     }
 
@@ -233,7 +235,7 @@ struct TraceJsonReader::Scanner {
 TraceJsonReader::TraceJsonReader(std::filesystem::path path, TraceJsonReaderOptions readerOptions)
     : file(std::move(path))
     , options(readerOptions)
-    , scanner(std::make_unique<Scanner>(file))
+    , scanner(std::make_unique<Scanner>(file, readerOptions.bufferBytes))
     , scratch(std::make_unique<pb::Node>())
 {
     Scanner& in = *scanner;
@@ -285,11 +287,9 @@ TraceJsonReader::TraceJsonReader(std::filesystem::path path, TraceJsonReaderOpti
     }
     Json first0;
     try {
-        first0 = Json::parse(pendingRecord);
-    } catch (const Json::parse_error& error) {
-        fail(pendingLine, "", "invalid JSON: " + parseErrorText(error));
-    } catch (const Json::out_of_range& error) { // a number beyond double's range: "1e999"
-        fail(pendingLine, "", std::string("invalid JSON: ") + error.what());
+        first0 = parseOrderedJson(pendingRecord, in.file);
+    } catch (const JsonSyntaxError& error) {
+        fail(pendingLine, "", "invalid JSON: " + error.reason());
     }
     bool isMetadata = first0.is_object();
     for (auto it = first0.begin(); isMetadata && it != first0.end(); ++it)
@@ -331,11 +331,9 @@ void TraceJsonReader::readTopLevelValue(const std::string& key, bool skipNodes)
     in.value(&text, options.maxNodeBytes);
     Json value;
     try {
-        value = Json::parse(text);
-    } catch (const Json::parse_error& error) {
-        fail(in.line, "/" + pointerKey(key), "invalid JSON: " + parseErrorText(error));
-    } catch (const Json::out_of_range& error) {
-        fail(in.line, "/" + pointerKey(key), std::string("invalid JSON: ") + error.what());
+        value = parseOrderedJson(text, in.file);
+    } catch (const JsonSyntaxError& error) {
+        fail(in.line, "/" + pointerKey(key), "invalid JSON: " + error.reason());
     }
     if (jsonForm == JsonForm::LegacyFeeder) {
         if (value.is_null())
@@ -425,7 +423,7 @@ void TraceJsonReader::openEtsimOrLegacy(const std::string& firstKey)
 
 void TraceJsonReader::seekToNodeArray()
 {
-    scanner = std::make_unique<Scanner>(file);
+    scanner = std::make_unique<Scanner>(file, options.bufferBytes);
     Scanner& in = *scanner;
     const char* arrayKey = jsonForm == JsonForm::Etsim ? "nodes" : "workload_graph";
     in.expect('{', "at the start of the file");
@@ -487,13 +485,12 @@ bool TraceJsonReader::nextEtsim(TraceNode& node)
     in.value(&text, options.maxNodeBytes);
     Json json;
     try {
-        json = Json::parse(text);
-    } catch (const Json::parse_error& error) {
-        auto upTo = std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
-        auto lines = static_cast<uint64_t>(std::count(text.begin(), text.begin() + upTo, '\n'));
-        fail(line + lines, "", "invalid JSON: " + parseErrorText(error));
-    } catch (const Json::out_of_range& error) {
-        fail(line, "", std::string("invalid JSON: ") + error.what());
+        json = parseOrderedJson(text, in.file);
+    } catch (const JsonSyntaxError& error) {
+        // The node's own lines before the place, when the error has one.
+        fail(line + (error.line() > 0 ? error.line() - 1 : 0),
+             "",
+             "invalid JSON: " + error.reason());
     }
     const char* arrayKey = jsonForm == JsonForm::Etsim ? "/nodes/" : "/workload_graph/";
     const char* idKey = jsonForm == JsonForm::Etsim ? "id" : "Id";

@@ -243,16 +243,6 @@ unsignedFromJson(const Json& json, const std::string& path, uint64_t high, const
     return value;
 }
 
-// "syntax error while parsing ..." from nlohmann's message, without its own position prefix.
-std::string parseErrorText(const Json::parse_error& error)
-{
-    std::string text = error.what();
-    std::size_t at = text.find("syntax error");
-    if (at == std::string::npos)
-        at = text.find("] ");
-    return at == std::string::npos ? text : text.substr(at);
-}
-
 } // namespace jsondetail
 
 namespace {

@@ -3,10 +3,12 @@
 #include "kernel/Error.h"
 #include "kernel/InputLimits.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace etsim {
 
@@ -66,16 +68,74 @@ std::string readTextFile(const fs::path& path, std::string_view expected)
     return text.str();
 }
 
+namespace {
+
+// The 1-based line holding the 1-based `byte` of `text` (a '\n' there ends that line); 0 for
+// byte 0, which means "no place".
+std::uint64_t lineOfByte(std::string_view text, std::size_t byte)
+{
+    if (byte == 0)
+        return 0;
+    const auto upTo = static_cast<long>(std::min(byte - 1, text.size()));
+    return 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + upTo, '\n'));
+}
+
+} // namespace
+
+JsonSyntaxError::JsonSyntaxError(std::string source,
+                                 std::string_view text,
+                                 std::size_t byte,
+                                 std::string libraryMessage,
+                                 bool syntax)
+    : Error(source + ": not valid JSON: " + libraryMessage)
+    , source_(std::move(source))
+    , byte_(byte)
+    , line_(lineOfByte(text, byte))
+    , endsEarly_(byte > text.size())
+    , libraryMessage_(std::move(libraryMessage))
+    , syntax_(syntax)
+{
+}
+
+std::string JsonSyntaxError::reason() const
+{
+    if (!syntax_)
+        return libraryMessage_;
+    const std::size_t at = libraryMessage_.find("syntax error");
+    return at == std::string::npos ? libraryMessage_ : libraryMessage_.substr(at);
+}
+
+namespace {
+
+template <typename Json>
+Json parseWithLimits(std::string_view text, const std::string& source)
+{
+    checkJsonNesting(text, source);
+    try {
+        return Json::parse(text.begin(), text.end());
+    } catch (const typename Json::parse_error& error) {
+        throw JsonSyntaxError(source, text, error.byte, error.what(), true);
+    } catch (const typename Json::exception& error) {
+        // out_of_range (406) for a number beyond double's range ("1e999"): no position.
+        throw JsonSyntaxError(source, text, 0, error.what(), false);
+    }
+}
+
+} // namespace
+
+nlohmann::json parseJson(std::string_view text, const std::string& source)
+{
+    return parseWithLimits<nlohmann::json>(text, source);
+}
+
+nlohmann::ordered_json parseOrderedJson(std::string_view text, const std::string& source)
+{
+    return parseWithLimits<nlohmann::ordered_json>(text, source);
+}
+
 nlohmann::json readJsonFile(const fs::path& path, std::string_view expected)
 {
-    const std::string text = readTextFile(path, expected);
-    checkJsonNesting(text, path.string());
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& error) {
-        // parse_error, and out_of_range for a number beyond double's range ("1e999").
-        throw Error(path.string() + ": not valid JSON: " + error.what());
-    }
+    return parseJson(readTextFile(path, expected), path.string());
 }
 
 } // namespace etsim

@@ -1,6 +1,7 @@
 #include "importers/pytorch/Collectives.h"
 
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -153,11 +154,12 @@ GroupTable readGroupTable(const HostTrace& trace)
         const std::string& text = values[0].get_ref<const std::string&>();
         json list;
         try {
-            list = json::parse(text);
-        } catch (const json::exception& e) { // parse_error, or out_of_range for "1e999"
-            fail(trace,
-                 op,
-                 std::string("the process-group list is not valid JSON (") + e.what() + ")");
+            list = parseJson(text,
+                             trace.file + ": node " + std::to_string(op.id) + " \"" + op.name +
+                                 "\": the process-group list");
+        } catch (const JsonSyntaxError& e) {
+            fail(
+                trace, op, "the process-group list is not valid JSON (" + e.libraryMessage() + ")");
         }
         if (!list.is_array())
             fail(trace, op, "the process-group list is not a JSON list");

@@ -2,6 +2,7 @@
 
 #include "et_driver/InflateInputStream.h"
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
@@ -94,12 +95,12 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& file)
         throw Error(file + ": not a JSON document (a Chakra protobuf trace? Those need no "
                            "import: `etsim run` and `etsim trace validate` read them)");
     try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        failJson(text, e.byte, e.what(), file);
-    } catch (const nlohmann::json::exception& e) {
-        // A number beyond double's range (out_of_range.406) is thrown without a position.
-        throw Error(file + ": not valid JSON (" + e.what() +
+        return etsim::parseJson(text, file);
+    } catch (const JsonSyntaxError& e) {
+        if (e.byte() > 0)
+            failJson(text, e.byte(), e.libraryMessage(), file);
+        // A number beyond double's range has no position.
+        throw Error(file + ": not valid JSON (" + e.libraryMessage() +
                     "); the file is corrupt or not a PyTorch/Kineto JSON trace");
     }
 }

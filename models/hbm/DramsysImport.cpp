@@ -1,6 +1,7 @@
 #include "models/hbm/DramsysImport.h"
 
 #include "kernel/Error.h"
+#include "kernel/InputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <vector>
 
 namespace etsim::hbm {
@@ -143,15 +145,12 @@ private:
 
 json readJson(const std::string& file)
 {
-    std::ifstream in(file);
+    std::ifstream in(file, std::ios::binary);
     if (!in)
         throw Error(file + ": cannot open the file");
-    try {
-        return json::parse(in);
-    } catch (const json::exception& error) {
-        // parse_error, and out_of_range for a number beyond double's range ("1e999").
-        throw Error(file + ": not valid JSON: " + error.what());
-    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseJson(text.str(), file);
 }
 
 // A part of the simulation: inline, or a file (relative to the simulation file) whose top

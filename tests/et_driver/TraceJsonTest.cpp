@@ -515,6 +515,53 @@ TEST(TraceJson, MetadataAfterNodesAndBigNodesAreHandled)
     }
 }
 
+// The scanner refills its buffer inside keys, strings, numbers and escapes when the buffer is
+// small: the nodes, the metadata and an error's line must not depend on the buffer size.
+TEST(TraceJson, AnyBufferSizeReadsTheSameNodes)
+{
+    TempDir temp;
+    fs::path et = temp.file("rich.0.et");
+    {
+        TraceWriter writer(et, TraceWriter::defaultMetadata());
+        for (uint64_t id = 10; id < 14; ++id)
+            writer.write(test::richNode(id));
+        writer.close();
+    }
+    auto readAll = [](const fs::path& file, std::size_t bufferBytes) {
+        TraceJsonReaderOptions options;
+        options.bufferBytes = bufferBytes;
+        TraceJsonReader reader(file, options);
+        std::vector<std::string> nodes{reader.metadata().version()};
+        TraceNode node;
+        while (reader.next(node))
+            nodes.push_back(prettyJson(nodeToJson(node)));
+        return nodes;
+    };
+    for (const char* name : {"rich.json", "rich.json.gz"}) {
+        fs::path json = temp.file(name);
+        ASSERT_EQ(convertTrace(et, json).nodes, 4U);
+        const std::vector<std::string> whole = readAll(json, TraceJsonReaderOptions{}.bufferBytes);
+        ASSERT_EQ(whole.size(), 5U);
+        for (std::size_t bytes : {1, 2, 7, 64})
+            EXPECT_EQ(readAll(json, bytes), whole) << name << " with a " << bytes << " B buffer";
+    }
+
+    fs::path bad = temp.write("bad.json", head + "\n{\"id\": 1,\n \"name\": x}]}");
+    TraceJsonReaderOptions tiny;
+    tiny.bufferBytes = 3;
+    try {
+        TraceJsonReader reader(bad, tiny);
+        TraceNode node;
+        while (reader.next(node)) {
+        }
+        FAIL() << "no error";
+    } catch (const TraceJsonError& error) {
+        EXPECT_NE(std::string(error.what()).find("line 3: node 0: invalid JSON: syntax error"),
+                  std::string::npos)
+            << error.what();
+    }
+}
+
 TEST(TraceJson, WriterErrors)
 {
     TempDir temp;

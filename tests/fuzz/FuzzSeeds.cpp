@@ -165,7 +165,6 @@ int main(int argc, char** argv)
         std::filesystem::create_directories(root / "trace_json");
         writeJsonTrace(root / "trace_json" / "six.json", 6);
         writeJsonTrace(root / "trace_json" / "six.json.gz", 6);
-        writeJsonTrace(root / "trace_json" / "forty.json", 40);
         std::filesystem::create_directories(root / "wire");
         writeFrames(root / "wire");
         writeTrace(out / "one.0.et", 1, et::TraceCompression::None);

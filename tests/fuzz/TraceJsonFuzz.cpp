@@ -20,7 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (!file.ok())
         return 0;
     try {
-        etsim::et::TraceJsonReader reader(file.path());
+        etsim::et::TraceJsonReaderOptions options;
+        // Small buffers put refills inside keys, strings, numbers and escapes.
+        options.bufferBytes = 64;
+        etsim::et::TraceJsonReader reader(file.path(), options);
         etsim::et::TraceNode node;
         while (reader.next(node)) {
             const std::string text = etsim::et::prettyJson(etsim::et::nodeToJson(node));

@@ -26,7 +26,11 @@ source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
     generator=()
     command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-    CXX=clang++ cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" \
+    # ccache keeps the sanitizer objects across fresh build folders and checkouts.
+    launcher=()
+    command -v ccache >/dev/null 2>&1 &&
+        launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    CXX=clang++ cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" "${launcher[@]}" \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DETSIM_FUZZ=ON -DETSIM_WITH_NS3=OFF \
         -DETSIM_WITH_VERILATOR=OFF -DETSIM_BUILD_TESTS=OFF -DETSIM_BUILD_BENCH=OFF \
         -DETSIM_BUILD_APPS=OFF >/dev/null

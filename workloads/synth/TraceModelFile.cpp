@@ -3,7 +3,6 @@
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 #include "kernel/InputFile.h"
-#include "kernel/InputLimits.h"
 #include "workloads/synth/TraceModel.h"
 #include "workloads/synth/TraceModelDetail.h"
 
@@ -416,17 +415,15 @@ void saveModel(const TraceModel& model, const fs::path& file)
 TraceModel loadModel(const fs::path& file)
 {
     const std::string text = readTextFile(file, "a model JSON file (etsim gen learn)");
-    checkJsonNesting(text, file.string());
     json root;
     try {
-        root = json::parse(text);
-    } catch (const json::parse_error& error) {
-        throw Error(file.string() + ": not valid JSON at byte " + std::to_string(error.byte) +
+        root = parseJson(text, file.string());
+    } catch (const JsonSyntaxError& error) {
+        // A number beyond double's range carries no byte position.
+        throw Error(file.string() + ": not valid JSON " +
+                    (error.byte() > 0 ? "at byte " + std::to_string(error.byte())
+                                      : "(" + error.libraryMessage() + ")") +
                     "; give a model written by etsim gen learn");
-    } catch (const json::exception& error) {
-        // A number beyond double's range (out_of_range.406) carries no byte position.
-        throw Error(file.string() + ": not valid JSON (" + error.what() +
-                    "); give a model written by etsim gen learn");
     }
     return modelFromJson(root, file.string());
 }
