@@ -135,8 +135,7 @@ void shippedExampleRun(Congestion congestion)
     std::string json = "{\n  \"scheduling-policy\": \"FIFO\",\n  \"preferred-dataset-splits\": 1,\n"
                        "  " +
                        customKey(prefix) + ",\n  \"local-mem-bw\": 50\n}\n";
-    platform::RunReport report =
-        run(dir, 8, json, congestion, allReduceWorkload(dir, 8, 1 << 20));
+    platform::RunReport report = run(dir, 8, json, congestion, allReduceWorkload(dir, 8, 1 << 20));
     expectEveryRankFinishesAt(report, 90174);
     ASSERT_EQ(report.collectives.size(), 1U);
     EXPECT_EQ(report.collectives[0].type, "all_reduce");
@@ -209,14 +208,13 @@ TEST_F(ScTest, AstraPerNodeCustomImplementationRunsTheNamedProgram)
 {
     TempDir dir;
     fs::path perNode = dir.write("per_node.yml", "1: " + generatedRing(dir).string() + "\n");
-    platform::RunReport report =
-        run(dir,
-            4,
-            system("\"all-reduce-implementation\": [\"ring\"],\n  "
-                   "\"per-node-custom-implementation\": \"" +
-                   perNode.string() + "\""),
-            Congestion::Unaware,
-            allReduceWorkload(dir, 4, 1 << 20));
+    platform::RunReport report = run(dir,
+                                     4,
+                                     system("\"all-reduce-implementation\": [\"ring\"],\n  "
+                                            "\"per-node-custom-implementation\": \"" +
+                                            perNode.string() + "\""),
+                                     Congestion::Unaware,
+                                     allReduceWorkload(dir, 4, 1 << 20));
     expectEveryRankFinishesAt(report, 32292);
 }
 
