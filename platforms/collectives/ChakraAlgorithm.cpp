@@ -161,7 +161,8 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         auto& ops = program.ranks[rank].ops;
         // Node id -> operation; the dependencies as node ids until every node is read.
         std::unordered_map<std::uint64_t, std::uint32_t> opOfNode;
-        std::vector<std::vector<std::pair<std::uint64_t, std::string>>> nodeDeps;
+        // Dependencies as node ids until every node is read (the op's `where` names them).
+        std::vector<std::vector<std::uint64_t>> nodeDeps;
         et::TraceNode node;
         while (reader.next(node)) {
             std::string where = file + " node " + std::to_string(node.id) + " (" + node.name + ")";
@@ -169,11 +170,8 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 throw Error(where + ": the node id appears twice in the file");
             ChunkAttrs attrs = chunkAttrs(node);
             annotated = annotated && attrs.op.has_value();
-            std::vector<std::pair<std::uint64_t, std::string>> deps;
-            for (std::uint64_t dep : node.dataDeps)
-                deps.emplace_back(dep, where);
-            for (std::uint64_t dep : node.ctrlDeps)
-                deps.emplace_back(dep, where);
+            std::vector<std::uint64_t> deps(node.dataDeps.begin(), node.dataDeps.end());
+            deps.insert(deps.end(), node.ctrlDeps.begin(), node.ctrlDeps.end());
             // The send half of an rrs/rcs/rrcs joins the receive it depends on.
             if (attrs.op == "send") {
                 if (node.type != et::NodeType::CommSend || node.dataDeps.size() != 1 ||
@@ -187,7 +185,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                                         "rrcs waiting for its send");
                 op.sendPeer = static_cast<std::uint32_t>(node.commDst().value_or(-1));
                 opOfNode[node.id] = joined;
-                if (op.sendPeer >= highestPeer) {
+                if (op.sendPeer > highestPeer) {
                     highestPeer = op.sendPeer;
                     highestWhere = where;
                 }
@@ -240,7 +238,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 op.count = chunkIndex(attrs.count, where, "chunk_count");
             }
             for (std::uint32_t peer : {op.sendPeer, op.recvPeer})
-                if (peer != net::noPeer && peer >= highestPeer) {
+                if (peer != net::noPeer && peer > highestPeer) {
                     highestPeer = peer;
                     highestWhere = where;
                 }
@@ -249,10 +247,10 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
             nodeDeps.push_back(std::move(deps));
         }
         for (std::size_t index = 0; index < ops.size(); ++index)
-            for (const auto& [dep, where] : nodeDeps[index]) {
+            for (std::uint64_t dep : nodeDeps[index]) {
                 auto found = opOfNode.find(dep);
                 if (found == opOfNode.end())
-                    throw Error(where + ": depends on node " + std::to_string(dep) +
+                    throw Error(ops[index].where + ": depends on node " + std::to_string(dep) +
                                 ", which the file does not have");
                 if (found->second != index)
                     ops[index].deps.push_back(found->second);
