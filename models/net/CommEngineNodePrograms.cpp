@@ -8,6 +8,7 @@
 // cost or admission queue applies: the program says everything.
 #include "kernel/Error.h"
 #include "models/net/CommEngine.h"
+#include "models/net/collectives/NodeProgram.h"
 
 #include <string>
 

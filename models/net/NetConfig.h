@@ -25,7 +25,6 @@
 #include "kernel/Config.h"
 #include "kernel/NodeInfo.h"
 #include "kernel/Units.h"
-#include "models/net/collectives/NodeProgram.h"
 
 #include <array>
 #include <cstdint>
@@ -219,6 +218,10 @@ inline constexpr EnumName<CustomAlgorithmSource::Span> customSpanNames[] = {
     {"dimension", CustomAlgorithmSource::Span::Dimension},
     {"all", CustomAlgorithmSource::Span::All},
 };
+
+/// ASTRA-sim's custom collective, run node by node (models/net/collectives/NodeProgram.h; the
+/// peer-side topology code that includes this file needs only the name).
+struct NodeProgram;
 
 /// The runtime configuration of the fabric (units converted, every rule checked).
 struct NetConfig {
