@@ -52,7 +52,7 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
     : settings(config)
     , rankCount(ranks)
     , pointToPoint(
-          [this](std::uint64_t token) { complete(token); },
+          [this](std::uint64_t token) { pointToPointDone(token); },
           [this](std::uint32_t send, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
               Tag tag;
               tag.pointToPoint = true;
@@ -210,10 +210,16 @@ void CommEngine::drainReady()
     if (draining)
         return;
     draining = true;
-    while (!ready.empty()) {
-        ReadyStep step = ready.back();
-        ready.pop_back();
-        endStep(step.instance, step.member, step.chunk);
+    while (!ready.empty() || !programDone.empty()) {
+        if (!ready.empty()) {
+            ReadyStep step = ready.back();
+            ready.pop_back();
+            endStep(step.instance, step.member, step.chunk);
+            continue;
+        }
+        auto [run, node] = programDone.front();
+        programDone.pop_front();
+        finishProgramNode(run, node);
     }
     draining = false;
 }
@@ -223,7 +229,9 @@ void CommEngine::dispatch(const CalendarEvent& event)
     if (event.kind == EventKind::EngineTask) {
         Tag tag = tags[event.index];
         freeTags.push_back(event.index);
-        if (tag.crossed)
+        if (tag.programNode)
+            finishProgramNode(tag.instance, tag.member);
+        else if (tag.crossed)
             crossArrived(tag);
         else if (tag.phaseStart)
             beginStep(tag.instance, tag.member, tag.chunk);

@@ -206,9 +206,10 @@ private:
         std::uint32_t chunk = 0;
         std::uint32_t step = 0; // global step within the chunk; for p2p unused
         bool pointToPoint = false;
-        bool phaseStart = false; // engine tasks: the phase-start delay rather than a step end
-        bool multicast = false;  // a result for every member of member's line (in-switch)
-        bool crossed = false;    // engine tasks: a message from another process arrives
+        bool phaseStart = false;  // engine tasks: the phase-start delay rather than a step end
+        bool multicast = false;   // a result for every member of member's line (in-switch)
+        bool crossed = false;     // engine tasks: a message from another process arrives
+        bool programNode = false; // engine tasks: a COMP node of run `instance` (node `member`)
     };
     // A collective message from another process, waiting for its arrival time.
     struct CrossArrival {
@@ -237,6 +238,23 @@ private:
     std::uint32_t allocateTag(const Tag& tag);
 
     void postCollective(const EtNodeInfo& info, std::uint64_t token);
+
+    // ASTRA-sim's custom collectives (NodeProgram.h, CommEngineNodePrograms.cpp): a member whose
+    // collective runs a node program issues its nodes as their dependencies finish; messages go
+    // through the point-to-point matching, so they are timed as the workload's sends.
+    struct ProgramRun {
+        const NodeProgram* program = nullptr;
+        std::uint32_t instance = 0;
+        std::uint32_t member = 0;
+        std::uint32_t position = 0;         // the algorithm rank this member runs
+        std::vector<std::uint32_t> waiting; // per node: dependencies not yet done
+        std::uint32_t left = 0;             // nodes not yet done
+    };
+    void startProgram(std::uint32_t instance, std::uint32_t member, const NodeProgram& program);
+    void issueProgramNode(std::uint32_t run, std::uint32_t node);
+    void finishProgramNode(std::uint32_t run, std::uint32_t node);
+    // Routes a point-to-point completion: a program node's, or a workload node's.
+    void pointToPointDone(std::uint64_t token);
     void postSend(const EtNodeInfo& info, std::uint64_t token);
     void postRecv(const EtNodeInfo& info, std::uint64_t token);
 
@@ -291,6 +309,11 @@ private:
     bool draining = false;
 
     PointToPoint pointToPoint;
+    std::vector<ProgramRun> runs;
+    std::vector<std::uint32_t> freeRuns;
+    // Program nodes that finished inside a point-to-point callback, handled from drainReady
+    // (the matching must not be re-entered while it walks a channel): (run, node).
+    std::deque<std::pair<std::uint32_t, std::uint32_t>> programDone;
     std::vector<std::uint32_t> strides;
     std::map<SwitchKey, std::uint32_t> switchContributions;
 

@@ -51,6 +51,11 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
     fresh.global = identity;
     std::vector<PlanDim> dims;
     try {
+        for (std::size_t type = 0; type < configurableCollectives.size(); ++type)
+            if (configurableCollectives[type] == info.collective &&
+                !settings.missingAlgorithm[type].empty() &&
+                settings.nodeProgram(info.collective, toUnderlying(info.node)) == nullptr)
+                throw Error(settings.missingAlgorithm[type]);
         const CollectiveAlgorithmIf* whole =
             identity ? settings.wholeGroupAlgorithm(info.collective) : nullptr;
         if (whole) {
@@ -202,6 +207,16 @@ void CommEngine::postCollective(const EtNodeInfo& info, std::uint64_t token)
     state.node = info.node;
     ++instance.posted;
     ++pendingNodes;
+    if (const NodeProgram* program =
+            settings.nodeProgram(info.collective, toUnderlying(info.node))) {
+        try {
+            startProgram(index, member, *program);
+        } catch (const Error& error) {
+            throw Error("fabric: " + where(info) + ": " + toString(info.collective) + ": " +
+                        error.what());
+        }
+        return;
+    }
     if (instance.phases.empty()) {
         finishMember(index, member);
         return;

@@ -579,6 +579,16 @@ const CollectiveAlgorithmIf* NetConfig::wholeGroupAlgorithm(CollectiveType type)
     return nullptr;
 }
 
+const NodeProgram* NetConfig::nodeProgram(CollectiveType type, std::uint64_t node) const
+{
+    if (auto found = nodeProgramsByNode.find(node); found != nodeProgramsByNode.end())
+        return found->second.get();
+    for (std::size_t index = 0; index < configurableCollectives.size(); ++index)
+        if (configurableCollectives[index] == type)
+            return nodePrograms[index].get();
+    return nullptr;
+}
+
 const ParamTable<DimConfig>& dimParams()
 {
     static const ParamTable<DimConfig> table = makeDimParams();

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace etsim::net {
@@ -219,6 +220,10 @@ inline constexpr EnumName<CustomAlgorithmSource::Span> customSpanNames[] = {
     {"all", CustomAlgorithmSource::Span::All},
 };
 
+/// ASTRA-sim's custom collective, run node by node (models/net/collectives/NodeProgram.h; the
+/// peer-side topology code that includes this file needs only the name).
+struct NodeProgram;
+
 /// The runtime configuration of the fabric (units converted, every rule checked).
 struct NetConfig {
     Fidelity fidelity = defaultFidelity;
@@ -246,6 +251,15 @@ struct NetConfig {
     /// elsewhere; entries may share one source).
     std::array<std::vector<std::shared_ptr<CustomAlgorithmSource>>, configurableCollectives.size()>
         customAlgorithms;
+    /// ASTRA-sim's custom collectives (its system file's `*-implementation-custom` keys, the
+    /// astra_* fidelities): the program that runs node by node instead of the algorithm lists
+    /// for a collective type (configurableCollectives order; null: none), and the programs
+    /// chosen by the collective's node id (`per-node-custom-implementation`), which come first.
+    std::array<std::shared_ptr<const NodeProgram>, configurableCollectives.size()> nodePrograms;
+    std::unordered_map<std::uint64_t, std::shared_ptr<const NodeProgram>> nodeProgramsByNode;
+    /// Per collective type: why it has no algorithm (an ASTRA-sim system file may leave out the
+    /// collectives its workload does not run), so that running one is an error; empty: it has.
+    std::array<std::string, configurableCollectives.size()> missingAlgorithm;
     /// Algorithm for collectives over a sub-group of ranks (run flat over the members).
     AlgorithmKind groupAlgorithm = AlgorithmKind::Ring;
     /// Chunks a collective is split into (ASTRA-sim preferred-dataset-splits).
@@ -270,6 +284,8 @@ struct NetConfig {
     /// The loaded custom algorithm for `type` in `dim`, or nullptr where a built-in one runs;
     /// throws etsim::Error when it was listed but never loaded.
     const CollectiveAlgorithmIf* customAlgorithm(CollectiveType type, std::uint32_t dim) const;
+    /// The node program collective node `node` of `type` runs, or nullptr (nodePrograms).
+    const NodeProgram* nodeProgram(CollectiveType type, std::uint64_t node) const;
     /// The loaded custom algorithm for `type` whose program spans all dimensions (`span:
     /// all`), or nullptr.
     const CollectiveAlgorithmIf* wholeGroupAlgorithm(CollectiveType type) const;

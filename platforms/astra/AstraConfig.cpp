@@ -104,6 +104,55 @@ std::vector<CollectiveImplementation> implementations(ConfigMap& map, std::strin
         key, [](const ConfigNode& node) { return detail::readEnum(node, implementationNames); });
 }
 
+std::optional<CustomImplementation> customImplementation(ConfigMap& map, std::string_view key)
+{
+    if (!map.has(key))
+        return std::nullopt;
+    auto entries = map.sequence(key, [](const ConfigNode& node) {
+        return CustomImplementation{
+            node.scalar("a Chakra trace prefix (PREFIX for PREFIX.<rank>.et)"), node.location()};
+    });
+    if (entries.size() != 1)
+        map.fail(key,
+                 "lists " + std::to_string(entries.size()) +
+                     " trace prefixes; give exactly one (one algorithm covers every dimension "
+                     "of the group), e.g. [\"algo/allreduce_ring\"] for "
+                     "algo/allreduce_ring.<rank>.et");
+    return entries.front();
+}
+
+// The per-node file: a YAML map from a collective's Chakra node id to its trace prefix. Its
+// path, like the prefixes, is relative to the working directory.
+std::map<std::uint64_t, CustomImplementation> perNodeImplementations(ConfigMap& map)
+{
+    const auto file = map.required<Located<std::string>>("per-node-custom-implementation");
+    std::map<std::uint64_t, CustomImplementation> out;
+    if (!std::filesystem::exists(file.value))
+        file.location.fail("\"" + file.value +
+                           "\": no such file (the path is relative to the working directory; "
+                           "it names a YAML map from node id to trace prefix)");
+    loadConfigFile(file.value).map([&](ConfigMap& entries) {
+        for (const ConfigLocation& key : entries.acceptUnread()) {
+            std::uint64_t node = 0;
+            try {
+                std::size_t used = 0;
+                node = std::stoull(key.keyPath, &used);
+                if (used != key.keyPath.size())
+                    throw std::invalid_argument("trailing text");
+            } catch (const std::exception&) {
+                key.fail("is not a node id; the file maps Chakra node ids (integers) to trace "
+                         "prefixes");
+            }
+            auto value = entries.value(key.keyPath);
+            out[node] = CustomImplementation{
+                value->scalar("a Chakra trace prefix (PREFIX for PREFIX.<rank>.et)"),
+                value->location()};
+        }
+        return 0;
+    });
+    return out;
+}
+
 } // namespace
 
 const char* topologyName(Topology topology)
@@ -195,20 +244,24 @@ SystemConfig loadSystemConfig(const std::filesystem::path& file, std::vector<std
                      "must be at most " + std::to_string(net::maxChunks) +
                          " (etsim's limit of chunks per collective; every chunk is simulated "
                          "step by step)");
-        // ASTRA-sim's Collective API: a Chakra algorithm trace per collective. Its timing rules
-        // (docs/astra-compat.md) are not reproduced yet, so the run is refused rather than
-        // timed with another algorithm.
-        for (const char* key : {"all-reduce-implementation-custom",
-                                "all-gather-implementation-custom",
-                                "reduce-scatter-implementation-custom",
-                                "all-to-all-implementation-custom",
-                                "per-node-custom-implementation"})
-            if (map.has(key))
-                map.fail(key,
-                         "custom collective algorithms from an ASTRA-sim system file are not "
-                         "run by etsim's astra_* fidelities yet; give the algorithm in an "
-                         "etsim platform file instead, as fabric.collectives.algorithms."
-                         "<collective>: [{chakra: PREFIX}] (docs/network.md)");
+        // ASTRA-sim's Collective API: a Chakra algorithm trace per collective, loaded and
+        // verified when the platform is built (AstraPlatform.cpp).
+        out.allReduceCustom = customImplementation(map, "all-reduce-implementation-custom");
+        out.allGatherCustom = customImplementation(map, "all-gather-implementation-custom");
+        out.reduceScatterCustom = customImplementation(map, "reduce-scatter-implementation-custom");
+        out.allToAllCustom = customImplementation(map, "all-to-all-implementation-custom");
+        if (map.has("per-node-custom-implementation"))
+            out.perNodeCustom = perNodeImplementations(map);
+        const bool custom = out.allReduceCustom || out.allGatherCustom || out.reduceScatterCustom ||
+                            out.allToAllCustom || !out.perNodeCustom.empty();
+        // ASTRA-sim expects as many streams as chunks but runs a custom algorithm as one
+        // stream, so its collectives never complete with more than one split.
+        if (custom && out.preferredDatasetSplits != 1)
+            map.fail("preferred-dataset-splits",
+                     "is " + std::to_string(out.preferredDatasetSplits) +
+                         ", but a custom collective implementation runs as one stream and "
+                         "ASTRA-sim never completes it with more than one split (it waits for "
+                         "the other chunks); set preferred-dataset-splits to 1");
         out.allReduce = implementations(map, "all-reduce-implementation");
         out.allGather = implementations(map, "all-gather-implementation");
         out.reduceScatter = implementations(map, "reduce-scatter-implementation");
@@ -264,7 +317,7 @@ void checkCompatible(const NetworkConfig& network, const SystemConfig& system)
 {
     auto check = [&](const std::vector<CollectiveImplementation>& list, const char* key) {
         for (std::size_t dim = 0; dim < network.dims.size(); ++dim)
-            if (network.dims[dim].npus > 1 && dim >= list.size())
+            if (network.dims[dim].npus > 1 && dim >= list.size() && !list.empty())
                 throw Error(system.file + ": " + key + " lists " + std::to_string(list.size()) +
                             " implementation(s) but the network " + network.file + " has " +
                             std::to_string(network.dims.size()) +
@@ -272,10 +325,16 @@ void checkCompatible(const NetworkConfig& network, const SystemConfig& system)
                             std::to_string(dim) + " has " + std::to_string(network.dims[dim].npus) +
                             " NPUs)");
     };
-    check(system.allReduce, "all-reduce-implementation");
-    check(system.allGather, "all-gather-implementation");
-    check(system.reduceScatter, "reduce-scatter-implementation");
-    check(system.allToAll, "all-to-all-implementation");
+    // A custom implementation replaces the list for its collective; an absent list is an error
+    // only when a collective of its type runs (AstraPlatform.cpp), as in ASTRA-sim.
+    if (!system.allReduceCustom)
+        check(system.allReduce, "all-reduce-implementation");
+    if (!system.allGatherCustom)
+        check(system.allGather, "all-gather-implementation");
+    if (!system.reduceScatterCustom)
+        check(system.reduceScatter, "reduce-scatter-implementation");
+    if (!system.allToAllCustom)
+        check(system.allToAll, "all-to-all-implementation");
 }
 
 } // namespace etsim::platforms::astra

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,14 @@ enum class CollectiveImplementation {
 enum class CollectiveOptimization { Baseline, LocalBwAware };
 const char* collectiveImplementationName(CollectiveImplementation implementation);
 
+/// ASTRA-sim's Collective API: a custom algorithm as Chakra traces, PREFIX.<rank>.et.
+struct CustomImplementation {
+    /// As written: relative to the working directory, as that simulator opens it.
+    std::string prefix;
+    /// Where it was written (the list entry, or the per-node file's entry).
+    ConfigLocation location;
+};
+
 struct SystemConfig {
     // Defaults used when a key is absent, as documented in docs/astra-compat.md.
     static constexpr std::uint32_t defaultActiveChunks = 1;
@@ -67,6 +77,15 @@ struct SystemConfig {
     std::vector<CollectiveImplementation> allGather;
     std::vector<CollectiveImplementation> reduceScatter;
     std::vector<CollectiveImplementation> allToAll;
+    /// `<collective>-implementation-custom`: the algorithm that replaces the list above for
+    /// the whole group (one entry whatever the number of dimensions).
+    std::optional<CustomImplementation> allReduceCustom;
+    std::optional<CustomImplementation> allGatherCustom;
+    std::optional<CustomImplementation> reduceScatterCustom;
+    std::optional<CustomImplementation> allToAllCustom;
+    /// `per-node-custom-implementation` (a YAML file: Chakra node id -> trace prefix): the
+    /// algorithm of the collective node with that id, whatever its type; it comes first.
+    std::map<std::uint64_t, CustomImplementation> perNodeCustom;
     CollectiveOptimization optimization = CollectiveOptimization::Baseline;
     double localMemBwGBps = 0.0; // decimal: 1e9 bytes/s
     bool rooflineEnabled = false;

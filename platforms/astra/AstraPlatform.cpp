@@ -1,6 +1,8 @@
 #include "platforms/astra/AstraPlatform.h"
 
 #include "kernel/Error.h"
+#include "models/net/collectives/ProgramVerifier.h"
+#include "platforms/collectives/ChakraAlgorithm.h"
 
 #include <cmath>
 
@@ -92,6 +94,29 @@ hbm::RemoteMemoryKind remoteKind(MemoryExpansion type)
         return hbm::RemoteMemoryKind::Pool;
     }
     return hbm::RemoteMemoryKind::None;
+}
+
+// A custom implementation's traces, read node by node and verified (matching, deadlocks, and
+// the data where the traces say which chunks move); null when there is none.
+std::shared_ptr<const net::NodeProgram>
+nodeProgram(const std::optional<CustomImplementation>& custom,
+            const SystemConfig& system,
+            const std::string& key)
+{
+    if (!custom)
+        return nullptr;
+    try {
+        auto program = std::make_shared<const net::NodeProgram>(
+            platform::loadChakraNodeProgram(custom->prefix));
+        net::verifyProgram(platform::loadChakraAlgorithm(custom->prefix));
+        return program;
+    } catch (const ConfigError&) {
+        throw;
+    } catch (const Error& error) {
+        custom->location.fail(std::string(error.what()) + " (" + system.file + ": " + key +
+                              " names PREFIX of PREFIX.<rank>.et, relative to the working "
+                              "directory)");
+    }
 }
 
 } // namespace
@@ -191,11 +216,25 @@ platform::PlatformConfig astraPlatform(const NetworkConfig& network,
                            "only 1-D topologies; etsim runs it with FIFO store-and-forward links "
                            "in every dimension (docs/astra-compat.md)");
 
-    auto perDim = [&](const std::vector<CollectiveImplementation>& list, const char* key) {
+    // A collective with a custom implementation never runs its list, nor one whose list is
+    // absent (running one is an error, missingAlgorithm); ring keeps the lists complete.
+    auto perDim = [&](const std::vector<CollectiveImplementation>& list,
+                      const char* key,
+                      const std::optional<CustomImplementation>& custom) {
         std::vector<net::AlgorithmKind> algorithms;
         for (std::size_t dim : kept)
-            algorithms.push_back(algorithm(list.at(dim), system, key));
+            algorithms.push_back((custom || list.empty()) && dim >= list.size()
+                                     ? net::AlgorithmKind::Ring
+                                     : algorithm(list.at(dim), system, key));
         return algorithms;
+    };
+    auto missing = [&](const std::vector<CollectiveImplementation>& list,
+                       const char* key,
+                       const std::optional<CustomImplementation>& custom) {
+        if (!list.empty() || custom)
+            return std::string();
+        return system.file + " has no " + key + " (nor " + key +
+               "-custom); give the implementation of every collective the workload runs";
     };
     auto index = [](CollectiveType type) {
         for (std::size_t i = 0; i < net::configurableCollectives.size(); ++i)
@@ -203,14 +242,42 @@ platform::PlatformConfig astraPlatform(const NetworkConfig& network,
                 return i;
         return std::size_t{0};
     };
-    fabric.algorithms[index(CollectiveType::AllReduce)] =
-        perDim(system.allReduce, "all-reduce-implementation");
-    fabric.algorithms[index(CollectiveType::ReduceScatter)] =
-        perDim(system.reduceScatter, "reduce-scatter-implementation");
-    fabric.algorithms[index(CollectiveType::AllGather)] =
-        perDim(system.allGather, "all-gather-implementation");
-    fabric.algorithms[index(CollectiveType::AllToAll)] =
-        perDim(system.allToAll, "all-to-all-implementation");
+    // Per collective: its list, what to say when it has none, and its custom program, loaded
+    // and verified now so that a bad file fails before the run, naming the key.
+    struct Collective {
+        CollectiveType type;
+        const std::vector<CollectiveImplementation>& list;
+        const char* key;
+        const std::optional<CustomImplementation>& custom;
+    };
+    const Collective collectives[] = {
+        {CollectiveType::AllReduce,
+         system.allReduce,
+         "all-reduce-implementation",
+         system.allReduceCustom},
+        {CollectiveType::ReduceScatter,
+         system.reduceScatter,
+         "reduce-scatter-implementation",
+         system.reduceScatterCustom},
+        {CollectiveType::AllGather,
+         system.allGather,
+         "all-gather-implementation",
+         system.allGatherCustom},
+        {CollectiveType::AllToAll,
+         system.allToAll,
+         "all-to-all-implementation",
+         system.allToAllCustom},
+    };
+    for (const Collective& each : collectives) {
+        const std::size_t at = index(each.type);
+        fabric.algorithms[at] = perDim(each.list, each.key, each.custom);
+        fabric.missingAlgorithm[at] = missing(each.list, each.key, each.custom);
+        fabric.nodePrograms[at] =
+            nodeProgram(each.custom, system, std::string(each.key) + "-custom");
+    }
+    for (const auto& [node, custom] : system.perNodeCustom)
+        fabric.nodeProgramsByNode[node] =
+            nodeProgram(custom, system, "per-node-custom-implementation");
     // ASTRA-sim replays broadcasts and rejects reduce and barrier; ring keeps the lists full.
     for (CollectiveType type :
          {CollectiveType::Broadcast, CollectiveType::Reduce, CollectiveType::Barrier})
@@ -266,6 +333,9 @@ platform::PlatformConfig astraPlatform(const NetworkConfig& network,
             out.push_back(collectiveImplementationName(implementation));
         return out;
     };
+    nlohmann::ordered_json perNode = nlohmann::ordered_json::object();
+    for (const auto& [node, custom] : system.perNodeCustom)
+        perNode[std::to_string(node)] = custom.prefix;
     resolved["fabric"] = {
         {"fidelity", congestion == Congestion::Aware ? "astra_aware" : "astra_unaware"},
         {"dims", dims},
@@ -274,6 +344,13 @@ platform::PlatformConfig astraPlatform(const NetworkConfig& network,
           {"reduce_scatter", names(system.reduceScatter)},
           {"all_gather", names(system.allGather)},
           {"all_to_all", names(system.allToAll)},
+          {"custom",
+           {{"all_reduce", system.allReduceCustom ? system.allReduceCustom->prefix : ""},
+            {"reduce_scatter",
+             system.reduceScatterCustom ? system.reduceScatterCustom->prefix : ""},
+            {"all_gather", system.allGatherCustom ? system.allGatherCustom->prefix : ""},
+            {"all_to_all", system.allToAllCustom ? system.allToAllCustom->prefix : ""},
+            {"per_node", perNode}}},
           {"preferred_dataset_splits", system.preferredDatasetSplits},
           {"active_chunks_per_dimension", system.activeChunksPerDimension},
           {"endpoint_delay_ns", system.endpointDelayNs},

@@ -22,6 +22,8 @@ using net::ProgramBuffer;
 using net::ProgramOp;
 using net::ProgramOpKind;
 
+constexpr std::uint64_t psPerNanosecond = 1000;
+
 std::string rankFile(const std::string& prefix, std::uint32_t rank)
 {
     return prefix + "." + std::to_string(rank) + ".et";
@@ -95,13 +97,17 @@ std::uint32_t metaNumber(const et::TraceMetadata& meta, const char* name, const 
     }
 }
 
-} // namespace
-
-CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
+[[noreturn]] void notAlgorithmNode(const std::string& where, et::NodeType type)
 {
-    CollectiveProgram program;
-    program.source = prefix;
-    program.name = fs::path(prefix).filename().string();
+    throw Error(where +
+                ": an algorithm trace holds only COMM_SEND, COMM_RECV and COMP nodes, "
+                "not node type " +
+                std::to_string(static_cast<int>(type)));
+}
+
+// How many rank files PREFIX.0.et, PREFIX.1.et, ... there are; throws for none or a gap.
+std::uint32_t countRankFiles(const std::string& prefix)
+{
     std::uint32_t ranks = 0;
     while (fs::exists(rankFile(prefix, ranks)))
         ++ranks;
@@ -115,6 +121,17 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
             throw Error(rankFile(prefix, ranks) + ": missing, but " + rankFile(prefix, later) +
                         " exists; the algorithm's rank files must be numbered 0, 1, 2, ... "
                         "without gaps");
+    return ranks;
+}
+
+} // namespace
+
+CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
+{
+    CollectiveProgram program;
+    program.source = prefix;
+    program.name = fs::path(prefix).filename().string();
+    const std::uint32_t ranks = countRankFiles(prefix);
     program.ranks.resize(ranks);
     bool annotated = true;
     std::uint32_t highestPeer = 0;
@@ -123,7 +140,11 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         std::string file = rankFile(prefix, rank);
         et::TraceReader reader(file);
         const et::TraceMetadata& meta = reader.metadata();
+        // ASTRA-sim's converter also records the collective, but not the chunk counts that
+        // etsim's own traces carry: only those are read as chunk-annotated.
         std::optional<std::string> coll = meta.stringAttr("collective");
+        if (!meta.stringAttr("input_chunks"))
+            coll.reset();
         if (rank == 0 && coll) {
             std::optional<CollectiveType> type = net::collectiveFromMscclName(*coll);
             if (!type)
@@ -140,7 +161,8 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         auto& ops = program.ranks[rank].ops;
         // Node id -> operation; the dependencies as node ids until every node is read.
         std::unordered_map<std::uint64_t, std::uint32_t> opOfNode;
-        std::vector<std::vector<std::pair<std::uint64_t, std::string>>> nodeDeps;
+        // Dependencies as node ids until every node is read (the op's `where` names them).
+        std::vector<std::vector<std::uint64_t>> nodeDeps;
         et::TraceNode node;
         while (reader.next(node)) {
             std::string where = file + " node " + std::to_string(node.id) + " (" + node.name + ")";
@@ -148,11 +170,8 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 throw Error(where + ": the node id appears twice in the file");
             ChunkAttrs attrs = chunkAttrs(node);
             annotated = annotated && attrs.op.has_value();
-            std::vector<std::pair<std::uint64_t, std::string>> deps;
-            for (std::uint64_t dep : node.dataDeps)
-                deps.emplace_back(dep, where);
-            for (std::uint64_t dep : node.ctrlDeps)
-                deps.emplace_back(dep, where);
+            std::vector<std::uint64_t> deps(node.dataDeps.begin(), node.dataDeps.end());
+            deps.insert(deps.end(), node.ctrlDeps.begin(), node.ctrlDeps.end());
             // The send half of an rrs/rcs/rrcs joins the receive it depends on.
             if (attrs.op == "send") {
                 if (node.type != et::NodeType::CommSend || node.dataDeps.size() != 1 ||
@@ -166,7 +185,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                                         "rrcs waiting for its send");
                 op.sendPeer = static_cast<std::uint32_t>(node.commDst().value_or(-1));
                 opOfNode[node.id] = joined;
-                if (op.sendPeer >= highestPeer) {
+                if (op.sendPeer > highestPeer) {
                     highestPeer = op.sendPeer;
                     highestWhere = where;
                 }
@@ -191,10 +210,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 op.kind = ProgramOpKind::Nop;
                 break;
             default:
-                throw Error(where +
-                            ": an algorithm trace holds only COMM_SEND, COMM_RECV and "
-                            "COMP nodes, not node type " +
-                            std::to_string(static_cast<int>(node.type)));
+                notAlgorithmNode(where, node.type);
             }
             op.channel = static_cast<std::uint32_t>(node.commTag().value_or(0));
             if (node.type != et::NodeType::Comp)
@@ -222,7 +238,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 op.count = chunkIndex(attrs.count, where, "chunk_count");
             }
             for (std::uint32_t peer : {op.sendPeer, op.recvPeer})
-                if (peer != net::noPeer && peer >= highestPeer) {
+                if (peer != net::noPeer && peer > highestPeer) {
                     highestPeer = peer;
                     highestWhere = where;
                 }
@@ -231,10 +247,10 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
             nodeDeps.push_back(std::move(deps));
         }
         for (std::size_t index = 0; index < ops.size(); ++index)
-            for (const auto& [dep, where] : nodeDeps[index]) {
+            for (std::uint64_t dep : nodeDeps[index]) {
                 auto found = opOfNode.find(dep);
                 if (found == opOfNode.end())
-                    throw Error(where + ": depends on node " + std::to_string(dep) +
+                    throw Error(ops[index].where + ": depends on node " + std::to_string(dep) +
                                 ", which the file does not have");
                 if (found->second != index)
                     ops[index].deps.push_back(found->second);
@@ -259,6 +275,80 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         for (auto& rank : program.ranks)
             for (ProgramOp& op : rank.ops)
                 op.fixedBytes = 0;
+    }
+    return program;
+}
+
+net::NodeProgram loadChakraNodeProgram(const std::string& prefix)
+{
+    using net::NodeProgramNode;
+    net::NodeProgram program;
+    program.source = prefix;
+    const std::uint32_t ranks = countRankFiles(prefix);
+    program.ranks.resize(ranks);
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const std::string file = rankFile(prefix, rank);
+        et::TraceReader reader(file);
+        std::vector<NodeProgramNode>& nodes = program.ranks[rank];
+        std::unordered_map<std::uint64_t, std::uint32_t> indexOfNode;
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> edges; // (node index, dependency id)
+        et::TraceNode node;
+        while (reader.next(node)) {
+            const std::string where =
+                file + " node " + std::to_string(node.id) + " (" + node.name + ")";
+            if (indexOfNode.count(node.id))
+                throw Error(where + ": the node id appears twice in the file");
+            NodeProgramNode out;
+            out.nodeId = node.id;
+            auto peer = [&](std::optional<std::int32_t> value, const char* key) {
+                if (!value || *value < 0 || static_cast<std::uint32_t>(*value) >= ranks)
+                    throw Error(where + ": " + key + " " +
+                                (value ? std::to_string(*value) : std::string("missing")) +
+                                " is not an algorithm rank of " + prefix + " (0.." +
+                                std::to_string(ranks - 1) + ", one PREFIX.<rank>.et each)");
+                return static_cast<std::uint32_t>(*value);
+            };
+            switch (node.type) {
+            case et::NodeType::CommSend:
+                out.kind = NodeProgramNode::Kind::Send;
+                out.peer = peer(node.commDst(), "comm_dst");
+                break;
+            case et::NodeType::CommRecv:
+                out.kind = NodeProgramNode::Kind::Recv;
+                out.peer = peer(node.commSrc(), "comm_src");
+                break;
+            case et::NodeType::Comp:
+                out.kind = NodeProgramNode::Kind::Comp;
+                // Chakra durations are µs; 0 stands for a reduction of negligible cost.
+                out.durationPs =
+                    (node.durationMicros == 0 ? 1 : node.durationMicros * 1000) * psPerNanosecond;
+                break;
+            default:
+                notAlgorithmNode(where, node.type);
+            }
+            if (out.kind != NodeProgramNode::Kind::Comp) {
+                if (!node.commSize() || *node.commSize() < 0)
+                    throw Error(where + ": a message node needs a comm_size (bytes)");
+                out.bytes = static_cast<std::uint64_t>(*node.commSize());
+                out.tag = static_cast<std::uint64_t>(node.commTag().value_or(0));
+            }
+            const auto index = static_cast<std::uint32_t>(nodes.size());
+            indexOfNode.emplace(node.id, index);
+            for (std::uint64_t dep : node.dataDeps)
+                edges.emplace_back(index, dep);
+            for (std::uint64_t dep : node.ctrlDeps)
+                edges.emplace_back(index, dep);
+            nodes.push_back(std::move(out));
+        }
+        for (const auto& [index, dep] : edges) {
+            auto found = indexOfNode.find(dep);
+            if (found == indexOfNode.end())
+                throw Error(file + " node " + std::to_string(nodes[index].nodeId) +
+                            ": depends on node " + std::to_string(dep) +
+                            ", which the file does not have");
+            nodes[found->second].dependents.push_back(index);
+            ++nodes[index].dependencies;
+        }
     }
     return program;
 }

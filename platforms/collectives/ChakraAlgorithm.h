@@ -15,6 +15,7 @@
 // in_place. Message sizes are then chunk_count chunks of the phase's chunk, like MSCCL's.
 
 #include "models/net/collectives/CollectiveProgram.h"
+#include "models/net/collectives/NodeProgram.h"
 
 #include <cstdint>
 #include <string>
@@ -25,6 +26,12 @@ namespace etsim::platform {
 /// naming the file and node, e.g. for a rank file missing from the sequence or a peer with no
 /// file.
 net::CollectiveProgram loadChakraAlgorithm(const std::string& prefix);
+
+/// The same files node by node, as ASTRA-sim's Collective API runs them (NodeProgram.h): every
+/// node's comm_size, comm_tag and duration as written, whatever the chunk attributes. Throws
+/// etsim::Error naming the file and node (a missing rank file, a peer outside the algorithm,
+/// a node type other than COMM_SEND, COMM_RECV and COMP, a dependency the file lacks).
+net::NodeProgram loadChakraNodeProgram(const std::string& prefix);
 
 /// Writes `program` as PREFIX.<rank>.et; comm_size is chunk_count chunks of `bytes` /
 /// input_chunks (what ASTRA-sim will send). Each file is written to a temporary name first.

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,11 +55,17 @@ public:
     }
     std::string text(const char* attribute) const
     {
-        xmlChar* value = xmlGetProp(node, reinterpret_cast<const xmlChar*>(attribute));
-        if (!value)
+        // The attribute's text node is read in place: xmlGetProp would copy every value of
+        // millions of steps.
+        const xmlAttr* attr = xmlHasProp(node, reinterpret_cast<const xmlChar*>(attribute));
+        if (!attr)
             fail(std::string("needs the attribute ") + attribute);
-        std::string out(reinterpret_cast<const char*>(value));
-        xmlFree(value);
+        const xmlNode* value = attr->children;
+        if (value && !value->next && value->type == XML_TEXT_NODE && value->content)
+            return reinterpret_cast<const char*>(value->content);
+        xmlChar* joined = xmlNodeListGetString(node->doc, attr->children, 1);
+        std::string out(joined ? reinterpret_cast<const char*>(joined) : "");
+        xmlFree(joined);
         return out;
     }
     std::int64_t integer(const char* attribute, std::int64_t low, std::int64_t high) const
@@ -83,13 +90,14 @@ public:
     {
         return has(attribute) ? integer(attribute, low, high) : fallback;
     }
-    /// Refuses attributes outside `known`.
-    void only(const std::set<std::string>& known) const
+    /// Refuses attributes outside `known` (compared in place: this runs for every step).
+    void only(std::initializer_list<std::string_view> known) const
     {
         for (const xmlAttr* attr = node->properties; attr; attr = attr->next) {
-            std::string key = reinterpret_cast<const char*>(attr->name);
-            if (!known.count(key))
-                fail("the attribute " + key + " is not modelled (known: " + join(known) + ")");
+            std::string_view key = reinterpret_cast<const char*>(attr->name);
+            if (std::find(known.begin(), known.end(), key) == known.end())
+                fail("the attribute " + std::string(key) + " is not modelled (known: " +
+                     join(std::set<std::string>(known.begin(), known.end())) + ")");
         }
     }
     /// Child elements; text and comments are skipped, other elements than `child` refused.
@@ -269,7 +277,10 @@ net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fi
                           static_cast<int>(text.size()),
                           fileName.c_str(),
                           nullptr,
-                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
+                          // NOBLANKS and COMPACT: the DOM of a 1,024-rank program holds
+                          // millions of elements; no whitespace nodes, short texts inline.
+                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                              XML_PARSE_NOBLANKS | XML_PARSE_COMPACT));
     if (!doc) {
         const xmlError* error = xmlCtxtGetLastError(context.get());
         std::string message = error && error->message ? error->message : "not well-formed XML";

@@ -89,18 +89,80 @@ TEST_F(AstraConfigTest, SystemDefaultsWhenKeysAreAbsent)
     EXPECT_TRUE(warnings.empty()); // peak-perf without roofline is accepted silently
 }
 
-TEST_F(AstraConfigTest, CustomCollectiveKeysAreRefusedWithTheAlternative)
+TEST_F(AstraConfigTest, CustomCollectiveKeysNameOnePrefixEach)
 {
     auto file = dir.write("custom.json",
                           "{\"local-mem-bw\": 50,\n"
-                          " \"all-reduce-implementation-custom\": [\"algo/allreduce_ring\"]}\n");
+                          " \"all-reduce-implementation-custom\": [\"algo/allreduce_ring\"],\n"
+                          " \"all-to-all-implementation-custom\": [\"algo/a2a\"]}\n");
+    SystemConfig system = loadSystemConfig(file, warnings);
+    ASSERT_TRUE(system.allReduceCustom.has_value());
+    EXPECT_EQ(system.allReduceCustom->prefix, "algo/allreduce_ring");
+    EXPECT_EQ(system.allReduceCustom->location.line, 2);
+    ASSERT_TRUE(system.allToAllCustom.has_value());
+    EXPECT_EQ(system.allToAllCustom->prefix, "algo/a2a");
+    EXPECT_FALSE(system.allGatherCustom.has_value());
+    EXPECT_FALSE(system.reduceScatterCustom.has_value());
+    EXPECT_TRUE(system.allReduce.empty()); // the custom key replaces the list
+    EXPECT_TRUE(warnings.empty());
+}
+
+TEST_F(AstraConfigTest, CustomCollectiveListOfTwoPrefixesIsAnError)
+{
+    auto file = dir.write("custom.json",
+                          "{\"local-mem-bw\": 50,\n"
+                          " \"all-gather-implementation-custom\": [\"a/x\", \"a/y\"]}\n");
     std::string error = errorOf([&] { loadSystemConfig(file, warnings); });
     EXPECT_NE(error.find("custom.json:2:"), std::string::npos) << error;
-    EXPECT_NE(error.find("all-reduce-implementation-custom: custom collective algorithms from an "
-                         "ASTRA-sim system file are not run"),
+    EXPECT_NE(error.find("all-gather-implementation-custom: lists 2 trace prefixes; give "
+                         "exactly one (one algorithm covers every dimension of the group)"),
               std::string::npos)
         << error;
-    EXPECT_NE(error.find("[{chakra: PREFIX}]"), std::string::npos) << error;
+}
+
+// ASTRA-sim runs a custom algorithm as one stream but waits for one per split: it never ends.
+TEST_F(AstraConfigTest, CustomCollectiveWithSeveralSplitsIsAnError)
+{
+    auto file = dir.write("custom.json",
+                          "{\"local-mem-bw\": 50, \"preferred-dataset-splits\": 4,\n"
+                          " \"reduce-scatter-implementation-custom\": [\"a/x\"]}\n");
+    std::string error = errorOf([&] { loadSystemConfig(file, warnings); });
+    EXPECT_NE(error.find("custom.json:1:"), std::string::npos) << error;
+    EXPECT_NE(error.find("preferred-dataset-splits: is 4, but a custom collective "
+                         "implementation runs as one stream"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("set preferred-dataset-splits to 1"), std::string::npos) << error;
+}
+
+TEST_F(AstraConfigTest, PerNodeCustomImplementationReadsItsFile)
+{
+    auto perNode = dir.write("per_node.yml", "7: algo/ring\n12: algo/tree\n");
+    auto file = dir.write("custom.json",
+                          "{\"local-mem-bw\": 50,\n \"per-node-custom-implementation\": \"" +
+                              perNode.string() + "\"}\n");
+    SystemConfig system = loadSystemConfig(file, warnings);
+    ASSERT_EQ(system.perNodeCustom.size(), 2U);
+    EXPECT_EQ(system.perNodeCustom.at(7).prefix, "algo/ring");
+    EXPECT_EQ(system.perNodeCustom.at(12).prefix, "algo/tree");
+
+    auto bad = dir.write("bad_node.yml", "first: algo/ring\n");
+    auto badFile = dir.write("bad.json",
+                             "{\"local-mem-bw\": 50,\n \"per-node-custom-implementation\": \"" +
+                                 bad.string() + "\"}\n");
+    std::string error = errorOf([&] { loadSystemConfig(badFile, warnings); });
+    EXPECT_NE(error.find("bad_node.yml:1:"), std::string::npos) << error;
+    EXPECT_NE(error.find("first: is not a node id"), std::string::npos) << error;
+
+    auto missing = dir.write("missing.json",
+                             "{\"local-mem-bw\": 50,\n \"per-node-custom-implementation\": "
+                             "\"nowhere.yml\"}\n");
+    error = errorOf([&] { loadSystemConfig(missing, warnings); });
+    EXPECT_NE(error.find("missing.json:2:"), std::string::npos) << error;
+    EXPECT_NE(error.find("\"nowhere.yml\": no such file (the path is relative to the working "
+                         "directory"),
+              std::string::npos)
+        << error;
 }
 
 TEST_F(AstraConfigTest, BadValuesNameFileLineAndKey)

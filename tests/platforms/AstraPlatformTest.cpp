@@ -5,6 +5,8 @@
 
 #include "platforms/Job.h"
 #include "platforms/astra/AstraNodes.h"
+#include "platforms/collectives/ChakraAlgorithm.h"
+#include "platforms/collectives/ProgramGen.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/TempDir.h"
 
@@ -206,6 +208,61 @@ TEST_F(AstraPlatformTest, ErrorsNameTheFileAndTheFix)
                              "network"),
               std::string::npos)
         << shortList;
+}
+
+// Bad custom-collective traces fail when the platform is built, naming the system file's
+// entry, the trace file and what to do.
+TEST_F(AstraPlatformTest, CustomCollectiveTracesThatCannotBeReadAreErrors)
+{
+    const std::string ring = "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
+                             "latency: [ 500 ]\n";
+    auto systemNaming = [&](const std::string& prefix) {
+        return "{\"local-mem-bw\": 50,\n \"all-reduce-implementation-custom\": [\"" + prefix +
+               "\"]}\n";
+    };
+    std::string absent = errorOf([&] { load(ring, systemNaming("nowhere/algo")); });
+    EXPECT_NE(absent.find("sys.json:2:"), std::string::npos) << absent;
+    EXPECT_NE(absent.find("all-reduce-implementation-custom[0]: nowhere/algo.0.et: no such file"),
+              std::string::npos)
+        << absent;
+    EXPECT_NE(absent.find("relative to the working directory"), std::string::npos) << absent;
+
+    // Rank files 0, 1 and 3 of a 4-rank ring: the gap is named.
+    std::string prefix = dir.file("ring").string();
+    platform::writeChakraAlgorithm(
+        platform::generateProgram(net::AlgorithmKind::Ring, CollectiveType::AllReduce, 4),
+        prefix,
+        1 << 20);
+    std::filesystem::remove(prefix + ".2.et");
+    std::string gap = errorOf([&] { load(ring, systemNaming(prefix)); });
+    EXPECT_NE(gap.find("all-reduce-implementation-custom[0]: " + prefix + ".2.et: missing, but " +
+                       prefix + ".3.et exists"),
+              std::string::npos)
+        << gap;
+
+    // Without its last file the ring talks to a rank that has none.
+    std::filesystem::remove(prefix + ".3.et");
+    std::string peer = errorOf([&] { load(ring, systemNaming(prefix)); });
+    EXPECT_NE(peer.find("is not an algorithm rank of " + prefix +
+                        " (0..1, one PREFIX.<rank>.et "
+                        "each)"),
+              std::string::npos)
+        << peer;
+}
+
+// A system file may leave out collectives its workload does not run (ASTRA-sim's example
+// custom_collective.json has only the all-reduce key); running one is an error naming the key.
+TEST_F(AstraPlatformTest, AbsentImplementationListLoadsButCannotRun)
+{
+    platform::PlatformConfig config =
+        load("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n",
+             "{\"local-mem-bw\": 50, \"all-reduce-implementation\": [\"ring\"]}\n");
+    const std::string& missing = config.fabric.missingAlgorithm[3]; // all_to_all
+    EXPECT_NE(missing.find("sys.json has no all-to-all-implementation (nor "
+                           "all-to-all-implementation-custom)"),
+              std::string::npos)
+        << missing;
+    EXPECT_TRUE(config.fabric.missingAlgorithm[0].empty()); // all_reduce
 }
 
 TEST(AstraRoofline, TruncatesLikeAstraSim)
