@@ -647,10 +647,21 @@ void checkController(const ControllerConfig& c, const ConfigFail& fail)
         fail("write_low_watermark", "must be in [0, write_high_watermark)");
     if (c.bankBuffer == 0)
         fail("bank_buffer", "must be at least 1");
-    if (c.buffer == RequestBuffer::Bankwise && c.commandMux != CommandMux::Oldest)
-        fail("command_mux", "a bankwise buffer offers one command per bank; use oldest");
-    if (c.commandMux == CommandMux::Oldest && c.buffer != RequestBuffer::Bankwise)
-        fail("buffer", "the oldest command mux takes one command per bank; use bankwise");
+    if (c.readBuffer == 0)
+        fail("read_buffer", "must be at least 1");
+    if (c.writeBuffer == 0)
+        fail("write_buffer", "must be at least 1");
+    if (c.sharedBuffer == 0)
+        fail("shared_buffer", "must be at least 1");
+    bool perBank = c.buffer != RequestBuffer::PerDirection;
+    if (perBank && c.commandMux != CommandMux::Oldest)
+        fail("command_mux",
+             "a " + std::string(enumName(requestBufferNames, c.buffer)) +
+                 " buffer offers one command per bank; use oldest");
+    if (c.commandMux == CommandMux::Oldest && !perBank)
+        fail("buffer",
+             "the oldest command mux takes one command per bank; use bankwise, read_write or "
+             "shared");
 }
 
 void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
@@ -789,6 +800,9 @@ HbmConfig parseHbmConfig(ConfigMap& map)
             c.actTiming = m.enumField("act_timing", actTimingNames, c.actTiming);
             c.buffer = m.enumField("buffer", requestBufferNames, c.buffer);
             override(m, "bank_buffer", c.bankBuffer);
+            override(m, "read_buffer", c.readBuffer);
+            override(m, "write_buffer", c.writeBuffer);
+            override(m, "shared_buffer", c.sharedBuffer);
             c.commandMux = m.enumField("command_mux", commandMuxNames, c.commandMux);
             c.refreshPrecharge =
                 m.enumField("refresh_precharge", refreshPrechargeNames, c.refreshPrecharge);
@@ -872,6 +886,9 @@ YAML::Node toYaml(const HbmConfig& config)
     controller["act_timing"] = std::string(enumName(actTimingNames, c.actTiming));
     controller["buffer"] = std::string(enumName(requestBufferNames, c.buffer));
     controller["bank_buffer"] = std::to_string(c.bankBuffer);
+    controller["read_buffer"] = std::to_string(c.readBuffer);
+    controller["write_buffer"] = std::to_string(c.writeBuffer);
+    controller["shared_buffer"] = std::to_string(c.sharedBuffer);
     controller["command_mux"] = std::string(enumName(commandMuxNames, c.commandMux));
     controller["refresh_precharge"] =
         std::string(enumName(refreshPrechargeNames, c.refreshPrecharge));
