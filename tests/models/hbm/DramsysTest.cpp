@@ -6,6 +6,7 @@
 #include "kernel/Config.h"
 #include "kernel/Error.h"
 #include "models/hbm/DramsysImport.h"
+#include "models/hbm/scheduler/CommandMuxIf.h"
 #include "tests/models/hbm/DramsysExample.h"
 #include "tests/support/SharedTraces.h"
 
@@ -151,6 +152,44 @@ TEST(DramsysMux, OldestPicksTheCommandThatFinishesFirstThenTheOlder)
     rd.sequence = 9;
     EXPECT_EQ(&readyFirst(pre, rd), &rd);
     EXPECT_EQ(&readyFirst(act, rd), &act);
+}
+
+TEST(DramsysMux, OldestCountsCommandsLegalSinceEarlierAsReadyNow)
+{
+    // An ACT legal since cycle 9 and a PRE legal since 34, both offered at 261: DRAMSys's
+    // checker answers 261 for both, so the PRE (ends 262) beats the ACT (ends 263) although
+    // the ACT has been legal longer. A RD legal since 100 and one legal since 200 of an older
+    // request: both ready now, the older wins.
+    Candidate act;
+    act.command = Command::Act;
+    act.ready = 9;
+    act.sequence = 2;
+    Candidate pre;
+    pre.command = Command::Pre;
+    pre.ready = 34;
+    pre.sequence = 5;
+    Candidate rdNew;
+    rdNew.command = Command::Rd;
+    rdNew.ready = 100;
+    rdNew.sequence = 7;
+    Candidate rdOld = rdNew;
+    rdOld.ready = 200;
+    rdOld.sequence = 3;
+    std::vector<Candidate> scratch;
+    Offer out;
+    makeCommandMux(CommandMux::Oldest)
+        ->offer(261,
+                {act, pre, rdNew, rdOld},
+                *makeScheduler(SchedulerKind::FrFcfs),
+                neverCycle,
+                scratch,
+                out);
+    ASSERT_TRUE(out.hasRas && out.hasCas);
+    EXPECT_EQ(out.ras.command, Command::Pre);
+    EXPECT_EQ(out.ras.ready, 261U);
+    EXPECT_EQ(out.cas.sequence, 3U);
+    // Of the two, both ready now: the older request (the RD of request 3).
+    EXPECT_EQ(&readyFirst(out.ras, out.cas), &out.cas);
 }
 
 std::filesystem::path referenceConfigs()
