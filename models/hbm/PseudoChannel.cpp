@@ -297,7 +297,8 @@ void PseudoChannel::commit(std::uint64_t cycle,
     if (chosen.slot == refreshSlot) {
         device.issue(chosen.command, chosen.bank, cycle);
         refresh->issued(chosen.command, cycle);
-        if (chosen.command != Command::Pre && chosen.command != Command::PreAb) {
+        if (chosen.command != Command::Pre && chosen.command != Command::PreAb &&
+            chosen.command != Command::PreSb) {
             ++refreshes;
             refreshTime += static_cast<double>(refresh->duration()) * clock.periodSeconds();
         }
