@@ -324,7 +324,7 @@ TEST(DramsysImport, MapsTheReadWriteAndSharedBuffers)
     std::string file =
         exampleWith("mcconfig/fr_fcfs.json",
                     "\"Bankwise\"",
-                    "\"ReadWrite\", \"RequestBufferSizeRead\": 6, \"RequestBufferSizeWrite\": 3",
+                    R"("ReadWrite", "RequestBufferSizeRead": 6, "RequestBufferSizeWrite": 3)",
                     configs);
     ControllerConfig c = loadDramsysSimulation(file).config.controller;
     EXPECT_EQ(c.buffer, RequestBuffer::ReadWrite);
