@@ -325,10 +325,21 @@ void readMcconfig(const Part& part, HbmConfig& config)
                                             : PagePolicyKind::ClosedAdaptive;
     s.choice("Scheduler", {"FrFcfs"}, "the grouped and watermark schedulers are not modelled");
     c.scheduler = SchedulerKind::FrFcfs;
-    s.choice("SchedulerBuffer", {"Bankwise"}, "the shared and read/write buffers are not modelled");
-    c.buffer = RequestBuffer::Bankwise;
-    if (std::optional<std::uint64_t> size = s.optionalUnsigned("RequestBufferSize"))
-        c.bankBuffer = narrow(s, "RequestBufferSize", *size);
+    std::string buffer =
+        s.choice("SchedulerBuffer", {"Bankwise", "ReadWrite", "Shared"}, "buffer organisations");
+    c.buffer = buffer == "Bankwise"    ? RequestBuffer::Bankwise
+               : buffer == "ReadWrite" ? RequestBuffer::ReadWrite
+                                       : RequestBuffer::Shared;
+    // DRAMSys reads every size whatever the organisation; the one it uses is RequestBufferSize
+    // per bank (Bankwise) or per channel (Shared), or the read and write sizes (ReadWrite).
+    auto size = [&](const char* key, std::uint32_t& out) {
+        if (std::optional<std::uint64_t> n = s.optionalUnsigned(key))
+            out = narrow(s, key, *n);
+    };
+    size("RequestBufferSize", c.bankBuffer);
+    c.sharedBuffer = c.bankBuffer;
+    size("RequestBufferSizeRead", c.readBuffer);
+    size("RequestBufferSizeWrite", c.writeBuffer);
     s.choice("CmdMux", {"Oldest"}, "the strict mux is not modelled");
     c.commandMux = CommandMux::Oldest;
     s.choice("RespQueue", {"Fifo"}, "the reorder queue is not modelled");
@@ -385,7 +396,7 @@ void readMcconfig(const Part& part, HbmConfig& config)
     // command buses, and ACT's timings count from its second cycle.
     c.commandBus = CommandBus::PerChannel;
     c.actTiming = ActTiming::SecondCycle;
-    // The per-direction queues are unused by the bank-wise buffer; they only need to be valid.
+    // The per-direction queues are unused by DRAMSys's buffers; they only need to be valid.
     c.readQueue = c.writeQueue = c.bankBuffer;
 }
 

@@ -645,10 +645,21 @@ void checkController(const ControllerConfig& c, const ConfigFail& fail)
         fail("write_low_watermark", "must be in [0, write_high_watermark)");
     if (c.bankBuffer == 0)
         fail("bank_buffer", "must be at least 1");
-    if (c.buffer == RequestBuffer::Bankwise && c.commandMux != CommandMux::Oldest)
-        fail("command_mux", "a bankwise buffer offers one command per bank; use oldest");
-    if (c.commandMux == CommandMux::Oldest && c.buffer != RequestBuffer::Bankwise)
-        fail("buffer", "the oldest command mux takes one command per bank; use bankwise");
+    if (c.readBuffer == 0)
+        fail("read_buffer", "must be at least 1");
+    if (c.writeBuffer == 0)
+        fail("write_buffer", "must be at least 1");
+    if (c.sharedBuffer == 0)
+        fail("shared_buffer", "must be at least 1");
+    bool perBank = c.buffer != RequestBuffer::PerDirection;
+    if (perBank && c.commandMux != CommandMux::Oldest)
+        fail("command_mux",
+             "a " + std::string(enumName(requestBufferNames, c.buffer)) +
+                 " buffer offers one command per bank; use oldest");
+    if (c.commandMux == CommandMux::Oldest && !perBank)
+        fail("buffer",
+             "the oldest command mux takes one command per bank; use bankwise, read_write or "
+             "shared");
 }
 
 void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
@@ -912,12 +923,24 @@ ParamTable<HbmConfig> makeHbmParams()
         "buffer",
         [](auto& c) -> auto& { return c.controller.buffer; },
         requestBufferNames,
-        "request buffer: per direction (read_queue, write_queue) or per bank");
+        "request buffer: per direction (read_queue, write_queue), or one of DRAMSys's channel-wide buffers (models/hbm/buffer)");
     value(
         "bank_buffer",
         [](auto& c) -> auto& { return c.controller.bankBuffer; },
         "integer ≥ 1",
         "entries per bank of a bankwise buffer");
+    value("read_buffer",
+          [](auto& c) -> auto& { return c.controller.readBuffer; },
+          "integer ≥ 1",
+          "reads per channel of a read_write buffer");
+    value("write_buffer",
+          [](auto& c) -> auto& { return c.controller.writeBuffer; },
+          "integer ≥ 1",
+          "writes per channel of a read_write buffer");
+    value("shared_buffer",
+          [](auto& c) -> auto& { return c.controller.sharedBuffer; },
+          "integer ≥ 1",
+          "requests per channel of a shared buffer");
     choice(
         "command_mux",
         [](auto& c) -> auto& { return c.controller.commandMux; },

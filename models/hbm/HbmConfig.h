@@ -72,12 +72,17 @@ enum class ActTiming { FirstCycle, SecondCycle };
 constexpr EnumName<ActTiming> actTimingNames[] = {{"first_cycle", ActTiming::FirstCycle},
                                                   {"second_cycle", ActTiming::SecondCycle}};
 
-/// Where accepted requests wait: a read and a write queue per PC (read_queue, write_queue), or
-/// one buffer per bank of bank_buffer entries; a bank-wise buffer accepts the next request only
-/// while the bank of the request it stored last has room (head-of-line admission).
-enum class RequestBuffer { PerDirection, Bankwise };
+/// Where accepted requests wait (models/hbm/buffer): a read and a write queue per PC
+/// (read_queue, write_queue), or one of DRAMSys's channel-wide buffers, whose banks each offer
+/// one request: bankwise (bank_buffer entries per bank; the next request is accepted only while
+/// the bank of the request stored last has room), read_write (read_buffer reads and
+/// write_buffer writes per channel) or shared (shared_buffer requests per channel).
+enum class RequestBuffer { PerDirection, Bankwise, ReadWrite, Shared };
 constexpr EnumName<RequestBuffer> requestBufferNames[] = {
-    {"per_direction", RequestBuffer::PerDirection}, {"bankwise", RequestBuffer::Bankwise}};
+    {"per_direction", RequestBuffer::PerDirection},
+    {"bankwise", RequestBuffer::Bankwise},
+    {"read_write", RequestBuffer::ReadWrite},
+    {"shared", RequestBuffer::Shared}};
 
 /// Which command issues when several are legal. scheduler: the scheduler picks among the
 /// requests' commands (row hits first for fr_fcfs). oldest: each bank offers one command (its
@@ -283,6 +288,10 @@ struct ControllerConfig {
     RequestBuffer buffer = RequestBuffer::PerDirection;
     /// Entries per bank of a bank-wise buffer.
     std::uint32_t bankBuffer = 8;
+    /// Reads and writes per channel of a read_write buffer; requests of a shared one.
+    std::uint32_t readBuffer = 8;
+    std::uint32_t writeBuffer = 8;
+    std::uint32_t sharedBuffer = 8;
     CommandMux commandMux = CommandMux::Scheduler;
     RefreshPrecharge refreshPrecharge = RefreshPrecharge::PerBank;
     RefreshStart refreshStart = RefreshStart::Aligned;

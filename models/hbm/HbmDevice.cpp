@@ -34,13 +34,15 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
     buses.resize(channels);
     offers.resize(pcsPerUnit);
     latencyCycles = clock.cycleAtOrAfter(latencyPs);
-    lastStored.assign(channels, LastStored{});
     pcs.reserve(org.pcCount());
     for (std::uint32_t channel = 0; channel < org.stacks * org.channelsPerStack; ++channel) {
         StatGroup& channelStats = stats.addGroup("channel" + std::to_string(channel));
+        buffers.push_back(makeRequestBuffer(cfg));
         for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
             pcs.push_back(
                 std::make_unique<PseudoChannel>(cfg,
+                                                *buffers.back(),
+                                                pc,
                                                 *scheduler,
                                                 *pagePolicy,
                                                 *mux,
@@ -51,6 +53,7 @@ HbmDevice::HbmDevice(const HbmConfig& config, StatGroup& stats, Completion onCom
             for (std::uint32_t pc = 0; pc < org.pcsPerChannel; ++pc)
                 pcs[channel * org.pcsPerChannel + pc]->shareBus(&buses[channel]);
     }
+    perBankBuffer = buffers.front()->perBank();
     Counter& read = bytesRead;
     Counter& written = bytesWritten;
     stats.addFormula(
@@ -165,8 +168,7 @@ void HbmDevice::start(std::uint32_t index, std::uint64_t cycle)
         admit(cycle, false);
         return;
     }
-    if (cfg.controller.buffer == RequestBuffer::Bankwise &&
-        (!admitQueue.empty() || !hasRoom(index))) {
+    if (perBankBuffer && (!admitQueue.empty() || !hasRoom(index))) {
         admitQueue.push_back(index);
         return;
     }
@@ -183,14 +185,10 @@ bool HbmDevice::hasRoom(std::uint32_t index) const
     const Transaction& t = transactions[index];
     DeviceAddress where = map.decode(t.firstBurst);
     std::uint32_t pc = map.pcIndex(where);
-    if (cfg.controller.buffer != RequestBuffer::Bankwise)
-        return pcs[pc]->canAccept(t.write);
-    // DRAMSys's bank-wise buffer checks the bank of the request it stored last, not the bank
-    // of the one arriving: a full bank stops the channel's front end until it drains.
-    const LastStored& last = lastStored[channelOf(pc)];
-    if (!last.any)
-        return true;
-    return pcs[last.pc]->bankQueued(last.bank) + t.bursts <= cfg.controller.bankBuffer;
+    // A per-bank buffer takes a transaction whole, so it needs room for all its bursts;
+    // per-direction queues take them one at a time, so room for the first will do.
+    return buffers[channelOf(pc)]->hasRoom(
+        pc % cfg.organisation.pcsPerChannel, t.write, perBankBuffer ? t.bursts : 1);
 }
 
 void HbmDevice::admit(std::uint64_t cycle, bool afterRoom)
@@ -231,7 +229,6 @@ void HbmDevice::feed(std::uint32_t index, std::uint64_t cycle)
         }
         std::uint32_t bank = map.bankIndex(where);
         pcs[pc]->enqueue(BurstRequest{index, bank, where.row, t.write, nextSequence++}, cycle);
-        lastStored[channelOf(pc)] = LastStored{pc, bank, true};
         ++t.generated;
         ++t.outstanding;
         markDirty(unitOf(pc));

@@ -77,12 +77,6 @@ private:
     };
     using Wake = std::pair<std::uint64_t, std::uint32_t>; // cycle, PC
 
-    struct LastStored {
-        std::uint32_t pc = 0;
-        std::uint32_t bank = 0;
-        bool any = false;
-    };
-
     void start(std::uint32_t index, std::uint64_t cycle);
     // Admits queued transactions in order as the buffer rules and the one-per-cycle front end
     // allow; `afterRoom`: called because a column command made room.
@@ -109,6 +103,8 @@ private:
     std::unique_ptr<SchedulerIf> scheduler;
     std::unique_ptr<PagePolicyIf> pagePolicy;
     std::unique_ptr<CommandMuxIf> mux;
+    std::vector<std::unique_ptr<RequestBufferIf>> buffers; // per channel
+    bool perBankBuffer = false;                            // buffers' perBank()
     std::vector<std::unique_ptr<PseudoChannel>> pcs;
     Completion onComplete;
     std::uint64_t burstBytes;
@@ -125,9 +121,8 @@ private:
     std::uint64_t inFlight = 0;
     bool sharedBus = false;
     std::uint32_t pcsPerUnit = 1;
-    std::vector<BusState> buses;        // per channel, when shared
-    std::vector<Offer> offers;          // per PC of a channel, serveChannel's scratch
-    std::vector<LastStored> lastStored; // per channel
+    std::vector<BusState> buses; // per channel, when shared
+    std::vector<Offer> offers;   // per PC of a channel, serveChannel's scratch
     std::deque<std::uint32_t> admitQueue;
     std::uint64_t admitWake = neverCycle;
     std::uint64_t nextAdmit = 0;

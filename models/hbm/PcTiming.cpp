@@ -29,6 +29,8 @@ const char* toString(Command command)
         return "ref2b";
     case Command::RefSb:
         return "refsb";
+    case Command::PreSb:
+        return "presb";
     }
     return "?";
 }
@@ -81,6 +83,15 @@ std::uint64_t PcTiming::earliest(Command command, std::uint32_t bank) const
             cycle = std::max(cycle, b.pre);
         return cycle;
     }
+    case Command::PreSb: {
+        // A PRE to each bank of the set in one command: each bank's tRAS, tRTP and write
+        // recovery, as PREA waits for every bank's.
+        std::uint64_t cycle = std::max(pcPre, bus().row);
+        refreshedBanks(command, bank, refreshScratch);
+        for (std::uint32_t b : refreshScratch)
+            cycle = std::max(cycle, banks[b].pre);
+        return cycle;
+    }
     case Command::Rd:
     case Command::Rda: {
         std::uint64_t cycle =
@@ -129,7 +140,7 @@ void PcTiming::refreshedBanks(Command command,
     if (command == Command::Ref2b) {
         out.push_back(bank);
         out.push_back(bank + count / 2);
-    } else if (command == Command::RefSb) {
+    } else if (command == Command::RefSb || command == Command::PreSb) {
         for (std::uint32_t b = bank % banksPerGroup; b < count; b += banksPerGroup)
             out.push_back(b);
     } else {
@@ -236,6 +247,16 @@ void PcTiming::issue(Command command, std::uint32_t bank, std::uint64_t cycle, s
         for (Bank& b : banks) {
             b.openRow = closedRow;
             b.act = std::max(b.act, cycle + t.rp - actShift);
+        }
+        pcPre = cycle + t.ppd;
+        bus().row = cycle + 1;
+        break;
+    case Command::PreSb:
+        // tRP to the next ACT or refresh of every bank of the set, as PREA's to every bank.
+        refreshedBanks(command, bank, refreshScratch);
+        for (std::uint32_t b : refreshScratch) {
+            banks[b].openRow = closedRow;
+            banks[b].act = std::max(banks[b].act, cycle + t.rp - actShift);
         }
         pcPre = cycle + t.ppd;
         bus().row = cycle + 1;

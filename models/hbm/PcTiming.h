@@ -14,8 +14,21 @@
 namespace etsim::hbm {
 
 /// DRAM commands. Rda/Wra carry an auto-precharge. Ref2b refreshes bank b and b + banks / 2,
-/// RefSb bank b of every bank group (b < banks per group).
-enum class Command : std::uint8_t { Act, Pre, Rd, Wr, Rda, Wra, RefAb, RefPb, PreAb, Ref2b, RefSb };
+/// RefSb bank b of every bank group (b < banks per group); PreSb precharges that same set.
+enum class Command : std::uint8_t {
+    Act,
+    Pre,
+    Rd,
+    Wr,
+    Rda,
+    Wra,
+    RefAb,
+    RefPb,
+    PreAb,
+    Ref2b,
+    RefSb,
+    PreSb
+};
 
 /// Lower-case mnemonic ("act", "rda", "refab").
 const char* toString(Command command);
@@ -76,7 +89,8 @@ private:
     };
 
     void casIssued(bool write, std::uint32_t bank, std::uint64_t cycle);
-    // The banks a per-bank, per-2-bank or same-bank refresh of `bank` covers, to `out`.
+    // The banks a per-bank, per-2-bank or same-bank refresh (or a PreSb) of `bank` covers, to
+    // `out`.
     void refreshedBanks(Command command, std::uint32_t bank, std::vector<std::uint32_t>& out) const;
     std::uint32_t refreshCycles(Command command) const;
     BusState& bus() { return sharedBus != nullptr ? *sharedBus : ownBus; }

@@ -40,6 +40,8 @@ std::uint64_t CycleClock::cycleAtOrBefore(std::uint64_t time) const
 }
 
 PseudoChannel::PseudoChannel(const HbmConfig& config,
+                             RequestBufferIf& buffer,
+                             std::uint32_t pcInChannel,
                              const SchedulerIf& scheduler,
                              const PagePolicyIf& pagePolicy,
                              const CommandMuxIf& mux,
@@ -47,6 +49,8 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
                              const CycleClock& clock,
                              StatGroup& stats)
     : config(config)
+    , buffer(buffer)
+    , pcInChannel(pcInChannel)
     , scheduler(scheduler)
     , pagePolicy(pagePolicy)
     , mux(mux)
@@ -60,7 +64,7 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
     , burstBytes(config.organisation.burstBytes())
     , bankChoice(config.organisation.banksPerPc())
     , perBank(config.organisation.banksPerPc(), 0)
-    , bankwise(config.controller.buffer == RequestBuffer::Bankwise)
+    , perBankBuffer(buffer.perBank())
     , readBursts(stats.addCounter("read_bursts", "", "read accesses served"))
     , writeBursts(stats.addCounter("write_bursts", "", "write accesses served"))
     , bytes(stats.addCounter("bytes", "B", "data moved (reads and writes)"))
@@ -82,11 +86,9 @@ PseudoChannel::PseudoChannel(const HbmConfig& config,
 
 bool PseudoChannel::canAccept(bool write) const
 {
-    // A bank-wise buffer's admission rule spans the channel: HbmDevice applies it.
-    if (bankwise)
-        return true;
-    return write ? writes.size() < config.controller.writeQueue
-                 : reads.size() < config.controller.readQueue;
+    // A per-bank buffer admits whole transactions at the channel's front end (HbmDevice):
+    // their bursts then all enter.
+    return perBankBuffer || buffer.hasRoom(pcInChannel, write, 1);
 }
 
 void PseudoChannel::enqueue(const BurstRequest& request, std::uint64_t cycle)
@@ -101,9 +103,10 @@ void PseudoChannel::enqueue(const BurstRequest& request, std::uint64_t cycle)
         }
     }
     std::uint64_t sequence = request.sequence == unsetSequence ? nextSequence++ : request.sequence;
-    // A bank-wise buffer keeps reads and writes in one arrival-ordered list.
-    (request.write && !bankwise ? writes : reads).push_back(Entry{request, sequence, false});
+    // A per-bank buffer keeps reads and writes in one arrival-ordered list.
+    (request.write && !perBankBuffer ? writes : reads).push_back(Entry{request, sequence, false});
     ++perBank[request.bank];
+    buffer.stored(pcInChannel, request.bank, request.write);
     updateQueueStats(cycle);
 }
 
@@ -170,7 +173,7 @@ void PseudoChannel::collect(std::uint64_t now, bool writesActive)
         }
     };
 
-    if (bankwise) {
+    if (perBankBuffer) {
         considerPerBank(reads, held);
     } else if (scheduler.arrivalOrder()) {
         bool oldestWrites =
@@ -221,7 +224,7 @@ std::uint64_t PseudoChannel::nextCycle(std::uint64_t now)
 {
     if (idle())
         return neverCycle;
-    collect(now, bankwise ? false : serveWrites());
+    collect(now, perBankBuffer ? false : serveWrites());
     std::uint64_t best = neverCycle;
     for (const Candidate& c : candidates)
         best = std::min(best, c.ready);
@@ -255,7 +258,7 @@ void PseudoChannel::offer(std::uint64_t cycle, Offer& out)
     out = Offer{};
     if (idle())
         return;
-    if (!bankwise && !scheduler.arrivalOrder())
+    if (!perBankBuffer && !scheduler.arrivalOrder())
         writeMode = serveWrites();
     collect(cycle, writeMode);
 
@@ -294,7 +297,8 @@ void PseudoChannel::commit(std::uint64_t cycle,
     if (chosen.slot == refreshSlot) {
         device.issue(chosen.command, chosen.bank, cycle);
         refresh->issued(chosen.command, cycle);
-        if (chosen.command != Command::Pre && chosen.command != Command::PreAb) {
+        if (chosen.command != Command::Pre && chosen.command != Command::PreAb &&
+            chosen.command != Command::PreSb) {
             ++refreshes;
             refreshTime += static_cast<double>(refresh->duration()) * clock.periodSeconds();
         }
@@ -303,7 +307,7 @@ void PseudoChannel::commit(std::uint64_t cycle,
         return;
     }
 
-    std::vector<Entry>& queue = chosen.write && !bankwise ? writes : reads;
+    std::vector<Entry>& queue = chosen.write && !perBankBuffer ? writes : reads;
     Entry& entry = queue[chosen.slot];
     const BurstRequest request = entry.request;
     Command command = chosen.command;
@@ -335,6 +339,7 @@ void PseudoChannel::commit(std::uint64_t cycle,
         completed = true;
         queue.erase(queue.begin() + chosen.slot);
         --perBank[request.bank];
+        buffer.removed(pcInChannel, request.bank, request.write);
         updateQueueStats(cycle);
     }
     if (observe)

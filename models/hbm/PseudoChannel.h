@@ -1,10 +1,11 @@
 #pragma once
-// The controller of one pseudo-channel as plain data: read and write queues, the scheduler,
-// page and refresh policies and the device timing. The owner asks nextCycle() when something
-// can happen and calls step() then; nothing runs per cycle.
+// The controller of one pseudo-channel as plain data: its queues (organised as the channel's
+// request buffer says), the scheduler, page and refresh policies and the device timing. The owner
+// asks nextCycle() when something can happen and calls step() then; nothing runs per cycle.
 
 #include "kernel/Stats.h"
 #include "models/hbm/PcTiming.h"
+#include "models/hbm/buffer/RequestBufferIf.h"
 #include "models/hbm/page/PagePolicyIf.h"
 #include "models/hbm/refresh/RefreshPolicyIf.h"
 #include "models/hbm/scheduler/CommandMuxIf.h"
@@ -60,8 +61,11 @@ using CommandObserver = std::function<void(
 class PseudoChannel {
 public:
     /// `config` must be validated and outlive the channel; `stats` is this PC's group;
-    /// `refresh` is this PC's refresh policy (nullptr: no refresh).
+    /// `refresh` is this PC's refresh policy (nullptr: no refresh); `buffer` is its channel's
+    /// request buffer, in which this PC is number `pcInChannel`.
     PseudoChannel(const HbmConfig& config,
+                  RequestBufferIf& buffer,
+                  std::uint32_t pcInChannel,
                   const SchedulerIf& scheduler,
                   const PagePolicyIf& pagePolicy,
                   const CommandMuxIf& mux,
@@ -88,8 +92,6 @@ public:
     void offer(std::uint64_t cycle, Offer& out);
     /// The second half: issues `chosen` (one of the last offer's candidates, legal now).
     void commit(std::uint64_t cycle, const Candidate& chosen, BurstDone& done, bool& completed);
-    /// Requests queued for `bank`.
-    std::uint32_t bankQueued(std::uint32_t bank) const { return perBank[bank]; }
     /// Shares the channel's command buses (CommandBus::PerChannel).
     void shareBus(BusState* shared) { device.shareBus(shared); }
 
@@ -112,11 +114,13 @@ private:
     // the scheduler considers whose bank the refresh does not hold back.
     void collect(std::uint64_t now, bool writesActive);
     void classify(Entry& entry, Command command);
-    // Bank-wise buffer: one candidate per bank, its first row hit, else its oldest request.
+    // A per-bank buffer: one candidate per bank, its first row hit, else its oldest request.
     void considerPerBank(const std::vector<Entry>& queue, const std::vector<std::uint8_t>* held);
     void updateQueueStats(std::uint64_t cycle);
 
     const HbmConfig& config;
+    RequestBufferIf& buffer;
+    std::uint32_t pcInChannel;
     const SchedulerIf& scheduler;
     const PagePolicyIf& pagePolicy;
     const CommandMuxIf& mux;
@@ -137,7 +141,7 @@ private:
     std::vector<RefreshCommand> refreshCommands;
     std::vector<std::uint32_t> bankChoice; // considerPerBank's scratch, per bank
     std::vector<std::uint32_t> perBank;    // queued requests per bank
-    bool bankwise;
+    bool perBankBuffer;                    // buffer.perBank(), asked once
 
     Counter& readBursts;
     Counter& writeBursts;

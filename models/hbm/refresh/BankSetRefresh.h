@@ -2,11 +2,12 @@
 // Refresh of one set of banks at a time (per-bank, per-2-bank, same-bank), as DRAMSys's
 // per-bank refresh managers do it. The sets take turns: each due refresh goes to the first
 // set, in the order not yet refreshed this round, whose banks have no requests, else (when
-// it is forced) to the first set of the round. A set's open rows close with one PRE each,
-// then the refresh issues; a forced refresh holds its banks' requests back from the moment
-// its banks are closed until it issues. Postponing (every set busy) and pulling in (some set
-// idle) follow RefreshSchedule, counted in commands of this policy: the configured limits,
-// counted in all-bank intervals, times the sets per PC.
+// it is forced) to the first set of the round. A set's open rows close with one PRE each, or
+// with one PRESB for the whole set where the policy has it, then the refresh issues; a forced
+// refresh holds its banks' requests back from the moment its banks are closed until it issues.
+// Postponing (every set busy) and pulling in (some set idle) follow RefreshSchedule, counted in
+// commands of this policy: the configured limits, counted in all-bank intervals, times the sets per
+// PC.
 
 #include "models/hbm/refresh/RefreshPolicyIf.h"
 #include "models/hbm/refresh/RefreshSchedule.h"
@@ -25,17 +26,21 @@ public:
     std::uint64_t skipIdle(std::uint64_t cycle) override;
 
 protected:
-    /// `sets[i]`: the banks of set i, the first one naming it in the refresh command.
+    /// `sets[i]`: the banks of set i, the first one naming it in the refresh command (and in
+    /// `precharge` when that is a set command); `precharge`: Pre (one per open bank) or PreSb
+    /// (one for the set when any of its banks is open).
     BankSetRefresh(const HbmConfig& config,
                    std::uint32_t pcInChannel,
                    Command refreshCommand,
-                   std::vector<std::vector<std::uint32_t>> sets);
+                   std::vector<std::vector<std::uint32_t>> sets,
+                   Command precharge = Command::Pre);
 
 private:
     bool idle(std::uint32_t set, const RefreshView& view) const;
     void refreshed(std::uint64_t cycle);
 
     Command refreshCommand;
+    Command precharge;
     std::vector<std::vector<std::uint32_t>> sets;
     RefreshSchedule schedule;
     std::uint32_t rfc;

@@ -17,7 +17,10 @@ std::vector<std::vector<std::uint32_t>> sameBanks(const Organisation& org)
 } // namespace
 
 SameBankRefresh::SameBankRefresh(const HbmConfig& config, std::uint32_t pcInChannel)
-    : BankSetRefresh(config, pcInChannel, Command::RefSb, sameBanks(config.organisation))
+    // DRAMSys's same-bank refresh manager closes the set with one PRESB when any of its banks
+    // is open (RefreshManagerSameBank.cpp), where the per-bank ones send a PREPB per bank.
+    : BankSetRefresh(
+          config, pcInChannel, Command::RefSb, sameBanks(config.organisation), Command::PreSb)
 {
 }
 

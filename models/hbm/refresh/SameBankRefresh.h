@@ -1,7 +1,8 @@
 #pragma once
 // Same-bank refresh (as DDR5 REFsb): bank k of every bank group together, every refi_sb
-// (default tREFI / banks per group), for rfc_sb. For a device whose timing set defines
-// rfc_sb; JEDEC HBM does not (HbmConfig refuses the mode there).
+// (default tREFI / banks per group), for rfc_sb; the set's open rows close with one PRESB. For
+// a device whose timing set defines rfc_sb; JEDEC HBM does not (HbmConfig refuses the mode
+// there).
 
 #include "models/hbm/refresh/BankSetRefresh.h"
 

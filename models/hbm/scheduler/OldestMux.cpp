@@ -17,6 +17,9 @@ void OldestMux::offer(std::uint64_t cycle,
             c.sequence = 0;
         if (c.ready > cycle)
             later = std::min(later, c.ready);
+        // DRAMSys's checker answers "now" for a command legal since earlier: the mux compares
+        // no older readiness than the current cycle.
+        c.ready = std::max(c.ready, cycle);
         bool row = isRowCommand(c.command);
         bool& has = row ? out.hasRas : out.hasCas;
         Candidate& best = row ? out.ras : out.cas;

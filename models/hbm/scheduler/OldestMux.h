@@ -1,7 +1,8 @@
 #pragma once
 // DRAMSys's "Oldest" command mux: every bank's command takes part, legal now or not (a
 // refresh command counts as the oldest request); the best row and the best column command are
-// those finishing first (ready + length), then the older request. The device issues the
+// those finishing first (ready + length, a command legal since earlier being ready now), then
+// the older request. The device issues the
 // winner only if it is legal now.
 
 #include "models/hbm/scheduler/CommandMuxIf.h"

@@ -1,18 +1,13 @@
 // The controller mechanisms a DRAMSys configuration selects, each checked on a command
-// sequence computed by hand from DRAMSys's HBM2 example memspec (memspec/HBM2.json), and the
-// import of DRAMSys's configuration files.
-//
-// The memspec, in tCK = 1 ns: RCDRD 12, RL 17, DQSCK 1, BL 4 at DDR (a burst is 2 cycles),
-// RP 14, RAS 28, RC 42, RTP 5, CCDL 3, CCDS 2, RRDS 4, RRDL 6, FAW 16, RFC 220. DRAMSys's
-// HBM2 checker counts ACT's timings from the second of its two row-bus cycles: ACT to RD is
-// RCDRD + 1 = 13, PRE to ACT is RP - 1 = 13, REF to ACT is RFC - 1. A request reaches the
-// controller one cycle after its BEGIN_REQ (ThinkDelayFw 1); read data ends RL + DQSCK + 2 =
-// 20 cycles after the RD.
+// sequence computed by hand from DRAMSys's HBM2 example memspec (memspec/HBM2.json; the
+// timings are listed in DramsysExample.h), and the import of DRAMSys's configuration files.
+// The request buffers have their own sequences in RequestBufferTest.
 
 #include "kernel/Config.h"
 #include "kernel/Error.h"
 #include "models/hbm/DramsysImport.h"
-#include "tests/models/hbm/HbmTestSupport.h"
+#include "models/hbm/scheduler/CommandMuxIf.h"
+#include "tests/models/hbm/DramsysExample.h"
 #include "tests/support/SharedTraces.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -29,105 +23,6 @@ namespace etsim::hbm::test {
 namespace {
 
 constexpr std::uint64_t ns = 1000; // ps
-
-// The DRAMSys HBM2 example as the importer builds it, without refresh (tests that need it
-// turn it on): the values are written out so that the sequences below follow from this file.
-HbmConfig dramsysHbm2()
-{
-    HbmConfig c = hbmPreset(HbmPreset::Hbm2);
-    c.fidelity = Fidelity::Detailed;
-    Organisation& o = c.organisation;
-    o.stacks = 1;
-    o.channelsPerStack = 1;
-    o.pcsPerChannel = 2;
-    o.pcWidthBits = 64;
-    o.burstLength = 4;
-    o.clock = Frequency::fromHz(1e9);
-    o.dataRate = Bandwidth::fromBytesPerSecond(2e9 / 8.0);
-    o.sids = 2;
-    o.bankGroups = 4;
-    o.banksPerGroup = 4;
-    o.rows = 32768;
-    o.page = Size::fromBytes(1024);
-    o.stackInterleave = Size::fromBytes(o.stackBytes());
-    Timing& t = c.timing;
-    t = Timing{};
-    t.cl = 17 + 1;
-    t.cwl = 7;
-    t.rcdRd = 12;
-    t.rcdWr = 6;
-    t.rp = 14;
-    t.ras = 28;
-    t.rc = 42;
-    t.wr = 14;
-    t.rtp = 5;
-    t.ccdS = 2;
-    t.ccdL = 3;
-    t.ccdR = 2;
-    t.rrdS = 4;
-    t.rrdL = 6;
-    t.faw = 16;
-    t.wtrS = 4;
-    t.wtrL = 9;
-    t.rtw = 18;
-    t.ppd = 1;
-    t.rfc = 220;
-    t.rfcPb = 96;
-    t.refi = 3900;
-    t.rrefd = 8;
-    t.refiPb = 244; // REFISB: a per-bank refresh every 244 cycles
-    // am_hbm2_16Gb-8H_pc_brc: byte 0-4, pseudo-channel 5, bank group 6-7, bank 8-9, stack 10,
-    // column 11-15, row 16-30.
-    AddressMapBits& m = c.addressMap;
-    m = AddressMapBits{};
-    m.field(AddressField::Byte) = {0, 1, 2, 3, 4};
-    m.field(AddressField::PseudoChannel) = {5};
-    m.field(AddressField::BankGroup) = {6, 7};
-    m.field(AddressField::Bank) = {8, 9};
-    m.field(AddressField::Sid) = {10};
-    m.field(AddressField::Column) = {11, 12, 13, 14, 15};
-    for (std::uint8_t bit = 16; bit <= 30; ++bit)
-        m.field(AddressField::Row).push_back(bit);
-    ControllerConfig& k = c.controller;
-    k.scheduler = SchedulerKind::FrFcfs;
-    k.pagePolicy = PagePolicyKind::Open;
-    k.refresh = RefreshKind::None;
-    k.buffer = RequestBuffer::Bankwise;
-    k.bankBuffer = 8;
-    k.readQueue = k.writeQueue = 8;
-    k.commandMux = CommandMux::Oldest;
-    k.commandBus = CommandBus::PerChannel;
-    k.actTiming = ActTiming::SecondCycle;
-    k.refreshPrecharge = RefreshPrecharge::AllBank;
-    k.refreshStart = RefreshStart::Staggered;
-    k.admission = Admission::InOrder;
-    k.latency = Time::fromPs(1 * ns);
-    validate(c);
-    return c;
-}
-
-// address of (pc, bank group, bank, row, column) in stack 0 under the map above
-std::uint64_t at(std::uint32_t pc,
-                 std::uint32_t group,
-                 std::uint32_t bank,
-                 std::uint32_t row,
-                 std::uint32_t column)
-{
-    return (std::uint64_t{row} << 16) | (std::uint64_t{column} << 11) | (bank << 8) | (group << 6) |
-           (pc << 5);
-}
-
-// (cycle, pc, command, bank) of an issued command
-using Issued = std::tuple<std::uint64_t, std::uint32_t, std::string, std::uint32_t>;
-
-void watch(DeviceRun& run, std::vector<Issued>& issued)
-{
-    run.device.setObserver(
-        [&issued](
-            std::uint32_t pc, std::uint64_t cycle, Command c, std::uint32_t bank, std::uint32_t) {
-            issued.emplace_back(cycle, pc, toString(c), bank);
-        });
-}
 
 TEST(DramsysLatency, IdleReadRowHitAndRowConflictAsDramsysCountsThem)
 {
@@ -171,28 +66,6 @@ TEST(DramsysCommands, PseudoChannelsShareTheCommandBusesOfTheirChannel)
     std::vector<Issued> expectedApart{
         {1, 0, "act", 0}, {2, 1, "act", 0}, {14, 0, "rd", 0}, {15, 1, "rd", 0}};
     EXPECT_EQ(apartIssued, expectedApart);
-}
-
-TEST(DramsysCommands, BankwiseBufferWaitsForTheBankItStoredLast)
-{
-    HbmConfig config = dramsysHbm2();
-    config.controller.bankBuffer = 2;
-    DeviceRun run(config);
-    std::vector<Issued> issued;
-    watch(run, issued);
-    // Two reads fill bank 0 of PC 0 (2 entries); the third goes to PC 1, whose buffer is empty,
-    // yet it waits: the admission rule looks at the bank stored last. It enters when the first
-    // read's RD (cycle 14) frees an entry, and activates in that cycle.
-    run.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
-    run.submitAt(0, 2, at(0, 0, 0, 1, 1), 32);
-    run.submitAt(0, 3, at(1, 0, 0, 1, 0), 32);
-    run.drain();
-    std::vector<Issued> expected{{1, 0, "act", 0},
-                                 {14, 0, "rd", 0},
-                                 {14, 1, "act", 0},
-                                 {17, 0, "rd", 0}, // tCCDL after the first RD
-                                 {27, 1, "rd", 0}};
-    EXPECT_EQ(issued, expected);
 }
 
 // The example with all-bank refresh due every 1,000 cycles, soon enough for a short sequence.
@@ -279,6 +152,44 @@ TEST(DramsysMux, OldestPicksTheCommandThatFinishesFirstThenTheOlder)
     rd.sequence = 9;
     EXPECT_EQ(&readyFirst(pre, rd), &rd);
     EXPECT_EQ(&readyFirst(act, rd), &act);
+}
+
+TEST(DramsysMux, OldestCountsCommandsLegalSinceEarlierAsReadyNow)
+{
+    // An ACT legal since cycle 9 and a PRE legal since 34, both offered at 261: DRAMSys's
+    // checker answers 261 for both, so the PRE (ends 262) beats the ACT (ends 263) although
+    // the ACT has been legal longer. A RD legal since 100 and one legal since 200 of an older
+    // request: both ready now, the older wins.
+    Candidate act;
+    act.command = Command::Act;
+    act.ready = 9;
+    act.sequence = 2;
+    Candidate pre;
+    pre.command = Command::Pre;
+    pre.ready = 34;
+    pre.sequence = 5;
+    Candidate rdNew;
+    rdNew.command = Command::Rd;
+    rdNew.ready = 100;
+    rdNew.sequence = 7;
+    Candidate rdOld = rdNew;
+    rdOld.ready = 200;
+    rdOld.sequence = 3;
+    std::vector<Candidate> scratch;
+    Offer out;
+    makeCommandMux(CommandMux::Oldest)
+        ->offer(261,
+                {act, pre, rdNew, rdOld},
+                *makeScheduler(SchedulerKind::FrFcfs),
+                neverCycle,
+                scratch,
+                out);
+    ASSERT_TRUE(out.hasRas && out.hasCas);
+    EXPECT_EQ(out.ras.command, Command::Pre);
+    EXPECT_EQ(out.ras.ready, 261U);
+    EXPECT_EQ(out.cas.sequence, 3U);
+    // Of the two, both ready now: the older request (the RD of request 3).
+    EXPECT_EQ(&readyFirst(out.ras, out.cas), &out.cas);
 }
 
 std::filesystem::path referenceConfigs()
@@ -401,6 +312,29 @@ TEST(DramsysImport, MapsPerBankRefreshAndItsFlexibility)
     // Counted in all-bank intervals, as DRAMSys's mcconfig counts them.
     EXPECT_EQ(c.refreshMaxPostponed, 2U);
     EXPECT_EQ(c.refreshMaxPulledIn, 3U);
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                ("etsim-dramsys-" + std::to_string(::getpid())));
+}
+
+TEST(DramsysImport, MapsTheReadWriteAndSharedBuffers)
+{
+    std::filesystem::path configs = referenceConfigs();
+    if (configs.empty())
+        GTEST_SKIP() << "shared/reference/dramsys-configs not found (set ETSIM_REFERENCE)";
+    std::string file =
+        exampleWith("mcconfig/fr_fcfs.json",
+                    "\"Bankwise\"",
+                    R"("ReadWrite", "RequestBufferSizeRead": 6, "RequestBufferSizeWrite": 3)",
+                    configs);
+    ControllerConfig c = loadDramsysSimulation(file).config.controller;
+    EXPECT_EQ(c.buffer, RequestBuffer::ReadWrite);
+    EXPECT_EQ(c.readBuffer, 6U);
+    EXPECT_EQ(c.writeBuffer, 3U);
+    file = exampleWith("mcconfig/fr_fcfs.json", "\"Bankwise\"", "\"Shared\"", configs);
+    c = loadDramsysSimulation(file).config.controller;
+    EXPECT_EQ(c.buffer, RequestBuffer::Shared);
+    // RequestBufferSize, per channel for a shared buffer.
+    EXPECT_EQ(c.sharedBuffer, c.bankBuffer);
     std::filesystem::remove_all(std::filesystem::temp_directory_path() /
                                 ("etsim-dramsys-" + std::to_string(::getpid())));
 }

@@ -254,6 +254,28 @@ TEST(HbmConfig, ValidateNamesSectionAndKey)
         Error);
 }
 
+TEST(HbmConfig, RequestBufferOrganisationsAndTheirSizes)
+{
+    HbmConfig c = parse("controller: {buffer: read_write, read_buffer: 6, write_buffer: 3, "
+                        "command_mux: oldest}\n");
+    EXPECT_EQ(c.controller.buffer, RequestBuffer::ReadWrite);
+    EXPECT_EQ(c.controller.readBuffer, 6U);
+    EXPECT_EQ(c.controller.writeBuffer, 3U);
+    c = parse("controller: {buffer: shared, shared_buffer: 5, command_mux: oldest}\n");
+    EXPECT_EQ(c.controller.buffer, RequestBuffer::Shared);
+    EXPECT_EQ(c.controller.sharedBuffer, 5U);
+    // Written back, the sizes read in again.
+    EXPECT_EQ(toYaml(c)["controller"]["shared_buffer"].as<std::string>(), "5");
+    EXPECT_EQ(errorOf("controller: {buffer: shared, command_mux: oldest, shared_buffer: 0}\n"),
+              "hbm.yaml:1:66: controller.shared_buffer: must be at least 1");
+    EXPECT_NE(errorOf("controller: {buffer: read_write}\n")
+                  .find("a read_write buffer offers one command per bank; use oldest"),
+              std::string::npos);
+    EXPECT_NE(
+        errorOf("controller: {command_mux: oldest}\n").find("use bankwise, read_write or shared"),
+        std::string::npos);
+}
+
 TEST(RefreshConfig, ModesTheStandardDoesNotDefineAreRefusedWithTheFix)
 {
     std::string e = errorOf("preset: hbm3_6400\ncontroller: {refresh: per_2bank}\n");

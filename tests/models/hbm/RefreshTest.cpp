@@ -4,6 +4,7 @@
 // HbmConfigTest).
 
 #include "models/hbm/refresh/RefreshSchedule.h"
+#include "tests/models/hbm/DramsysExample.h"
 #include "tests/models/hbm/HbmTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -289,6 +290,65 @@ TEST(RefreshModes, Per2BankAndSameBankRefreshTheirSets)
         EXPECT_EQ(run.donePs.at(1) - due, (8 + 31 + 20 + 2) * tck);
         EXPECT_EQ(run.donePs.at(2) - due, (360 + 31 + 20 + 2) * tck);
     }
+}
+
+TEST(RefreshModes, SameBankRefreshClosesItsSetWithOnePresb)
+{
+    // DRAMSys's HBM2 example (timings in DramsysExample.h) with same-bank refresh: tREFI 1000,
+    // so a REFsb every 250 cycles, PC 0's first at 250; rfc_sb 100. Set 0 is bank 0 of every
+    // bank group of both stack IDs (banks 0, 4, ..., 28).
+    HbmConfig config = dramsysHbm2();
+    config.controller.refresh = RefreshKind::SameBank;
+    config.timing.refi = 1000;
+    config.timing.rfcSb = 100;
+    validate(config);
+
+    // Reads open banks 0 and 4 (ACT 1, and 5 after tRRDS). A read to bank 1 (set 1) enters at
+    // 261, after the refresh fell due: set 0 is idle, so it refreshes. One PRESB closes both
+    // rows at 261 (tRAS and tRTP long over; it finishes before the ACT, so it goes first), the
+    // ACT follows on the row bus at 262, REFsb goes tRP = 14 after the PRESB (275), and in
+    // the same cycle the read's RD (262 + 13) on the column bus.
+    DeviceRun run(config);
+    std::vector<Issued> issued;
+    watch(run, issued);
+    run.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+    run.submitAt(0, 2, at(0, 1, 0, 1, 0), 32);
+    run.submitAt(260 * 1000, 3, at(0, 0, 1, 1, 0), 32);
+    run.drain();
+    std::vector<Issued> expected{{1, 0, "act", 0},
+                                 {5, 0, "act", 4},
+                                 {14, 0, "rd", 0},
+                                 {18, 0, "rd", 4},
+                                 {261, 0, "presb", 0},
+                                 {262, 0, "act", 1},
+                                 {275, 0, "refsb", 0},
+                                 {275, 0, "rd", 1}};
+    EXPECT_EQ(issued, expected);
+    EXPECT_EQ(run.counter("channel0.pc0.refreshes"), 1U); // the PRESB is not a refresh
+    EXPECT_EQ(run.donePs.at(3), (275 + 20) * 1000U);
+
+    // PRESB waits for tRAS of every bank of the set: bank 4 activated at 235 (its read done
+    // by the due time, so set 0 is idle) lets it go only at 235 + RAS 28 + 1 = 264 (ACT's
+    // timings count from its second cycle). Bank 1's ACT goes first (261), REFsb tRP after
+    // the PRESB (278), while a read to bank 2 entering at 271 keeps the PC busy.
+    std::vector<Issued> expectedLate{{1, 0, "act", 0},
+                                     {14, 0, "rd", 0},
+                                     {235, 0, "act", 4},
+                                     {248, 0, "rd", 4},
+                                     {261, 0, "act", 1},
+                                     {264, 0, "presb", 0},
+                                     {271, 0, "act", 2},
+                                     {274, 0, "rd", 1},
+                                     {278, 0, "refsb", 0},
+                                     {284, 0, "rd", 2}};
+    EXPECT_EQ(commandsOf(config,
+                         [](DeviceRun& late) {
+                             late.submitAt(0, 1, at(0, 0, 0, 1, 0), 32);
+                             late.submitAt(234 * 1000, 2, at(0, 1, 0, 1, 0), 32);
+                             late.submitAt(260 * 1000, 3, at(0, 0, 1, 1, 0), 32);
+                             late.submitAt(270 * 1000, 4, at(0, 0, 2, 1, 0), 32);
+                         }),
+              expectedLate);
 }
 
 } // namespace
