@@ -488,7 +488,8 @@ AccelConfig parseAccelConfig(ConfigMap& map)
             readOptional(sub, "capacity", config.sram.capacity);
             readOptional(sub, "bandwidth", config.sram.bandwidth);
             readOptional(sub, "efficiency", config.sram.efficiency);
-            for (const char* key : {"capacity", "bandwidth", "efficiency"})
+            config.sram.policy = sub.enumField("policy", sramPolicyNames, config.sram.policy);
+            for (const char* key : {"capacity", "bandwidth", "efficiency", "policy"})
                 note(sub, "sram.", key);
         });
     if (map.has("dma"))
@@ -553,6 +554,7 @@ YAML::Node toYaml(const AccelConfig& config)
     sram["capacity"] = etsim::toString(config.sram.capacity);
     sram["bandwidth"] = etsim::toString(config.sram.bandwidth);
     sram["efficiency"] = exactNumberText(config.sram.efficiency);
+    sram["policy"] = std::string(enumName(sramPolicyNames, config.sram.policy));
     node["sram"] = sram;
     YAML::Node dma(YAML::NodeType::Map);
     dma["engines"] = std::to_string(config.dma.engines);
