@@ -170,7 +170,7 @@ struct SramConfig {
     /// On-chip capacity: what the residency model holds across nodes.
     Size capacity;
     /// Replacement policy of the residency model, or the legacy per-node shortcut.
-    SramPolicy policy = SramPolicy::Legacy;
+    SramPolicy policy = SramPolicy::Lru;
     /// On-chip bandwidth, whole chip.
     Bandwidth bandwidth;
     /// Memory efficiency eta_m applied to `bandwidth`, in (0, 1].
