@@ -1,6 +1,7 @@
 #include "et_driver/NodeLowering.h"
 
 #include "et_driver/NodeLimits.h"
+#include "et_driver/NodeTensors.h"
 #include "et_driver/OperatorInfo.h"
 #include "et_driver/TraceCodec.h"
 #include "kernel/Error.h"
@@ -319,8 +320,10 @@ void NodeLowering::lowerCompute(const TraceNode& node, LoweredNode& out)
         info.durationPs = replayPs(node);
         return;
     }
-    if (node.numOps())
+    if (node.numOps()) {
+        readTensors(node, info);
         return;
+    }
     if (node.durationMicros != 0) {
         ++counts.computeFromDuration;
         context.warnOnce(WarnComputeFromDuration,
@@ -349,6 +352,18 @@ void NodeLowering::lowerMemory(const TraceNode& node, LoweredNode& out)
     out.engine = Engine::Memory;
     if (settings.memory == ExecutionMode::Replay)
         info.durationPs = replayPs(node);
+    else
+        readTensors(node, info);
+}
+
+void NodeLowering::readTensors(const TraceNode& node, EtNodeInfo& info) const
+{
+    try {
+        if (std::optional<NodeTensors> tensors = nodeTensors(node))
+            info.tensors = std::make_shared<const NodeTensors>(std::move(*tensors));
+    } catch (const Error& error) {
+        throw Error(toString(rankId) + ", " + error.what());
+    }
 }
 
 void NodeLowering::lowerPointToPoint(const TraceNode& node, LoweredNode& out)

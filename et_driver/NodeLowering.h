@@ -153,6 +153,8 @@ public:
 private:
     void lowerCompute(const TraceNode& node, LoweredNode& out);
     void lowerMemory(const TraceNode& node, LoweredNode& out);
+    // The node's tensor identities (NodeTensors.h) into info.tensors; null when it names none.
+    void readTensors(const TraceNode& node, EtNodeInfo& info) const;
     void lowerPointToPoint(const TraceNode& node, LoweredNode& out);
     void lowerCollective(const TraceNode& node, LoweredNode& out);
     void hostReplay(const TraceNode& node, LoweredNode& out);

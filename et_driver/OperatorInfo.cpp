@@ -1,5 +1,6 @@
 #include "et_driver/OperatorInfo.h"
 
+#include "et_driver/PyLiteral.h"
 #include "et_driver/TraceCodec.h"
 #include "kernel/Error.h"
 
@@ -18,135 +19,6 @@ constexpr std::array<std::string_view, 7> opKindNames = {
     "unknown", "gemm", "bmm", "conv2d", "attention", "elementwise", "reduce"};
 constexpr std::array<std::string_view, 8> dataTypeNames = {
     "unknown", "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
-
-// A value of the Python list renderings in IOInfo (spec 2.3): lists, integers, other
-// scalars kept as text.
-struct PyValue {
-    enum class Kind { List, Int, Text } kind = Kind::Text;
-    int64_t number = 0;
-    std::string text;
-    std::vector<PyValue> items;
-
-    bool isIntList() const
-    {
-        if (kind != Kind::List)
-            return false;
-        for (const PyValue& item : items) {
-            if (item.kind != Kind::Int)
-                return false;
-        }
-        return true;
-    }
-    std::vector<int64_t> ints() const
-    {
-        std::vector<int64_t> out;
-        for (const PyValue& item : items)
-            out.push_back(item.number);
-        return out;
-    }
-};
-
-class PyParser {
-public:
-    explicit PyParser(std::string_view input) : text(input) {}
-
-    // nullopt on any syntax this parser does not know.
-    std::optional<PyValue> parse()
-    {
-        std::optional<PyValue> value = parseValue(0);
-        skipSpace();
-        if (!value || pos != text.size())
-            return std::nullopt;
-        return value;
-    }
-
-private:
-    void skipSpace()
-    {
-        while (pos < text.size() && text[pos] == ' ')
-            ++pos;
-    }
-
-    std::optional<PyValue> parseValue(int depth)
-    {
-        skipSpace();
-        if (pos >= text.size() || depth > 32)
-            return std::nullopt;
-        PyValue value;
-        char c = text[pos];
-        if (c == '[' || c == '(') {
-            char close = c == '[' ? ']' : ')';
-            ++pos;
-            value.kind = PyValue::Kind::List;
-            skipSpace();
-            if (pos < text.size() && text[pos] == close) {
-                ++pos;
-                return value;
-            }
-            while (true) {
-                std::optional<PyValue> item = parseValue(depth + 1);
-                if (!item)
-                    return std::nullopt;
-                value.items.push_back(std::move(*item));
-                skipSpace();
-                if (pos >= text.size())
-                    return std::nullopt;
-                if (text[pos] == ',') {
-                    ++pos;
-                    skipSpace();
-                    if (pos < text.size() && text[pos] == close) { // trailing comma: (1,)
-                        ++pos;
-                        return value;
-                    }
-                    continue;
-                }
-                if (text[pos] != close)
-                    return std::nullopt;
-                ++pos;
-                return value;
-            }
-        }
-        if (c == '\'' || c == '"') {
-            ++pos;
-            while (pos < text.size() && text[pos] != c) {
-                if (text[pos] == '\\' && pos + 1 < text.size())
-                    ++pos;
-                value.text += text[pos++];
-            }
-            if (pos >= text.size())
-                return std::nullopt;
-            ++pos;
-            return value;
-        }
-        std::size_t start = pos;
-        while (pos < text.size() && text[pos] != ',' && text[pos] != ']' && text[pos] != ')')
-            ++pos;
-        std::string_view token = text.substr(start, pos - start);
-        while (!token.empty() && token.back() == ' ')
-            token.remove_suffix(1);
-        if (token.empty())
-            return std::nullopt;
-        value.text = std::string(token);
-        bool integer = true;
-        for (std::size_t i = 0; i < token.size(); ++i) {
-            if (!(std::isdigit(static_cast<unsigned char>(token[i])) ||
-                  (i == 0 && token[i] == '-')))
-                integer = false;
-        }
-        if (integer && token != "-") {
-            try {
-                value.number = std::stoll(value.text);
-                value.kind = PyValue::Kind::Int;
-            } catch (const std::exception&) {
-                value.kind = PyValue::Kind::Text;
-            }
-        }
-        return value;
-    }
-
-    std::string_view text;
-    std::size_t pos = 0;
-};
 
 // One argument of an operator schema: "SymInt[2] padding=[0, 0]" -> name padding, default.
 struct SchemaArg {
@@ -260,14 +132,6 @@ struct Inputs {
     }
 };
 
-std::vector<PyValue> parseList(const std::string& text)
-{
-    std::optional<PyValue> value = PyParser(text).parse();
-    if (!value || value->kind != PyValue::Kind::List)
-        return {};
-    return std::move(value->items);
-}
-
 // The int list (or int broadcast to `count` entries) of an argument given by value or by
 // its schema default.
 std::optional<std::vector<int64_t>>
@@ -280,7 +144,7 @@ intArgument(const Schema& schema, const Inputs& inputs, std::string_view name, s
     if (static_cast<std::size_t>(index) < inputs.values.size())
         value = inputs.values[static_cast<std::size_t>(index)];
     else if (!schema.args[static_cast<std::size_t>(index)].defaultText.empty())
-        value = PyParser(schema.args[static_cast<std::size_t>(index)].defaultText).parse();
+        value = parsePyLiteral(schema.args[static_cast<std::size_t>(index)].defaultText);
     if (!value)
         return std::nullopt;
     if (value->kind == PyValue::Kind::Int)
@@ -619,6 +483,28 @@ DataType dataTypeFromPyTorch(std::string_view type)
     if (element == "signed char" || element == "qint8")
         return DataType::Int8;
     return DataType::Unknown;
+}
+
+std::string pytorchTensorType(DataType type)
+{
+    switch (type) {
+    case DataType::Fp64:
+        return "Tensor(double)";
+    case DataType::Fp32:
+    case DataType::Tf32:
+        return "Tensor(float)";
+    case DataType::Bf16:
+        return "Tensor(c10::BFloat16)";
+    case DataType::Fp16:
+        return "Tensor(c10::Half)";
+    case DataType::Fp8:
+        return "Tensor(c10::Float8_e4m3fn)";
+    case DataType::Int8:
+        return "Tensor(signed char)";
+    case DataType::Unknown:
+        break;
+    }
+    return "Tensor";
 }
 
 double OperatorInfo::flops() const

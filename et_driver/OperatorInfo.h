@@ -50,6 +50,9 @@ int bytesPerElement(DataType type);
 // The element type of a PyTorch type string ("Tensor(c10::BFloat16)" -> Bf16,
 // "GenericList[Tensor(float)]" -> Fp32); Unknown when it names no floating/int8 tensor.
 DataType dataTypeFromPyTorch(std::string_view type);
+// The PyTorch type string of a tensor of `type` ("Tensor(c10::BFloat16)"), which
+// dataTypeFromPyTorch reads back; "Tensor" for Unknown (tf32 is stored as float).
+std::string pytorchTensorType(DataType type);
 
 // C[batch][m][n] += A[batch][m][k] * B[batch][k][n].
 struct GemmShape {

@@ -179,10 +179,10 @@ void EtNodeInfo::setAttributeValue(std::string_view key, NodeAttribute::Value va
 
 namespace {
 
-// Member lists compare by content: two transactions of one collective share the list, but an
-// equal list built elsewhere describes the same group.
-bool sameRanks(const std::shared_ptr<const std::vector<RankId>>& a,
-               const std::shared_ptr<const std::vector<RankId>>& b)
+// Shared lists (member ranks, tensors) compare by content: two transactions of one node or
+// collective share the list, but an equal list built elsewhere describes the same thing.
+template <typename T>
+bool sameContent(const std::shared_ptr<const T>& a, const std::shared_ptr<const T>& b)
 {
     if (a == b)
         return true;
@@ -196,10 +196,11 @@ bool EtNodeInfo::operator==(const EtNodeInfo& other) const
     return rank == other.rank && node == other.node && kind == other.kind &&
            onHost == other.onHost && bytes == other.bytes && flops == other.flops &&
            collective == other.collective && peer == other.peer && tag == other.tag &&
-           group == other.group && sameRanks(groupRanks, other.groupRanks) &&
+           group == other.group && sameContent(groupRanks, other.groupRanks) &&
            groupSequence == other.groupSequence && involvedDims == other.involvedDims &&
            durationPs == other.durationPs && dataType == other.dataType && op == other.op &&
-           reduceOp == other.reduceOp && gemm == other.gemm && attributes == other.attributes;
+           reduceOp == other.reduceOp && gemm == other.gemm &&
+           sameContent(tensors, other.tensors) && attributes == other.attributes;
 }
 
 } // namespace etsim

@@ -129,6 +129,30 @@ struct NodeAttribute {
     bool operator!=(const NodeAttribute& other) const { return !(*this == other); }
 };
 
+/// One tensor a node reads or writes, named as the trace names it: Chakra's tensor tuples in
+/// Node.inputs / Node.outputs give its `tensor_id` and `num_elem × elem_bytes`.
+struct TensorUse {
+    std::uint64_t id = 0;
+    /// Bytes of the tensor, B.
+    std::uint64_t bytes = 0;
+
+    bool operator==(const TensorUse& other) const { return id == other.id && bytes == other.bytes; }
+    bool operator!=(const TensorUse& other) const { return !(*this == other); }
+};
+
+/// The tensors of a node, in trace order. The accelerator's on-chip residency model keys on
+/// them (docs/accel.md, On-chip memory).
+struct NodeTensors {
+    std::vector<TensorUse> inputs;
+    std::vector<TensorUse> outputs;
+
+    bool operator==(const NodeTensors& other) const
+    {
+        return inputs == other.inputs && outputs == other.outputs;
+    }
+    bool operator!=(const NodeTensors& other) const { return !(*this == other); }
+};
+
 /// The attribute of a Send that names its protocol: 1 = eager (the message leaves at once),
 /// 0 = rendezvous (it leaves when the matching Recv is posted); absent means eager. Part of the
 /// driver/fabric contract of docs/execution-protocol.md.
@@ -170,6 +194,9 @@ struct EtNodeInfo {
     ReduceOp reduceOp = ReduceOp::None;
     /// Set for GEMM-like compute nodes.
     std::optional<GemmShape> gemm;
+    /// The tensors the node reads and writes (shared by every transaction of the node, so no
+    /// copy per transaction); null when the trace names none.
+    std::shared_ptr<const NodeTensors> tensors;
     /// Further values, looked up by key; kept short, so a linear search is the fastest.
     std::vector<NodeAttribute> attributes;
 

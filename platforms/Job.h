@@ -186,6 +186,30 @@ struct LinkSummary {
     double bytes = 0.0;
 };
 
+/// The accelerators' on-chip residency models summed over ranks (docs/accel.md, On-chip
+/// memory); all zero with sram.policy legacy.
+struct OnChipSummary {
+    double hits = 0.0;
+    double hitBytes = 0.0;
+    double misses = 0.0;
+    double missBytes = 0.0;
+    double evictions = 0.0;
+    double writebackBytes = 0.0;
+    /// Compute nodes that named no tensors: all their bytes came from HBM.
+    double untrackedNodes = 0.0;
+
+    void add(const OnChipSummary& other)
+    {
+        hits += other.hits;
+        hitBytes += other.hitBytes;
+        misses += other.misses;
+        missBytes += other.missBytes;
+        evictions += other.evictions;
+        writebackBytes += other.writebackBytes;
+        untrackedNodes += other.untrackedNodes;
+    }
+};
+
 struct ResourceSummary {
     /// Tensor-unit busy time over (units x ranks x simulated time).
     double tensorBusy = 0.0;
@@ -195,6 +219,7 @@ struct ResourceSummary {
     /// HBM bytes moved over (device peak x ranks x simulated time).
     double hbmUtilisation = 0.0;
     double hbmBytes = 0.0;
+    OnChipSummary onChip;
     /// The busiest links, most used first (at most 5).
     std::vector<LinkSummary> busiestLinks;
     /// Set when the fabric could not measure its links (busiestLinks is then empty): why, e.g.

@@ -60,6 +60,15 @@ RankResources rankResources(const StatGroup& stats, std::uint32_t rank)
     resources.hbmBytes = scalarAt(stats, prefix + "hbm.bytes") +
                          scalarAt(stats, prefix + "hbm.bytes_read") +
                          scalarAt(stats, prefix + "hbm.bytes_written");
+    const std::string sram = prefix + "accelerator.sram.";
+    OnChipSummary& onChip = resources.onChip;
+    onChip.hits = scalarAt(stats, sram + "hits");
+    onChip.hitBytes = scalarAt(stats, sram + "hit_bytes");
+    onChip.misses = scalarAt(stats, sram + "misses");
+    onChip.missBytes = scalarAt(stats, sram + "miss_bytes");
+    onChip.evictions = scalarAt(stats, sram + "evictions");
+    onChip.writebackBytes = scalarAt(stats, sram + "writeback_bytes");
+    onChip.untrackedNodes = scalarAt(stats, sram + "untracked_nodes");
     return resources;
 }
 
@@ -76,6 +85,7 @@ void summariseResources(ResourceSummary& resources,
         tensorBusy += rank.tensorBusy;
         resources.flops += rank.flops;
         resources.hbmBytes += rank.hbmBytes;
+        resources.onChip.add(rank.onChip);
     }
     const double seconds = static_cast<double>(simulatedPs) * 1e-12;
     if (seconds <= 0.0)

@@ -23,6 +23,7 @@ struct RankResources {
     double tensorBusy = 0.0;
     double flops = 0.0;
     double hbmBytes = 0.0;
+    OnChipSummary onChip;
 };
 RankResources rankResources(const StatGroup& stats, std::uint32_t rank);
 

@@ -87,6 +87,19 @@ void writeReportText(std::ostream& out, const RunReport& report)
         << 100.0 * resources.flopUtilisation << " % of peak\n";
     out << "  HBM bandwidth " << 100.0 * resources.hbmUtilisation << " % of peak ("
         << toRoundedBytes(resources.hbmBytes) << " moved)\n";
+    const OnChipSummary& onChip = resources.onChip;
+    if (onChip.hits + onChip.misses + onChip.untrackedNodes > 0) {
+        out << "  on-chip memory: " << std::setprecision(0) << onChip.hits << " hits ("
+            << toRoundedBytes(onChip.hitBytes) << "), " << onChip.misses << " misses ("
+            << toRoundedBytes(onChip.missBytes) << " from HBM), " << onChip.evictions
+            << " evictions (" << toRoundedBytes(onChip.writebackBytes) << " written back)\n"
+            << std::setprecision(1);
+        if (onChip.untrackedNodes > 0)
+            out << "  on-chip memory: " << std::setprecision(0) << onChip.untrackedNodes
+                << " compute nodes untracked: they name no tensors (Chakra inputs/outputs), so "
+                   "all their bytes came from HBM with no on-chip reuse\n"
+                << std::setprecision(1);
+    }
     for (const LinkSummary& link : resources.busiestLinks)
         out << "  link " << link.name << ": " << 100.0 * link.utilisation << " % busy, "
             << toRoundedBytes(link.bytes) << "\n";
@@ -143,6 +156,14 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
                          {"flops", report.resources.flops},
                          {"hbm_utilisation", report.resources.hbmUtilisation},
                          {"hbm_bytes", report.resources.hbmBytes},
+                         {"on_chip",
+                          {{"hits", report.resources.onChip.hits},
+                           {"hit_bytes", report.resources.onChip.hitBytes},
+                           {"misses", report.resources.onChip.misses},
+                           {"miss_bytes", report.resources.onChip.missBytes},
+                           {"evictions", report.resources.onChip.evictions},
+                           {"writeback_bytes", report.resources.onChip.writebackBytes},
+                           {"untracked_nodes", report.resources.onChip.untrackedNodes}}},
                          {"busiest_links", links}};
     if (!report.resources.linksUnavailable.empty())
         json["resources"]["links_unavailable"] = report.resources.linksUnavailable;

@@ -137,7 +137,12 @@ void Microbench::emitRank(uint32_t rank, RankEmitter& out) const
             info.gemms.push_back({side, side, side, 1});
             uint64_t bytes = static_cast<uint64_t>(3 * side * side) *
                              static_cast<uint64_t>(et::bytesPerElement(spec.dtype));
-            previous = {out.compute("compute" + suffix, info, bytes, previous)};
+            // Three tensors of its own per iteration: the collective between iterations
+            // leaves nothing for the next GEMM to reuse.
+            NodeTensors tensors;
+            tensors.inputs = {{3 * uint64_t{i} + 1, bytes / 3}, {3 * uint64_t{i} + 2, bytes / 3}};
+            tensors.outputs = {{3 * uint64_t{i} + 3, bytes / 3}};
+            previous = {out.compute("compute" + suffix, info, bytes, previous, tensors)};
         }
         if (spec.computeMicros > 0)
             previous = {out.delay("delay" + suffix, spec.computeMicros, previous)};

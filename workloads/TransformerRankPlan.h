@@ -65,16 +65,28 @@ private:
         info.gemms.push_back({rows, cols, inner, batch});
         auto moved =
             static_cast<uint64_t>(batch * (rows * inner + inner * cols + rows * cols) * bytes);
-        return step(out.compute(name, info, moved, deps()));
+        // A: the activation; B: the weight (or, in backward, the other operand) under its own
+        // id; C: the next activation.
+        NodeTensors tensors;
+        tensors.inputs = {input(static_cast<uint64_t>(batch * rows * inner * bytes)),
+                          fresh(static_cast<uint64_t>(batch * inner * cols * bytes))};
+        tensors.outputs = {output(static_cast<uint64_t>(batch * rows * cols * bytes))};
+        return step(out.compute(name, info, moved, deps(), tensors));
     }
     uint64_t elementwise(const std::string& name, double ops, double elements)
     {
+        // Reads the activation and writes one of the same size (`elements` counts the one read).
+        const auto size = static_cast<uint64_t>(elements * bytes);
+        NodeTensors tensors;
+        tensors.inputs = {input(size)};
+        tensors.outputs = {output(size)};
         return step(out.compute(name,
                                 et::OpKind::Elementwise,
                                 spec.dtype,
                                 static_cast<int64_t>(ops),
-                                static_cast<uint64_t>(elements * bytes),
-                                deps()));
+                                size,
+                                deps(),
+                                tensors));
     }
     uint64_t attention(
         const std::string& name, int64_t queries, int64_t keys, int64_t batch, uint64_t extraBytes)
@@ -87,18 +99,43 @@ private:
         info.gemms.push_back({queries, dh, keys, batch});
         auto moved =
             static_cast<uint64_t>(batch * (2 * queries * dh + 2 * keys * dh) * bytes) + extraBytes;
-        return step(out.compute(name, info, moved, deps()));
+        // Q, K, V as the QKV projection wrote them, the KV cache (inference), the output.
+        NodeTensors tensors;
+        tensors.inputs = {input(static_cast<uint64_t>(batch * (queries + 2 * keys) * dh * bytes))};
+        if (extraBytes > 0)
+            tensors.inputs.push_back(fresh(extraBytes));
+        tensors.outputs = {output(static_cast<uint64_t>(batch * queries * dh * bytes))};
+        return step(out.compute(name, info, moved, deps(), tensors));
     }
     uint64_t collective(const std::string& name,
                         et::CollectiveType type,
                         int64_t size,
                         const std::string& group)
     {
+        // The collective leaves its result in HBM under a new identity.
+        activation = {};
         return step(out.collective(name, type, size, group, deps()));
     }
     uint64_t memory(const std::string& name, bool store, double size)
     {
+        activation = {};
         return step(out.memory(name, store, static_cast<uint64_t>(size), deps()));
+    }
+    // Tensor identities (docs/accel.md, On-chip memory): each kernel's output is the next kernel's
+    // input when its size is what that input needs (the activation chain); everything else
+    // (weights, gradients, a tensor after a collective or a memory node) gets an id of its own, so
+    // a generated trace promises no reuse it does not have.
+    TensorUse fresh(uint64_t size) { return TensorUse{nextTensor++, size}; }
+    TensorUse input(uint64_t size)
+    {
+        if (activation.id != 0 && activation.bytes == size)
+            return activation;
+        return fresh(size);
+    }
+    TensorUse output(uint64_t size)
+    {
+        activation = fresh(size);
+        return activation;
     }
     std::vector<uint64_t> deps()
     {
@@ -190,6 +227,9 @@ private:
     uint32_t kvHeads = 0;
     std::optional<uint64_t> chain;
     std::vector<uint64_t> pending;
+    // The last kernel's output (id 0: none) and the next tensor id of this rank.
+    TensorUse activation;
+    uint64_t nextTensor = 1;
 };
 
 } // namespace etsim::workloads

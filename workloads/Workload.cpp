@@ -1,5 +1,6 @@
 #include "workloads/Workload.h"
 
+#include "et_driver/NodeTensors.h"
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/AtomicFile.h"
@@ -63,14 +64,28 @@ void RankEmitter::processGroups(const std::vector<CommGroup>& groups)
     finish();
 }
 
+void RankEmitter::writeTensors(et::DataType dtype, const NodeTensors& tensors)
+{
+    if (tensors.inputs.empty() && tensors.outputs.empty())
+        return;
+    const int elementBytes = et::bytesPerElement(dtype);
+    et::setNodeTensors(scratch,
+                       tensors.inputs,
+                       tensors.outputs,
+                       elementBytes > 0 ? static_cast<uint64_t>(elementBytes) : 1,
+                       et::pytorchTensorType(dtype));
+}
+
 uint64_t RankEmitter::compute(const std::string& name,
                               const et::OperatorInfo& info,
                               uint64_t tensorBytes,
-                              const std::vector<uint64_t>& deps)
+                              const std::vector<uint64_t>& deps,
+                              const NodeTensors& tensors)
 {
     TraceNode& node = start(name, NodeType::Comp, deps);
     et::applyOperatorInfo(node, info);
     node.setTensorSize(tensorBytes);
+    writeTensors(info.dtype, tensors);
     return finish();
 }
 
@@ -79,13 +94,15 @@ uint64_t RankEmitter::compute(const std::string& name,
                               et::DataType dtype,
                               int64_t numOps,
                               uint64_t tensorBytes,
-                              const std::vector<uint64_t>& deps)
+                              const std::vector<uint64_t>& deps,
+                              const NodeTensors& tensors)
 {
     TraceNode& node = start(name, NodeType::Comp, deps);
     node.setOpKind(std::string(et::opKindName(kind)));
     node.setDtype(std::string(et::dataTypeName(dtype)));
     node.setNumOps(numOps);
     node.setTensorSize(tensorBytes);
+    writeTensors(dtype, tensors);
     return finish();
 }
 

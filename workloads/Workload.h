@@ -5,6 +5,7 @@
 
 #include "et_driver/OperatorInfo.h"
 #include "et_driver/TraceNode.h"
+#include "kernel/NodeInfo.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -46,18 +47,21 @@ public:
     void processGroups(const std::vector<CommGroup>& groups);
 
     // A COMP_NODE doing `info` (GEMM shapes, op_kind, dtype, num_ops from the GEMMs) that moves
-    // `tensorBytes` (bytes). Returns its id.
+    // `tensorBytes` (bytes), reading and writing the tensors `tensors` (written as Chakra
+    // tensor tuples, NodeTensors.h; none when empty). Returns its id.
     uint64_t compute(const std::string& name,
                      const et::OperatorInfo& info,
                      uint64_t tensorBytes,
-                     const std::vector<uint64_t>& deps);
+                     const std::vector<uint64_t>& deps,
+                     const NodeTensors& tensors = {});
     // A COMP_NODE of an element-wise or reduction kind with an explicit operation count.
     uint64_t compute(const std::string& name,
                      et::OpKind kind,
                      et::DataType dtype,
                      int64_t numOps,
                      uint64_t tensorBytes,
-                     const std::vector<uint64_t>& deps);
+                     const std::vector<uint64_t>& deps,
+                     const NodeTensors& tensors = {});
     // A COMP_NODE known only by its duration, microseconds.
     uint64_t delay(const std::string& name, uint64_t micros, const std::vector<uint64_t>& deps);
     // A COMM_COLL_NODE. `bytes` is comm_size as Chakra means it (all-gather: per-rank input);
@@ -97,6 +101,7 @@ private:
     et::TraceNode&
     start(const std::string& name, et::NodeType type, const std::vector<uint64_t>& deps);
     uint64_t finish();
+    void writeTensors(et::DataType dtype, const NodeTensors& tensors);
 
     uint32_t self;
     NodeSink& sink;

@@ -497,7 +497,13 @@ ParamTable<AccelConfig> makeAccelParams()
         "sram.capacity",
         [](auto& c) -> auto& { return c.sram.capacity; },
         "size",
-        "on-chip bytes resident per node");
+        "on-chip bytes the residency model holds across nodes");
+    table.choice(
+        "sram.policy",
+        [](auto& c) -> auto& { return c.sram.policy; },
+        sramPolicyNames,
+        "replacement policy of the residency model (On-chip memory above), or "
+        "`legacy`: the per-node shortcut of earlier versions");
     table
         .value(
             "sram.bandwidth",

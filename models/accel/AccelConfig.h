@@ -157,9 +157,21 @@ struct VectorConfig {
     double efficiency = 1.0;
 };
 
+/// How on-chip memory holds tensors between nodes (docs/accel.md, On-chip memory): tracked by
+/// tensor identity with a replacement policy (lru, fifo), or the per-node shortcut of earlier
+/// versions (legacy: up to `capacity` bytes of every compute node count as resident).
+enum class SramPolicy : std::uint8_t { Lru, Fifo, Legacy };
+constexpr EnumName<SramPolicy> sramPolicyNames[] = {
+    {"lru", SramPolicy::Lru},
+    {"fifo", SramPolicy::Fifo},
+    {"legacy", SramPolicy::Legacy},
+};
+
 struct SramConfig {
-    /// On-chip capacity; a node's bytes up to this are resident, the rest streams from HBM.
+    /// On-chip capacity: what the residency model holds across nodes.
     Size capacity;
+    /// Replacement policy of the residency model, or the legacy per-node shortcut.
+    SramPolicy policy = SramPolicy::Lru;
     /// On-chip bandwidth, whole chip.
     Bandwidth bandwidth;
     /// Memory efficiency eta_m applied to `bandwidth`, in (0, 1].

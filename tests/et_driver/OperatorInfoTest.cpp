@@ -327,22 +327,13 @@ TEST(OperatorInfo, PyTorchAttentionIsTwoGemms)
 }
 
 // Reads all nodes of a real trace into a map by id.
-std::map<uint64_t, TraceNode> nodesById(const fs::path& file)
-{
-    std::map<uint64_t, TraceNode> nodes;
-    TraceReader reader(file);
-    TraceNode node;
-    while (reader.next(node))
-        nodes[node.id] = node;
-    return nodes;
-}
-
 TEST(OperatorInfo, RealFeederTraceNodes)
 {
     std::optional<fs::path> dir = test::sharedTraces();
     if (!dir)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
-    std::map<uint64_t, TraceNode> nodes = nodesById(*dir / "chakra-feeder-test" / "chakra.0.et");
+    std::map<uint64_t, TraceNode> nodes =
+        test::nodesById(*dir / "chakra-feeder-test" / "chakra.0.et");
     // aten::mm(0): [32, 1000] x [1000, 2048] (the classifier's weight gradient), fp32.
     OperatorInfo mm = operatorInfo(nodes.at(3215));
     EXPECT_EQ(mm.op, "aten::mm");
@@ -371,7 +362,7 @@ TEST(OperatorInfo, RealLinkedTraceNodes)
     if (!dir)
         GTEST_SKIP() << "shared traces not found: set ETSIM_TRACES to the traces folder";
     std::map<uint64_t, TraceNode> nodes =
-        nodesById(*dir / "pytorch-linked-1.1.0-r0" / "chakra.0.et.gz");
+        test::nodesById(*dir / "pytorch-linked-1.1.0-r0" / "chakra.0.et.gz");
     // aten::matmul: [2048, 1, 768] x [768, 50304] in bf16 (GPT-2 sized vocabulary projection).
     OperatorInfo matmul = operatorInfo(nodes.at(1585));
     EXPECT_EQ(matmul.op, "aten::matmul");

@@ -1,6 +1,7 @@
 #include "tests/et_driver/TraceTestSupport.h"
 
 #include "et_driver/TraceCodec.h"
+#include "et_driver/TraceReader.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -103,6 +104,16 @@ std::string recordStream(const std::filesystem::path& file)
         static_cast<unsigned char>(bytes[1]) == 0x8B)
         return gunzipBytes(bytes);
     return bytes;
+}
+
+std::map<uint64_t, TraceNode> nodesById(const std::filesystem::path& file)
+{
+    std::map<uint64_t, TraceNode> nodes;
+    TraceReader reader(file);
+    TraceNode node;
+    while (reader.next(node))
+        nodes[node.id] = node;
+    return nodes;
 }
 
 TraceNode richNode(uint64_t id)

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ std::string gzipBytes(const std::string& plain);
 std::string gunzipBytes(const std::string& compressed);
 // The file's record stream: its bytes, decompressed when they are gzip.
 std::string recordStream(const std::filesystem::path& file);
+
+// Every node of the trace file, by id.
+std::map<uint64_t, TraceNode> nodesById(const std::filesystem::path& file);
 
 // A node that uses every typed attribute, in non-canonical encodings, interleaved with
 // attributes of every other value type and an unknown field.

@@ -113,8 +113,19 @@ struct Rank {
 };
 
 // Round numbers (tests/support/AccelConfigs.h): 1 TFLOP/s, 1 MB of SRAM at 1 TB/s, 100 kB DMA
-// chunks on two engines of 1 TB/s, no launch overhead, efficiencies 1.
-using test::roundAccelConfig;
+// chunks on two engines of 1 TB/s, no launch overhead, efficiencies 1. These traces name no
+// tensors and check the driver, the accelerator's chunk pipeline and the HBM together, so
+// they run the legacy per-node shortcut (the first sram.capacity bytes of a node are on chip);
+// the residency model is checked in OnChipMemoryTest and HandComputedRunTest.
+accel::AccelConfig legacy(accel::AccelConfig config)
+{
+    config.sram.policy = accel::SramPolicy::Legacy;
+    return config;
+}
+accel::AccelConfig roundAccelConfig()
+{
+    return legacy(test::roundAccelConfig());
+}
 
 TEST_F(ScTest, DriverRunsASmallTraceOnTheAcceleratorWithAFixedMemory)
 {
@@ -188,7 +199,7 @@ TEST_F(ScTest, DriverRunsAGemmOnTheH100PresetWithAnalyticHbm3)
     std::vector<et::TraceNode> nodes{memoryNode(1, et::NodeType::MemLoad, 4 * 1024 * 1024),
                                      gemm,
                                      memoryNode(3, et::NodeType::MemStore, 2 * 1024 * 1024, {2})};
-    accel::AccelConfig config = accel::accelPreset(accel::AccelPreset::H100Sxm);
+    accel::AccelConfig config = legacy(accel::accelPreset(accel::AccelPreset::H100Sxm));
     Rank rank(dir, nodes, config);
     hbm::HbmConfig hbmConfig = hbm::hbmPreset(hbm::HbmPreset::Hbm3H100);
     ASSERT_EQ(hbmConfig.fidelity, hbm::Fidelity::Analytic);

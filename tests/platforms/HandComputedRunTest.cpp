@@ -3,10 +3,12 @@
 // breakdown computed by hand in the comments from the formulas of docs/accel.md, docs/hbm.md
 // and docs/network.md. Ranks without work have empty trace files.
 
+#include "et_driver/NodeTensors.h"
 #include "et_driver/TraceNode.h"
 #include "et_driver/TraceWriter.h"
 #include "platforms/Job.h"
 #include "platforms/PlatformConfig.h"
+#include "tests/support/ScKernel.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TraceNodes.h"
@@ -40,13 +42,26 @@ fs::path writeRanks(const TempDir& dir, const std::vector<std::vector<et::TraceN
     return etsim::test::writeRankFiles(dir.file("job"), hgxRanks, nodes);
 }
 
-RunReport runOnHgx(const fs::path& prefix)
+// Each run gets a kernel of its own (a SystemC kernel runs once), so a test may run twice.
+RunReport runOnHgx(const fs::path& prefix, const std::string& sramPolicy = "lru")
 {
+    etsim::test::ScKernel kernel;
     JobSpec job;
     job.trace = prefix;
-    RunReport report = runJob(loadPlatform("hgx_h100", {{"driver.mode", "model"}}), job);
+    RunReport report =
+        runJob(loadPlatform("hgx_h100",
+                            {{"driver.mode", "model"}, {"accelerator.sram.policy", sramPolicy}}),
+               job);
     EXPECT_TRUE(report.finished) << report.problem;
     return report;
+}
+
+// BF16 tensors of the given ids and sizes, as Chakra tensor tuples.
+void nameTensors(et::TraceNode& node,
+                 const std::vector<TensorUse>& inputs,
+                 const std::vector<TensorUse>& outputs)
+{
+    et::setNodeTensors(node, inputs, outputs, 2, "Tensor(c10::BFloat16)");
 }
 
 void expectIdleRanks(const RunReport& report, std::uint32_t firstIdle)
@@ -58,22 +73,31 @@ void expectIdleRanks(const RunReport& report, std::uint32_t firstIdle)
 // The H100 tile model (docs/accel.md, GPU tiles): of the preset's tiles, 64x128 gives
 // ceil(1024/64)·ceil(1024/128) = 128 CTAs, one wave on 132 SMs, and the fastest time:
 //   2·64·128·1024 FLOP / (4096 FLOP/clk · 1.83 GHz · pipe 0.8) = 2,797,814 ps,
-// plus the 2 us launch overhead = 4,797,814 ps. Its 6 MiB fit in the 50 MB L2, so nothing
-// streams from HBM. (The memory term 6 MiB / (33 TB/s · 0.8) = 238 ns is below it.)
+// plus the 2 us launch overhead = 4,797,814 ps. (The memory term 6 MiB / (33 TB/s · 0.8) =
+// 238 ns is below it.) The node names no tensors, so nothing an earlier node did can have left
+// them on chip (docs/accel.md, On-chip memory): its 6 MiB come from HBM as three 2 MiB chunks.
+// The first is in at 707,155 + 34,417 = 741,572 ps (the HBM figures of the next test); the
+// three slices of 4,797,814 / 3 ps then run back to back (the other chunks are in long before
+// they are needed): 741,572 + 4,797,814 = 5,539,386 ps.
 TEST_F(ScTest, HandComputedGemmOnOneRank)
 {
     TempDir dir;
     RunReport report = runOnHgx(writeRanks(dir, {{gemm1024(1)}}));
-    EXPECT_EQ(report.simulatedPs, 4'797'814U);
+    EXPECT_EQ(report.simulatedPs, 5'539'386U);
     const RankBreakdown& rank = report.ranks.at(0);
-    EXPECT_EQ(rank.finishPs, 4'797'814U);
-    EXPECT_EQ(rank.computePs, 4'797'814U);
+    EXPECT_EQ(rank.finishPs, 5'539'386U);
+    EXPECT_EQ(rank.computePs, 5'539'386U);
     EXPECT_EQ(rank.memoryPs, 0U);
     EXPECT_EQ(rank.exposedCommPs, 0U);
     EXPECT_EQ(rank.idlePs, 0U);
     expectIdleRanks(report, 1);
     EXPECT_DOUBLE_EQ(report.resources.flops, 2.0 * 1024 * 1024 * 1024);
-    EXPECT_DOUBLE_EQ(report.resources.hbmBytes, 0.0);
+    EXPECT_DOUBLE_EQ(report.resources.hbmBytes, 6.0 * 1024 * 1024);
+    EXPECT_DOUBLE_EQ(report.resources.onChip.untrackedNodes, 1.0);
+    // The legacy per-node shortcut counted its 6 MiB as on chip: the GEMM alone.
+    RunReport legacy = runOnHgx(writeRanks(dir, {{gemm1024(1)}}), "legacy");
+    EXPECT_EQ(legacy.simulatedPs, 4'797'814U);
+    EXPECT_DOUBLE_EQ(legacy.resources.hbmBytes, 0.0);
 }
 
 // HBM3 on the H100 (docs/hbm.md, analytic fidelity, the hbm3_h100 preset): one FIFO server,
@@ -97,24 +121,68 @@ TEST_F(ScTest, HandComputedMemoryLoadOnOneRank)
     EXPECT_DOUBLE_EQ(report.resources.hbmBytes, 4.0 * 1024 * 1024);
 }
 
-// Load 4 MiB, then the GEMM, then store 2 MiB (one chunk at the write efficiency 0.9:
-// 696.155 + 34.417 ns; the turnaround after the load is long past):
+// Load A and B (2 MiB each, tensors 1 and 2), then the GEMM reading them and writing C (tensor
+// 3, 2 MiB), then store C (one chunk at the write efficiency 0.9: 696.155 + 34.417 ns; the
+// turnaround after the load is long past). The GEMM finds A and B on chip (the load placed
+// them) and writes C there, so it moves nothing over HBM and takes its 4,797,814 ps:
 //   load 0 -> 1,448,727; GEMM -> 6,246,541; store -> 6,977,113 ps.
 // Breakdown: memory 1,448,727 + 730,572 = 2,179,299 ps, compute 4,797,814 ps, no idle time.
 TEST_F(ScTest, HandComputedLoadGemmStoreChain)
 {
+    const std::uint64_t mib2 = 2 * 1024 * 1024;
+    et::TraceNode load = memoryNode(1, et::NodeType::MemLoad, 2 * mib2);
+    nameTensors(load, {}, {{1, mib2}, {2, mib2}});
+    et::TraceNode gemm = gemm1024(2, {1});
+    nameTensors(gemm, {{1, mib2}, {2, mib2}}, {{3, mib2}});
+    et::TraceNode store = memoryNode(3, et::NodeType::MemStore, mib2, {2});
+    nameTensors(store, {{3, mib2}}, {});
     TempDir dir;
-    RunReport report =
-        runOnHgx(writeRanks(dir,
-                            {{memoryNode(1, et::NodeType::MemLoad, 4 * 1024 * 1024),
-                              gemm1024(2, {1}),
-                              memoryNode(3, et::NodeType::MemStore, 2 * 1024 * 1024, {2})}}));
+    RunReport report = runOnHgx(writeRanks(dir, {{load, gemm, store}}));
     const RankBreakdown& rank = report.ranks.at(0);
     EXPECT_EQ(rank.finishPs, 6'977'113U);
     EXPECT_EQ(rank.computePs, 4'797'814U);
     EXPECT_EQ(rank.memoryPs, 2'179'299U);
     EXPECT_EQ(rank.idlePs, 0U);
     EXPECT_EQ(rank.nodes, 3U);
+    EXPECT_DOUBLE_EQ(report.resources.hbmBytes, 3.0 * mib2);
+    EXPECT_DOUBLE_EQ(report.resources.onChip.hits, 2.0);
+    EXPECT_DOUBLE_EQ(report.resources.onChip.hitBytes, 2.0 * mib2);
+    EXPECT_DOUBLE_EQ(report.resources.onChip.misses, 0.0);
+}
+
+// An element-wise kernel over an activation larger than the 50 MB L2: it reads tensor 1 (64 MiB,
+// written to HBM before the run) and writes tensor 2 (64 MiB); 2^20 operations and tensor_size
+// 128 MiB, so its compute time is the launch plus the on-chip memory term, 2 us + 128 MiB /
+// (33 TB/s · 0.8) = 7,083,990 ps. Neither tensor fits even alone (67,108,864 B > 50,000,000 B),
+// so all 128 MiB stream: 32 read chunks of 2 MiB at 707,155 ps each, back to back on the HBM's
+// FIFO server (each load is queued well before the server frees), then 32 write chunks at
+// 2,097,152 B / (3.3472 TB/s · 0.9) = 696,155 ps each after one read-to-write turnaround of
+// 32.6 ns: the last write's data is in at 32 · 707,155 + 32,600 + 32 · 696,155 = 44,938,520 ps,
+// done 34,417 ps later, and the last of the 64 slices (7,083,990 / 64 = 110,687 ps) follows:
+// 45,083,624 ps (+1 ps of rounding), HBM-bound.
+// The legacy shortcut priced 50 MB of it as on chip and streamed only the other 84,217,728 B,
+// as reads: 40 chunks of 2 MiB and one of 331,648 B. Chunk 39 is in at 40 · 707,155 + 34,417 =
+// 28,320,617 ps; the last, short chunk arrives before slice 39 ends, so slices 39 and 40
+// (7,083,990 / 41 = 172,780 ps each) run back to back: 28,666,177 ps (+2 ps of rounding).
+TEST_F(ScTest, HandComputedElementwiseOverAnActivationLargerThanSram)
+{
+    const std::uint64_t mib64 = 64 * 1024 * 1024;
+    et::TraceNode node = traceNode(1, et::NodeType::Comp);
+    node.setOpKind("elementwise");
+    node.setDtype("bf16");
+    node.setNumOps(1 << 20);
+    node.setTensorSize(2 * mib64);
+    nameTensors(node, {{1, mib64}}, {{2, mib64}});
+    TempDir dir;
+    const fs::path trace = writeRanks(dir, {{node}});
+    RunReport report = runOnHgx(trace);
+    EXPECT_EQ(report.simulatedPs, 45'083'625U);
+    EXPECT_DOUBLE_EQ(report.resources.hbmBytes, 2.0 * mib64);
+    EXPECT_DOUBLE_EQ(report.resources.onChip.misses, 1.0);
+    EXPECT_DOUBLE_EQ(report.resources.onChip.missBytes, static_cast<double>(mib64));
+    RunReport legacy = runOnHgx(trace, "legacy");
+    EXPECT_EQ(legacy.simulatedPs, 28'666'179U);
+    EXPECT_DOUBLE_EQ(legacy.resources.hbmBytes, 2.0 * mib64 - 50e6);
 }
 
 // Send/recv through the NVSwitch (docs/network.md, flow fidelity): the route is device 0 ->

@@ -22,11 +22,21 @@ namespace {
 using test::FixedMemoryTarget;
 using test::ScTest;
 
+// The tests of streaming mechanics (chunks, staging buffers, units) below give a node a known
+// number of bytes to stream with the legacy per-node shortcut (the first sram.capacity bytes of
+// a node are on chip); what the residency model streams is tested in OnChipMemoryTest and in
+// ResidencyStreamsMissesAndWritesThroughTheDma below.
+AccelConfig legacy(AccelConfig config)
+{
+    config.sram.policy = SramPolicy::Legacy;
+    return config;
+}
+
 // Round numbers (tests/support/AccelConfigs.h): 1 TFLOP/s, 1 MB of SRAM at 1 TB/s, 100 kB DMA
 // chunks, no launch overhead, efficiencies 1. The test memory moves 100 GB/s (1 us per chunk).
 AccelConfig testConfig(std::uint32_t units = 1)
 {
-    return test::roundAccelConfig(units);
+    return legacy(test::roundAccelConfig(units));
 }
 
 EtNodeInfo node(std::uint64_t id,
@@ -332,6 +342,49 @@ TEST_F(ScTest, BlockingTransportCompletesAtTheSameTimes)
     EXPECT_EQ(driver.returned, (std::vector<std::uint64_t>{1000 * us, 1011 * us}));
 }
 
+// The residency model (docs/accel.md, On-chip memory) on the round config, nodes one after the
+// other (b_transport). Node 0 reads tensor 1 (200 kB, nobody wrote it: a miss, 2 chunks from
+// HBM) and writes tensor 2 (1.2 MB, more than the 800 kB left beside tensor 1: written straight
+// to HBM, 12 write chunks). 14 chunks of 1 us each on the memory, one after the other; each
+// slice is 1.4 MB at 1 TB/s / 14 = 0.1 us: done at 14 + 0.1 = 14.1 us. Node 1 reads tensor 1
+// (on chip: a hit) and writes tensor 3 (100 kB, kept on chip): nothing moves, it takes its
+// compute time, 1e6 FLOP at 1 TFLOP/s = 1 us, and returns at 15.1 us.
+TEST_F(ScTest, ResidencyStreamsMissesAndWritesThroughTheDma)
+{
+    AccelConfig config = test::roundAccelConfig(1);
+    ASSERT_EQ(config.sram.policy, SramPolicy::Lru);
+    StatGroup stats("accel");
+    Accelerator accel("accel", config, stats);
+    FixedMemoryTarget memory("memory", Bandwidth::fromBytesPerSecond(1e11), Time());
+    EtNodeInfo first = node(0, NodeKind::Compute, 1'000'000, 1'400'000);
+    first.tensors =
+        std::make_shared<const NodeTensors>(NodeTensors{{{1, 200'000}}, {{2, 1'200'000}}});
+    EtNodeInfo second = node(1, NodeKind::Compute, 1'000'000, 300'000);
+    second.tensors =
+        std::make_shared<const NodeTensors>(NodeTensors{{{1, 200'000}}, {{3, 100'000}}});
+    BlockingDriver driver("driver", {first, second});
+    driver.socket.bind(accel.target);
+    accel.memory.bind(memory.socket);
+    sc_core::sc_start();
+    ASSERT_EQ(driver.returned.size(), 2u);
+    EXPECT_EQ(driver.returned[0], 14 * us + 100'000);
+    EXPECT_EQ(driver.returned[1], 15 * us + 100'000);
+    ASSERT_EQ(memory.accesses().size(), 14u);
+    for (std::size_t i = 0; i < 14; ++i) {
+        EXPECT_EQ(memory.accesses()[i].write, i >= 2) << i;
+        EXPECT_EQ(memory.accesses()[i].bytes, 100'000u) << i;
+    }
+    const auto counter = [&](const char* path) {
+        return dynamic_cast<const Counter&>(*stats.findStat(path)).value();
+    };
+    EXPECT_EQ(counter("dma_read_bytes"), 200'000u);
+    EXPECT_EQ(counter("dma_write_bytes"), 1'200'000u);
+    EXPECT_EQ(counter("sram.hits"), 1u);
+    EXPECT_EQ(counter("sram.misses"), 1u);
+    EXPECT_EQ(counter("sram.bypass_bytes"), 1'200'000u);
+    EXPECT_EQ(counter("streamed_nodes"), 1u);
+}
+
 TEST_F(ScTest, ComputeEngineAloneAnswersBothTransports)
 {
     AccelConfig config = testConfig();
@@ -410,7 +463,7 @@ EtNodeInfo gemm(std::uint64_t id, std::uint64_t m, std::uint64_t n, std::uint64_
 
 TEST_F(ScTest, H100PresetTimesAGemmByTilesAndWaves)
 {
-    AccelConfig config = accelPreset(AccelPreset::H100Sxm);
+    AccelConfig config = legacy(accelPreset(AccelPreset::H100Sxm));
     // 1024³ BF16: the 64×128 tile gives 128 CTAs in one wave on 132 SMs,
     // 2·64·128·1024 / (4096 · 1.83 GHz · 0.8) = 2.797814 us, + 2 us launch. 6.3 MB fit in L2.
     Bench bench(config, {gemm(0, 1024, 1024, 1024)});
@@ -424,7 +477,7 @@ TEST_F(ScTest, H100PresetTimesAGemmByTilesAndWaves)
 // times come out round.
 struct H100Bench {
     explicit H100Bench(std::vector<EtNodeInfo> nodes)
-        : config(accelPreset(AccelPreset::H100Sxm))
+        : config(legacy(accelPreset(AccelPreset::H100Sxm)))
         , stats("accel")
         , accel("accel", config, stats)
         , memory("memory", Bandwidth::fromBytesPerSecond(2'097'152e6), Time())
@@ -483,7 +536,7 @@ TEST_F(ScTest, H100DecodeGemmThatSpillsStreamsFromHbm)
 
 TEST_F(ScTest, TpuV4PresetRunsTwoGemmsOnItsTwoTensorCores)
 {
-    AccelConfig config = accelPreset(AccelPreset::TpuV4);
+    AccelConfig config = legacy(accelPreset(AccelPreset::TpuV4));
     // 4096³ weight-stationary on one TensorCore (4 MXUs of 128×128): 1024 folds, 256 per
     // array, 4478 · 256 cycles at 1.05 GHz = 1.091779 ms, + 1 us launch. The two GEMMs run
     // on the two cores side by side; a third without a shape falls back to the roofline.
@@ -511,7 +564,7 @@ std::vector<std::uint64_t> finishTimes(const AccelConfig& config, std::vector<Et
 TEST(AcceleratorSharing, ConcurrentTensorAndVectorKernelsOnTheH100ShareItsSms)
 {
     // A GEMM and an element-wise kernel, both resident (no HBM), released together.
-    const AccelConfig h100 = accelPreset(AccelPreset::H100Sxm);
+    const AccelConfig h100 = legacy(accelPreset(AccelPreset::H100Sxm));
     ASSERT_EQ(h100.tensorVector, UnitSharing::Shared);
     EtNodeInfo gemmNode = gemm(0, 4096, 4096, 4096);
     gemmNode.bytes = 1'000'000;
