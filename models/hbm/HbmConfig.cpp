@@ -949,7 +949,7 @@ ParamTable<HbmConfig> makeHbmParams()
         "command_mux",
         [](auto& c) -> auto& { return c.controller.commandMux; },
         commandMuxNames,
-        "which ready command goes first (`oldest` only with `bankwise`)");
+        "which ready command goes first (`oldest` only with, and required by, a per-bank buffer)");
     choice(
         "refresh_precharge",
         [](auto& c) -> auto& { return c.controller.refreshPrecharge; },

@@ -41,8 +41,7 @@ accelerator:
     dataflow: output_stationary
     peak: {int8: 512 GFLOP/s, bf16: 512 GFLOP/s}
   vector: {peak: {bf16: 1 TFLOP/s, fp32: 1 TFLOP/s}}
-  # The chain names no tensors; legacy keeps its bytes on chip, so only compute is compared.
-  sram: {capacity: 1 GiB, bandwidth: 1000 TB/s, policy: legacy}
+  sram: {capacity: 1 GiB, bandwidth: 1000 TB/s, policy: legacy}  # no tensors named: on chip
   dma: {bandwidth: 100 GB/s}
   compute:
     cosim:
