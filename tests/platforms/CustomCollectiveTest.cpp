@@ -455,6 +455,26 @@ TEST(CollectiveVerifier, DoubleReductionIsNamed)
     EXPECT_NE(error.find("(gpu 1 tb 0 step 1 rrs)"), std::string::npos) << error;
 }
 
+// An in-place all-gather whose output cannot hold every rank's input once overran the
+// verifier's storage (found by the msccl fuzzer; tests/fuzz/regressions/msccl).
+TEST(CollectiveVerifier, InPlaceBufferTooSmallForEveryRanksPartIsRefused)
+{
+    net::CollectiveProgram gather = parseMsccl(ring4(), "algo.xml");
+    gather.type = CollectiveType::AllGather;
+    gather.inPlace = true;
+    ASSERT_EQ(gather.inputChunks, 4U);
+    ASSERT_EQ(gather.outputChunks, 4U);
+    std::string error;
+    try {
+        net::verifyProgram(gather);
+    } catch (const Error& caught) {
+        error = caught.what();
+    }
+    EXPECT_EQ(error,
+              "algo.xml: an in-place all-gather keeps each rank's input at rank × i_chunks of its "
+              "output, so o_chunks must be at least 4 × 4 = 16, got 4");
+}
+
 TEST(MscclReader, BadFilesNameFileLineAndElement)
 {
     std::string good = ring4();

@@ -181,6 +181,24 @@ void checkStructure(const CollectiveProgram& program)
     if (ranks < 2)
         throw Error(program.source + ": the algorithm has " + std::to_string(ranks) +
                     " ranks; a collective needs at least 2");
+    // In place, one buffer holds input and output: an all-gather's input is the rank's part of
+    // its output, a reduce-scatter's output the rank's part of its input, so the whole buffer
+    // must hold every rank's part.
+    if (program.inPlace && (program.type == CollectiveType::AllGather ||
+                            program.type == CollectiveType::ReduceScatter)) {
+        const bool gather = program.type == CollectiveType::AllGather;
+        const std::uint64_t part = gather ? program.inputChunks : program.outputChunks;
+        const std::uint64_t whole = gather ? program.outputChunks : program.inputChunks;
+        if (part * ranks > whole)
+            throw Error(program.source + ": an in-place " +
+                        (gather ? "all-gather keeps each rank's input at rank × i_chunks of its "
+                                  "output, so o_chunks"
+                                : "reduce-scatter keeps each rank's output at rank × o_chunks of "
+                                  "its input, so i_chunks") +
+                        " must be at least " + std::to_string(ranks) + " × " +
+                        std::to_string(part) + " = " + std::to_string(part * ranks) + ", got " +
+                        std::to_string(whole));
+    }
     for (std::uint32_t rank = 0; rank < ranks; ++rank) {
         const auto& ops = program.ranks[rank].ops;
         for (std::uint32_t index = 0; index < ops.size(); ++index) {
