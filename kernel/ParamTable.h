@@ -267,6 +267,27 @@ public:
             map.nested(key, [&](ConfigMap& sub) { readSection(sub, section, config, where); });
     }
 
+    /// Checks the rules of the keys of `section` (the keys readSection reads from `map`) that
+    /// apply to `config`, in table order, failing at the first broken one: at its value when
+    /// `map` holds the key, at `map` when the value came from a preset or a default.
+    void checkSection(ConfigMap& map, std::string_view section, const C& config) const
+    {
+        for (const Param& param : entries) {
+            std::string_view leaf = leafIn(param.key, section);
+            if (leaf.empty() || !param.appliesTo(config))
+                continue;
+            for (const auto& check : param.checks)
+                if (std::optional<ParamViolation> bad = check(config)) {
+                    std::string_view key = leaf;
+                    if (!bad->key.empty() && bad->key.size() > section.size() + 1 &&
+                        bad->key.compare(0, section.size(), section) == 0)
+                        key = std::string_view(bad->key).substr(
+                            section.empty() ? 0 : section.size() + 1);
+                    map.fail(key, bad->problem);
+                }
+        }
+    }
+
     /// The first rule `config` breaks, in table order; nullopt when every rule holds.
     std::optional<ParamViolation> firstViolation(const C& config) const
     {

@@ -410,17 +410,10 @@ PlatformConfig parseRoot(ConfigMap& map)
 {
     const ParamTable<PlatformConfig>& table = platformParams();
     PlatformConfig config;
-    ParamLocations where;
-    table.readSection(map, "", config, &where);
-    if (where.count("ranks_per_node") == 0)
+    table.readSection(map, "", config);
+    if (!map.has("ranks_per_node"))
         config.ranksPerNode = config.ranks;
-    for (const char* key : {"ranks", "ranks_per_node"})
-        if (where.count(key))
-            for (const auto& param : table.params())
-                if (param.key == key)
-                    for (const auto& check : param.checks)
-                        if (std::optional<ParamViolation> bad = check(config))
-                            where.at(key).fail(bad->problem);
+    table.checkSection(map, "", config);
 
     map.nested("accelerator", [&](ConfigMap& accelerator) {
         config.hbm = accelerator.has("hbm") ? accelerator.nested("hbm", hbm::parseHbmConfig)
@@ -448,8 +441,7 @@ PlatformConfig parseRoot(ConfigMap& map)
         map.nested("driver", [&](ConfigMap& driver) {
             table.readSection(driver, "driver", config);
             table.readNested(driver, "driver.limits", config);
-            if (std::optional<ParamViolation> bad = table.firstViolation(config))
-                driver.fail("window", bad->problem);
+            table.checkSection(driver, "driver", config);
         });
     return config;
 }

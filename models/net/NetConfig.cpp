@@ -503,15 +503,7 @@ ParamTable<NetConfig> makeNetParams()
 void readNetSection(ConfigMap& map, std::string_view section, NetConfig& config)
 {
     netParams().readSection(map, section, config);
-    const std::string prefix = section.empty() ? std::string() : std::string(section) + ".";
-    for (const auto& param : netParams().params()) {
-        if (param.key.compare(0, prefix.size(), prefix) != 0 ||
-            param.key.find('.', prefix.size()) != std::string::npos || !param.appliesTo(config))
-            continue;
-        for (const auto& check : param.checks)
-            if (std::optional<ParamViolation> bad = check(config))
-                map.fail(param.key.substr(prefix.size()), bad->problem);
-    }
+    netParams().checkSection(map, section, config);
 }
 
 } // namespace
