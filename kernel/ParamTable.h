@@ -12,8 +12,10 @@
 //   - `etsim config keys [COMPONENT]` and the key tables in docs/, which are generated from
 //     describe() (tests/kernel/DocKeyTablesTest keeps the docs equal to the tables).
 //
-// This is the role of ns-3's attributes and gem5's Params. Rules that involve several keys
-// stay with the component's parse function; the table holds what one key means alone.
+// This is the role of ns-3's attributes and gem5's Params. A rule may read other keys (tRC
+// against tRAS + tRP); it is attached to the key that must give way, or reports at another key
+// path with ruleAt(). What the parse function keeps is derivation: values filled in from others
+// (a peak from per-clock rates, an address map rebuilt for a new organisation).
 //
 //     ParamTable<Sram> table("sram", [] { return Sram{}; });
 //     table.value("capacity", [](auto& s) -> auto& { return s.capacity; }, "size",

@@ -307,9 +307,8 @@ void readAddressMapping(const Part& part, HbmConfig& config)
                    "hashing); supported: BYTE_BIT, BURST_BIT, COLUMN_BIT, CHANNEL_BIT, "
                    "PSEUDOCHANNEL_BIT, BANKGROUP_BIT, BANK_BIT, STACK_BIT, ROW_BIT");
     s.finish();
-    checkAddressMap(map, config.organisation, [&](std::string_view key, const std::string& why) {
-        s.fail(std::string(key), why);
-    });
+    if (std::optional<ParamViolation> bad = addressMapProblem(map, config.organisation))
+        s.fail(bad->key, bad->problem);
     config.addressMap = map;
 }
 
@@ -366,13 +365,11 @@ void readMcconfig(const Part& part, HbmConfig& config)
     };
     flexibility("RefreshMaxPostponed", c.refreshMaxPostponed);
     flexibility("RefreshMaxPulledin", c.refreshMaxPulledIn);
-    checkRefresh(
-        c, config.timing, config.organisation, [&](std::string_view key, const std::string& why) {
-            std::string name = key == "refresh_max_postponed"   ? "RefreshMaxPostponed"
-                               : key == "refresh_max_pulled_in" ? "RefreshMaxPulledin"
-                                                                : "RefreshPolicy";
-            s.fail(name, why);
-        });
+    if (std::optional<ParamViolation> bad = refreshProblem(c, config.timing, config.organisation))
+        s.fail(bad->key == "refresh_max_postponed"   ? "RefreshMaxPostponed"
+               : bad->key == "refresh_max_pulled_in" ? "RefreshMaxPulledin"
+                                                     : "RefreshPolicy",
+               bad->problem);
     s.onlyFlag("RefreshManagement", false, "refresh management (RFM)");
     s.choice("PowerDownPolicy", {"NoPowerDown"}, "power-down is not modelled");
     s.choice("Arbiter", {"Simple"}, "the FIFO and reorder arbiters are not modelled");

@@ -78,6 +78,87 @@ constexpr TimingKey timingKeys[] = {
     {"refi_sb", &Timing::refiSb, "same-bank refresh interval; 0: refi / banks per group", true},
 };
 
+// The rules between timing keys, each attached to the key that must give way. Every key also
+// needs at least 1 cycle unless 0 means "derived" or "not defined" (TimingKey above).
+struct TimingRule {
+    std::string_view key;
+    std::string (*problem)(const Timing&, const Organisation&);
+};
+const TimingRule timingRules[] = {
+    {"rc",
+     [](const Timing& t, const Organisation&) -> std::string {
+         if (t.rc >= t.ras + t.rp)
+             return {};
+         return "tRC (" + std::to_string(t.rc) + ") must be at least tRAS + tRP (" +
+                std::to_string(t.ras) + " + " + std::to_string(t.rp) + " = " +
+                std::to_string(t.ras + t.rp) + " cycles)";
+     }},
+    {"ccd_s",
+     [](const Timing& t, const Organisation& org) -> std::string {
+         if (t.ccdS >= org.burstCycles())
+             return {};
+         return "must cover one burst on the data bus (" + std::to_string(org.burstCycles()) +
+                " cycles)";
+     }},
+    {"ccd_l",
+     [](const Timing& t, const Organisation&) -> std::string {
+         return t.ccdL >= t.ccdS ? "" : "must be at least ccd_s (" + std::to_string(t.ccdS) + ")";
+     }},
+    {"rrd_l",
+     [](const Timing& t, const Organisation&) -> std::string {
+         return t.rrdL >= t.rrdS ? "" : "must be at least rrd_s (" + std::to_string(t.rrdS) + ")";
+     }},
+    {"wtr_l",
+     [](const Timing& t, const Organisation&) -> std::string {
+         return t.wtrL >= t.wtrS ? "" : "must be at least wtr_s (" + std::to_string(t.wtrS) + ")";
+     }},
+    {"refi",
+     [](const Timing& t, const Organisation&) -> std::string {
+         return t.refi > t.rfc ? ""
+                               : "must be longer than rfc (" + std::to_string(t.rfc) + " cycles)";
+     }},
+    {"refi",
+     [](const Timing& t, const Organisation& org) -> std::string {
+         if (t.refiPb != 0 || t.refi / org.banksPerPc() > t.rrefd)
+             return {};
+         return "per-bank interval refi / banks per PC (" +
+                std::to_string(t.refi / org.banksPerPc()) + ") must be longer than rrefd";
+     }},
+    {"refi_pb",
+     [](const Timing& t, const Organisation&) -> std::string {
+         if (t.refiPb == 0 || t.refiPb > t.rrefd)
+             return {};
+         return "must be longer than rrefd (" + std::to_string(t.rrefd) + " cycles)";
+     }},
+    {"refi_p2b",
+     [](const Timing& t, const Organisation&) -> std::string {
+         if (t.refiP2b == 0 || t.refiP2b > t.rfcP2b)
+             return {};
+         return "must be longer than its refresh (" + std::to_string(t.rfcP2b) + " cycles)";
+     }},
+    {"refi_sb",
+     [](const Timing& t, const Organisation&) -> std::string {
+         if (t.refiSb == 0 || t.refiSb > t.rfcSb)
+             return {};
+         return "must be longer than its refresh (" + std::to_string(t.rfcSb) + " cycles)";
+     }},
+};
+
+// One-key rules of the table: "" when the value holds.
+std::string atLeastOne(std::uint64_t value)
+{
+    return value == 0 ? "must be at least 1" : "";
+}
+
+std::string powerOfTwo(std::uint64_t value)
+{
+    if (value == 0)
+        return "must be at least 1";
+    return isPowerOfTwo(value)
+               ? ""
+               : "must be a power of two (address bits select it), got " + std::to_string(value);
+}
+
 // Timings in ns of a JEDEC set, converted to cycles of each preset's clock.
 struct TimingNs {
     double cl, cwl, rcdRd, rcdWr, rp, ras, rc, wr, rtp, ccdS, ccdL, ccdR, rrdS, rrdL, faw, wtrS,
@@ -223,9 +304,8 @@ AddressMapBits parseAddressMap(const ConfigNode& node, const Organisation& organ
         for (const auto& entry : addressFieldNames)
             bits.field(entry.value) = map.optional<std::vector<std::uint8_t>>(entry.name)
                                           .value_or(std::vector<std::uint8_t>{});
-        checkAddressMap(bits, organisation, [&](std::string_view key, const std::string& problem) {
-            map.fail(key, problem);
-        });
+        if (std::optional<ParamViolation> bad = addressMapProblem(bits, organisation))
+            map.fail(bad->key, bad->problem);
         return bits;
     });
 }
@@ -412,85 +492,6 @@ Time idleReadLatency(const HbmConfig& config)
     return config.controller.latency + cycles / config.organisation.clock;
 }
 
-void checkOrganisation(const Organisation& org, const ConfigFail& fail)
-{
-    auto positive = [&](std::string_view key, std::uint64_t value) {
-        if (value == 0)
-            fail(key, "must be at least 1");
-    };
-    auto powerOfTwo = [&](std::string_view key, std::uint64_t value) {
-        positive(key, value);
-        if (!isPowerOfTwo(value))
-            fail(key,
-                 "must be a power of two (address bits select it), got " + std::to_string(value));
-    };
-    positive("stacks", org.stacks);
-    powerOfTwo("channels_per_stack", org.channelsPerStack);
-    powerOfTwo("pcs_per_channel", org.pcsPerChannel);
-    powerOfTwo("pc_width_bits", org.pcWidthBits);
-    powerOfTwo("burst_length", org.burstLength);
-    powerOfTwo("sids", org.sids);
-    powerOfTwo("bank_groups", org.bankGroups);
-    powerOfTwo("banks_per_group", org.banksPerGroup);
-    // Rows need not be a power of two (24 Gb dies: 24 and 36 GB stacks); the address map then
-    // puts the row on the top bits, where the capacity cuts the last power of two short.
-    positive("rows", org.rows);
-    if (org.dataRate.bytesPerSecond() <= 0.0)
-        fail("data_rate", "must be positive, e.g. \"6.4 Gb/s\" per pin");
-    if (org.clock.hz() <= 0.0)
-        fail("clock", "must be positive, e.g. \"1.6 GHz\"");
-    if (org.pcWidthBits * org.burstLength % 8 != 0)
-        fail("burst_length", "pc_width_bits × burst_length must be whole bytes");
-    double perBurst = org.burstLength / org.bitsPerClock();
-    if (std::fabs(perBurst - std::round(perBurst)) > 1e-6 || std::round(perBurst) < 1.0)
-        fail("clock",
-             "a burst must take a whole number of cycles: burst_length / (data_rate / clock) is " +
-                 std::to_string(perBurst) + "; use clock = data_rate / 4 for HBM3");
-    if (!isPowerOfTwo(org.page.bytes()) || org.page.bytes() < org.burstBytes())
-        fail("page",
-             "must be a power of two of at least one burst (" + std::to_string(org.burstBytes()) +
-                 " B), got " + toString(org.page));
-    if (org.stackInterleave.bytes() < org.burstBytes() ||
-        org.stackInterleave.bytes() % org.burstBytes() != 0)
-        fail("stack_interleave",
-             "must be a multiple of the burst size (" + std::to_string(org.burstBytes()) +
-                 " B), got " + toString(org.stackInterleave));
-}
-
-void checkTiming(const Timing& t, const Organisation& org, const ConfigFail& fail)
-{
-    for (const TimingKey& entry : timingKeys)
-        if (t.*entry.member == 0 && !entry.zeroMeansUnset)
-            fail(entry.key, "must be at least 1 cycle");
-    std::uint32_t burst = org.burstCycles();
-    if (t.rc < t.ras + t.rp)
-        fail("rc",
-             "tRC (" + std::to_string(t.rc) + ") must be at least tRAS + tRP (" +
-                 std::to_string(t.ras) + " + " + std::to_string(t.rp) + " = " +
-                 std::to_string(t.ras + t.rp) + " cycles)");
-    if (t.ccdS < burst)
-        fail("ccd_s",
-             "must cover one burst on the data bus (" + std::to_string(burst) + " cycles)");
-    if (t.ccdL < t.ccdS)
-        fail("ccd_l", "must be at least ccd_s (" + std::to_string(t.ccdS) + ")");
-    if (t.rrdL < t.rrdS)
-        fail("rrd_l", "must be at least rrd_s (" + std::to_string(t.rrdS) + ")");
-    if (t.wtrL < t.wtrS)
-        fail("wtr_l", "must be at least wtr_s (" + std::to_string(t.wtrS) + ")");
-    if (t.refi <= t.rfc)
-        fail("refi", "must be longer than rfc (" + std::to_string(t.rfc) + " cycles)");
-    if (t.refiPb == 0 && t.refi / org.banksPerPc() <= t.rrefd)
-        fail("refi",
-             "per-bank interval refi / banks per PC (" + std::to_string(t.refi / org.banksPerPc()) +
-                 ") must be longer than rrefd");
-    if (t.refiPb != 0 && t.refiPb <= t.rrefd)
-        fail("refi_pb", "must be longer than rrefd (" + std::to_string(t.rrefd) + " cycles)");
-    for (auto [key, interval, rfc] :
-         {std::tuple{"refi_p2b", t.refiP2b, t.rfcP2b}, std::tuple{"refi_sb", t.refiSb, t.rfcSb}})
-        if (interval != 0 && interval <= rfc)
-            fail(key, "must be longer than its refresh (" + std::to_string(rfc) + " cycles)");
-}
-
 std::uint32_t refreshUnits(RefreshKind kind, const Organisation& org)
 {
     switch (kind) {
@@ -532,40 +533,43 @@ std::uint32_t refreshDuration(RefreshKind kind, const Timing& t)
     }
 }
 
-void checkRefresh(const ControllerConfig& c,
-                  const Timing& t,
-                  const Organisation& org,
-                  const ConfigFail& fail)
+std::optional<ParamViolation>
+refreshProblem(const ControllerConfig& c, const Timing& t, const Organisation& org)
 {
+    auto fail = [](std::string key, std::string problem) {
+        return std::optional<ParamViolation>(ParamViolation{std::move(key), std::move(problem)});
+    };
     if (c.refresh == RefreshKind::Per2Bank && t.rfcP2b == 0)
-        fail("refresh",
-             "per_2bank: the timing set defines no per-2-bank refresh (timing.rfc_p2b is 0; JEDEC "
-             "HBM refreshes all banks or one bank at a time); use all_bank or per_bank, or give "
-             "timing.rfc_p2b (and timing.refi_p2b) for a device that has it");
+        return fail(
+            "refresh",
+            "per_2bank: the timing set defines no per-2-bank refresh (timing.rfc_p2b is 0; JEDEC "
+            "HBM refreshes all banks or one bank at a time); use all_bank or per_bank, or give "
+            "timing.rfc_p2b (and timing.refi_p2b) for a device that has it");
     if (c.refresh == RefreshKind::SameBank && t.rfcSb == 0)
-        fail("refresh",
-             "same_bank: the timing set defines no same-bank refresh (timing.rfc_sb is 0; JEDEC "
-             "HBM refreshes all banks or one bank at a time); use all_bank or per_bank, or give "
-             "timing.rfc_sb (and timing.refi_sb) for a device that has it");
+        return fail(
+            "refresh",
+            "same_bank: the timing set defines no same-bank refresh (timing.rfc_sb is 0; JEDEC "
+            "HBM refreshes all banks or one bank at a time); use all_bank or per_bank, or give "
+            "timing.rfc_sb (and timing.refi_sb) for a device that has it");
     if (c.refresh == RefreshKind::Per2Bank && org.banksPerPc() % 2 != 0)
-        fail("refresh", "per_2bank needs an even number of banks per PC");
+        return fail("refresh", "per_2bank needs an even number of banks per PC");
     if (c.refresh == RefreshKind::SameBank && org.bankGroupsPerPc() < 2)
-        fail("refresh", "same_bank needs at least two bank groups per PC; use per_bank");
+        return fail("refresh", "same_bank needs at least two bank groups per PC; use per_bank");
     constexpr std::uint32_t jedecLimit = 8;
     if (c.refreshMaxPostponed > jedecLimit)
-        fail("refresh_max_postponed",
-             std::to_string(c.refreshMaxPostponed) +
-                 " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
+        return fail("refresh_max_postponed",
+                    std::to_string(c.refreshMaxPostponed) +
+                        " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
     if (c.refreshMaxPulledIn > jedecLimit)
-        fail("refresh_max_pulled_in",
-             std::to_string(c.refreshMaxPulledIn) +
-                 " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
+        return fail("refresh_max_pulled_in",
+                    std::to_string(c.refreshMaxPulledIn) +
+                        " is more than JEDEC allows (8 refresh intervals); use 0 to 8");
     if (c.refresh == RefreshKind::None && (c.refreshMaxPostponed > 0 || c.refreshMaxPulledIn > 0))
-        fail(c.refreshMaxPostponed > 0 ? "refresh_max_postponed" : "refresh_max_pulled_in",
-             "refresh: none has no refresh to postpone or pull in; set a refresh mode or "
-             "remove the key");
+        return fail(c.refreshMaxPostponed > 0 ? "refresh_max_postponed" : "refresh_max_pulled_in",
+                    "refresh: none has no refresh to postpone or pull in; set a refresh mode or "
+                    "remove the key");
     if (c.refresh == RefreshKind::None)
-        return;
+        return std::nullopt;
     // A run of pulled-in refreshes must end before the next one falls due, or the timetable
     // would skip that one (the whole-interval-late rule of RefreshSchedule).
     std::uint64_t commands = std::uint64_t{c.refreshMaxPulledIn} * refreshUnits(c.refresh, org) + 1;
@@ -573,49 +577,55 @@ void checkRefresh(const ControllerConfig& c,
     std::uint64_t interval = refreshInterval(c.refresh, t, org);
     if (c.refreshMaxPulledIn > 0 && c.refresh == RefreshKind::AllBank &&
         commands * spacing >= interval)
-        fail("refresh_max_pulled_in",
-             std::to_string(c.refreshMaxPulledIn) + " pulled-in refreshes and the regular one (" +
-                 std::to_string(commands) + " x tRFC " + std::to_string(spacing) +
-                 " cycles) do not fit in one tREFI (" + std::to_string(interval) +
-                 " cycles); use at most " + std::to_string((interval - 1) / spacing - 1));
+        return fail("refresh_max_pulled_in",
+                    std::to_string(c.refreshMaxPulledIn) +
+                        " pulled-in refreshes and the regular one (" + std::to_string(commands) +
+                        " x tRFC " + std::to_string(spacing) +
+                        " cycles) do not fit in one tREFI (" + std::to_string(interval) +
+                        " cycles); use at most " + std::to_string((interval - 1) / spacing - 1));
+    return std::nullopt;
 }
 
-void checkAddressMap(const AddressMapBits& map, const Organisation& org, const ConfigFail& fail)
+std::optional<ParamViolation> addressMapProblem(const AddressMapBits& map, const Organisation& org)
 {
+    auto fail = [](std::string_view key, std::string problem) {
+        return std::optional<ParamViolation>(ParamViolation{std::string(key), std::move(problem)});
+    };
     unsigned totalBits = log2Exact(org.stackBytes());
     std::vector<int> owner(64, -1);
     // Shared or out-of-range bits first: they explain a wrong width better than the width.
     for (const auto& entry : addressFieldNames) {
-        std::string key(entry.name);
         for (std::uint8_t bit : map.field(entry.value)) {
             if (bit >= totalBits)
-                fail(key,
-                     "bit " + std::to_string(bit) + " is outside a stack of " +
-                         toString(Size::fromBytes(org.stackBytes())) + " (bits 0 to " +
-                         std::to_string(totalBits - 1) + ")");
+                return fail(entry.name,
+                            "bit " + std::to_string(bit) + " is outside a stack of " +
+                                toString(Size::fromBytes(org.stackBytes())) + " (bits 0 to " +
+                                std::to_string(totalBits - 1) + ")");
             if (owner[bit] >= 0)
-                fail(key,
-                     "bit " + std::to_string(bit) + " is already used by " +
-                         std::string(addressFieldNames[owner[bit]].name));
+                return fail(entry.name,
+                            "bit " + std::to_string(bit) + " is already used by " +
+                                std::string(addressFieldNames[owner[bit]].name));
             owner[bit] = static_cast<int>(entry.value);
         }
     }
-    auto expect = [&](AddressField field, std::uint64_t count, const char* what) {
+    const std::tuple<AddressField, std::uint64_t, const char*> widths[] = {
+        {AddressField::Byte, org.burstBytes(), "bytes per burst"},
+        {AddressField::Column, org.columns(), "bursts per page"},
+        {AddressField::Channel, org.channelsPerStack, "channels"},
+        {AddressField::PseudoChannel, org.pcsPerChannel, "pseudo-channels per channel"},
+        {AddressField::BankGroup, org.bankGroups, "bank groups"},
+        {AddressField::Bank, org.banksPerGroup, "banks per group"},
+        {AddressField::Sid, org.sids, "stack IDs"},
+        {AddressField::Row, org.rows, "rows"},
+    };
+    for (const auto& [field, count, what] : widths) {
         const auto& bits = map.field(field);
         unsigned needed = log2Exact(count);
         if (bits.size() != needed)
-            fail(enumName(addressFieldNames, field),
-                 "has " + describeBits(static_cast<unsigned>(bits.size())) + " but " +
-                     std::to_string(count) + " " + what + " need " + describeBits(needed));
-    };
-    expect(AddressField::Byte, org.burstBytes(), "bytes per burst");
-    expect(AddressField::Column, org.columns(), "bursts per page");
-    expect(AddressField::Channel, org.channelsPerStack, "channels");
-    expect(AddressField::PseudoChannel, org.pcsPerChannel, "pseudo-channels per channel");
-    expect(AddressField::BankGroup, org.bankGroups, "bank groups");
-    expect(AddressField::Bank, org.banksPerGroup, "banks per group");
-    expect(AddressField::Sid, org.sids, "stack IDs");
-    expect(AddressField::Row, org.rows, "rows");
+            return fail(enumName(addressFieldNames, field),
+                        "has " + describeBits(static_cast<unsigned>(bits.size())) + " but " +
+                            std::to_string(count) + " " + what + " need " + describeBits(needed));
+    }
     if (!isPowerOfTwo(org.rows)) {
         // Only the top bits can hold a partial count: every address below the capacity then
         // decodes to a row below `rows`, and no row is reachable twice.
@@ -623,78 +633,25 @@ void checkAddressMap(const AddressMapBits& map, const Organisation& org, const C
         unsigned first = totalBits - static_cast<unsigned>(rowBits.size());
         for (std::size_t i = 0; i < rowBits.size(); ++i)
             if (rowBits[i] != first + i)
-                fail("row",
-                     std::to_string(org.rows) +
-                         " rows are not a power of two, so the row field must be the top "
-                         "address bits in order (" +
-                         std::to_string(first) + " to " + std::to_string(totalBits - 1) + ")");
+                return fail("row",
+                            std::to_string(org.rows) +
+                                " rows are not a power of two, so the row field must be the top "
+                                "address bits in order (" +
+                                std::to_string(first) + " to " + std::to_string(totalBits - 1) +
+                                ")");
     }
     // Each field has the right width and no bit is shared, so the map covers the capacity
     // exactly; the loop above already reported any bit beyond it.
-}
-
-void checkController(const ControllerConfig& c, const ConfigFail& fail)
-{
-    if (c.readQueue == 0)
-        fail("read_queue", "must be at least 1");
-    if (c.writeQueue == 0)
-        fail("write_queue", "must be at least 1");
-    if (!(c.writeHighWatermark > 0.0 && c.writeHighWatermark <= 1.0))
-        fail("write_high_watermark", "must be in (0, 1], a fraction of write_queue");
-    if (!(c.writeLowWatermark >= 0.0 && c.writeLowWatermark < c.writeHighWatermark))
-        fail("write_low_watermark", "must be in [0, write_high_watermark)");
-    if (c.bankBuffer == 0)
-        fail("bank_buffer", "must be at least 1");
-    if (c.readBuffer == 0)
-        fail("read_buffer", "must be at least 1");
-    if (c.writeBuffer == 0)
-        fail("write_buffer", "must be at least 1");
-    if (c.sharedBuffer == 0)
-        fail("shared_buffer", "must be at least 1");
-    bool perBank = c.buffer != RequestBuffer::PerDirection;
-    if (perBank && c.commandMux != CommandMux::Oldest)
-        fail("command_mux",
-             "a " + std::string(enumName(requestBufferNames, c.buffer)) +
-                 " buffer offers one command per bank; use oldest");
-    if (c.commandMux == CommandMux::Oldest && !perBank)
-        fail("buffer",
-             "the oldest command mux takes one command per bank; use bankwise, read_write or "
-             "shared");
-}
-
-void checkAnalytic(const AnalyticConfig& a, const ConfigFail& fail)
-{
-    if (!(a.efficiency > 0.0 && a.efficiency <= 1.0))
-        fail("efficiency", "must be in (0, 1], the sustained fraction of peak bandwidth");
-    if (!(a.writeEfficiency >= 0.0 && a.writeEfficiency <= 1.0))
-        fail("write_efficiency",
-             "must be in (0, 1], the sustained fraction of peak bandwidth for writes");
+    return std::nullopt;
 }
 
 void validate(const HbmConfig& config)
 {
-    auto failIn = [](const char* section) {
-        return [section](std::string_view key, const std::string& problem) {
-            throw Error("hbm." + std::string(section) + "." + std::string(key) + ": " + problem);
-        };
-    };
-    checkOrganisation(config.organisation, failIn("organisation"));
-    checkTiming(config.timing, config.organisation, failIn("timing"));
-    checkAddressMap(config.addressMap, config.organisation, failIn("address_map"));
-    checkController(config.controller, failIn("controller"));
-    checkRefresh(config.controller, config.timing, config.organisation, failIn("controller"));
-    checkAnalytic(config.analytic, failIn("analytic"));
+    if (std::optional<ParamViolation> bad = hbmParams().firstViolation(config))
+        throw Error("hbm." + bad->key + ": " + bad->problem);
 }
 
 namespace {
-
-// A rule broken inside a section is reported at the key in that section.
-ConfigFail atKeyIn(ConfigMap& section)
-{
-    return [&section](std::string_view key, const std::string& problem) {
-        section.fail(key, problem);
-    };
-}
 
 // The map of a DRAMSys simulation file (its tracesetup, if any, is not used: the workload is
 // the traffic), with the path taken relative to the file that names it.
@@ -760,78 +717,130 @@ ParamTable<HbmConfig> makeHbmParams()
             fidelityNames,
             "timing model (Two fidelities above); `detailed` with `dramsys`")
         .defaultIs("analytic");
-    auto org = [&table](const char* key, auto access, const char* type, const char* help) {
-        table.value(std::string("organisation.") + key, access, type, help);
+    using Param = ParamTable<HbmConfig>::Param;
+    auto org =
+        [&table](const char* key, auto access, const char* type, const char* help) -> Param& {
+        return table.value(std::string("organisation.") + key, access, type, help);
     };
-    org(
+    // A count with its one-value rule (atLeastOne, powerOfTwo).
+    auto counted = [&org](const char* key,
+                          auto access,
+                          const char* type,
+                          const char* help,
+                          std::string (*rule)(std::uint64_t)) -> Param& {
+        return org(key, access, type, help).rule([access, rule](const HbmConfig& c) {
+            return rule(access(c));
+        });
+    };
+    counted(
         "stacks",
         [](auto& c) -> auto& { return c.organisation.stacks; },
         "integer ≥ 1",
-        "HBM stacks of the device");
-    org(
+        "HBM stacks of the device",
+        atLeastOne);
+    counted(
         "channels_per_stack",
         [](auto& c) -> auto& { return c.organisation.channelsPerStack; },
         "power of two",
-        "channels per stack");
-    org(
+        "channels per stack",
+        powerOfTwo);
+    counted(
         "pcs_per_channel",
         [](auto& c) -> auto& { return c.organisation.pcsPerChannel; },
         "power of two",
-        "pseudo-channels per channel");
-    org(
+        "pseudo-channels per channel",
+        powerOfTwo);
+    counted(
         "pc_width_bits",
         [](auto& c) -> auto& { return c.organisation.pcWidthBits; },
-        "integer ≥ 1",
-        "data width of one pseudo-channel, bits");
+        "power of two",
+        "data width of one pseudo-channel, bits",
+        powerOfTwo);
     org(
         "data_rate",
         [](auto& c) -> auto& { return c.organisation.dataRate; },
         "bit rate > 0",
-        "data rate per pin, e.g. \"6.4 Gb/s\" (echoed in bytes: 800 MB/s)");
+        "data rate per pin, e.g. \"6.4 Gb/s\" (echoed in bytes: 800 MB/s)")
+        .rule([](const HbmConfig& c) -> std::string {
+            return c.organisation.dataRate.bytesPerSecond() > 0.0
+                       ? ""
+                       : "must be positive, e.g. \"6.4 Gb/s\" per pin";
+        });
     org(
         "clock",
         [](auto& c) -> auto& { return c.organisation.clock; },
         "frequency > 0",
-        "command clock CK; a burst must take whole cycles");
-    org(
+        "command clock CK; a burst must take whole cycles")
+        .rule([](const HbmConfig& c) -> std::string {
+            return c.organisation.clock.hz() > 0.0 ? "" : "must be positive, e.g. \"1.6 GHz\"";
+        })
+        .rule([](const HbmConfig& c) -> std::string {
+            double perBurst = c.organisation.burstLength / c.organisation.bitsPerClock();
+            if (std::fabs(perBurst - std::round(perBurst)) <= 1e-6 && std::round(perBurst) >= 1.0)
+                return {};
+            return "a burst must take a whole number of cycles: burst_length / (data_rate / "
+                   "clock) is " +
+                   std::to_string(perBurst) + "; use clock = data_rate / 4 for HBM3";
+        });
+    counted(
         "burst_length",
         [](auto& c) -> auto& { return c.organisation.burstLength; },
-        "integer ≥ 1",
-        "data beats per access (BL)");
-    org(
+        "power of two",
+        "data beats per access (BL)",
+        powerOfTwo);
+    counted(
         "sids",
         [](auto& c) -> auto& { return c.organisation.sids; },
         "power of two",
-        "stack IDs per pseudo-channel, each with its own bank groups");
-    org(
+        "stack IDs per pseudo-channel, each with its own bank groups",
+        powerOfTwo);
+    counted(
         "bank_groups",
         [](auto& c) -> auto& { return c.organisation.bankGroups; },
         "power of two",
-        "bank groups per stack ID");
-    org(
+        "bank groups per stack ID",
+        powerOfTwo);
+    counted(
         "banks_per_group",
         [](auto& c) -> auto& { return c.organisation.banksPerGroup; },
         "power of two",
-        "banks per bank group");
-    org(
+        "banks per bank group",
+        powerOfTwo);
+    counted(
         "rows",
         [](auto& c) -> auto& { return c.organisation.rows; },
         "integer ≥ 1",
-        "rows per bank; not a power of two puts the row field on the top address bits");
+        "rows per bank; not a power of two puts the row field on the top address bits",
+        atLeastOne);
     org(
         "page",
         [](auto& c) -> auto& { return c.organisation.page; },
         "size, a power of two ≥ one burst",
-        "row buffer (page) per pseudo-channel");
+        "row buffer (page) per pseudo-channel")
+        .rule([](const HbmConfig& c) -> std::string {
+            const Organisation& org = c.organisation;
+            if (isPowerOfTwo(org.page.bytes()) && org.page.bytes() >= org.burstBytes())
+                return {};
+            return "must be a power of two of at least one burst (" +
+                   std::to_string(org.burstBytes()) + " B), got " + toString(org.page);
+        });
     org(
         "stack_interleave",
         [](auto& c) -> auto& { return c.organisation.stackInterleave; },
         "size, a multiple of the burst",
-        "granularity at which addresses move to the next stack");
+        "granularity at which addresses move to the next stack")
+        .rule([](const HbmConfig& c) -> std::string {
+            const Organisation& org = c.organisation;
+            if (org.stackInterleave.bytes() >= org.burstBytes() &&
+                org.stackInterleave.bytes() % org.burstBytes() == 0)
+                return {};
+            return "must be a multiple of the burst size (" + std::to_string(org.burstBytes()) +
+                   " B), got " + toString(org.stackInterleave);
+        });
     for (const TimingKey& entry : timingKeys) {
         const bool zeroMeansUnset = entry.zeroMeansUnset;
         const auto member = entry.member;
-        table.custom(
+        Param& param = table.custom(
             "timing." + std::string(entry.key),
             zeroMeansUnset ? "cycles, or a time; 0 = derived" : "cycles ≥ 1, or a time",
             std::string(entry.help),
@@ -842,22 +851,45 @@ ParamTable<HbmConfig> makeHbmParams()
             [member](const HbmConfig& config) {
                 return YAML::Node(std::to_string(config.timing.*member));
             });
+        if (!zeroMeansUnset)
+            param.rule([member](const HbmConfig& c) -> std::string {
+                return c.timing.*member == 0 ? "must be at least 1 cycle" : "";
+            });
+        for (const TimingRule& rule : timingRules)
+            if (rule.key == entry.key)
+                param.rule([problem = rule.problem](const HbmConfig& c) {
+                    return problem(c.timing, c.organisation);
+                });
     }
-    table.custom(
-        "address_map",
-        choiceText(addressMapPresetNames) + ", or a map field → list of address bits (" +
-            choiceText(addressFieldNames) + ")",
-        "how a physical address is cut into fields; rebuilt `interleaved` when `organisation` "
-        "changes and no map is given",
-        [](const ConfigNode& node, HbmConfig& config) {
-            config.addressMap = parseAddressMap(node, config.organisation);
-        },
-        [](const HbmConfig& config) { return addressMapYaml(config.addressMap); });
-    auto choice = [&table](const char* key, auto access, const auto& names, const char* help) {
-        table.choice(std::string("controller.") + key, access, names, help);
+    table
+        .custom(
+            "address_map",
+            choiceText(addressMapPresetNames) + ", or a map field → list of address bits (" +
+                choiceText(addressFieldNames) + ")",
+            "how a physical address is cut into fields; rebuilt `interleaved` when `organisation` "
+            "changes and no map is given",
+            [](const ConfigNode& node, HbmConfig& config) {
+                config.addressMap = parseAddressMap(node, config.organisation);
+            },
+            [](const HbmConfig& config) { return addressMapYaml(config.addressMap); })
+        .ruleAt([](const HbmConfig& c) {
+            std::optional<ParamViolation> bad = addressMapProblem(c.addressMap, c.organisation);
+            if (bad)
+                bad->key = "address_map." + bad->key;
+            return bad;
+        });
+    auto choice =
+        [&table](const char* key, auto access, const auto& names, const char* help) -> Param& {
+        return table.choice(std::string("controller.") + key, access, names, help);
     };
-    auto value = [&table](const char* key, auto access, const char* type, const char* help) {
-        table.value(std::string("controller.") + key, access, type, help);
+    auto value =
+        [&table](const char* key, auto access, const char* type, const char* help) -> Param& {
+        return table.value(std::string("controller.") + key, access, type, help);
+    };
+    auto positive = [&value](const char* key, auto access, const char* help) -> Param& {
+        return value(key, access, "integer ≥ 1", help).rule([access](const HbmConfig& c) {
+            return atLeastOne(access(c));
+        });
     };
     choice(
         "scheduler",
@@ -873,7 +905,14 @@ ParamTable<HbmConfig> makeHbmParams()
         "refresh",
         [](auto& c) -> auto& { return c.controller.refresh; },
         refreshNames,
-        "refresh mode (section Refresh)");
+        "refresh mode (section Refresh)")
+        .ruleAt([](const HbmConfig& c) {
+            std::optional<ParamViolation> bad =
+                refreshProblem(c.controller, c.timing, c.organisation);
+            if (bad)
+                bad->key = "controller." + bad->key;
+            return bad;
+        });
     value(
         "refresh_max_postponed",
         [](auto& c) -> auto& { return c.controller.refreshMaxPostponed; },
@@ -884,26 +923,34 @@ ParamTable<HbmConfig> makeHbmParams()
         [](auto& c) -> auto& { return c.controller.refreshMaxPulledIn; },
         "0 to 8",
         "refresh intervals an idle controller may pull in");
-    value(
+    positive(
         "read_queue",
         [](auto& c) -> auto& { return c.controller.readQueue; },
-        "integer ≥ 1",
         "read requests the scheduler sees per pseudo-channel");
-    value(
+    positive(
         "write_queue",
         [](auto& c) -> auto& { return c.controller.writeQueue; },
-        "integer ≥ 1",
         "write requests the scheduler sees per pseudo-channel");
     value(
         "write_high_watermark",
         [](auto& c) -> auto& { return c.controller.writeHighWatermark; },
         "fraction in (0, 1]",
-        "write-queue occupancy that starts a write drain");
+        "write-queue occupancy that starts a write drain")
+        .rule([](const HbmConfig& c) -> std::string {
+            double high = c.controller.writeHighWatermark;
+            return high > 0.0 && high <= 1.0 ? "" : "must be in (0, 1], a fraction of write_queue";
+        });
     value(
         "write_low_watermark",
         [](auto& c) -> auto& { return c.controller.writeLowWatermark; },
         "fraction below the high watermark",
-        "occupancy at which a drain stops when reads wait");
+        "occupancy at which a drain stops when reads wait")
+        .rule([](const HbmConfig& c) -> std::string {
+            double low = c.controller.writeLowWatermark;
+            return low >= 0.0 && low < c.controller.writeHighWatermark
+                       ? ""
+                       : "must be in [0, write_high_watermark)";
+        });
     value(
         "latency",
         [](auto& c) -> auto& { return c.controller.latency; },
@@ -924,32 +971,42 @@ ParamTable<HbmConfig> makeHbmParams()
         [](auto& c) -> auto& { return c.controller.buffer; },
         requestBufferNames,
         "request buffer: per direction (read_queue, write_queue), or one of DRAMSys's channel-wide "
-        "buffers (models/hbm/buffer)");
-    value(
+        "buffers (models/hbm/buffer)")
+        .rule([](const HbmConfig& c) -> std::string {
+            if (c.controller.commandMux != CommandMux::Oldest ||
+                c.controller.buffer != RequestBuffer::PerDirection)
+                return {};
+            return "the oldest command mux takes one command per bank; use bankwise, read_write "
+                   "or shared";
+        });
+    positive(
         "bank_buffer",
         [](auto& c) -> auto& { return c.controller.bankBuffer; },
-        "integer ≥ 1",
         "entries per bank of a bankwise buffer");
-    value(
+    positive(
         "read_buffer",
         [](auto& c) -> auto& { return c.controller.readBuffer; },
-        "integer ≥ 1",
         "reads per channel of a read_write buffer");
-    value(
+    positive(
         "write_buffer",
         [](auto& c) -> auto& { return c.controller.writeBuffer; },
-        "integer ≥ 1",
         "writes per channel of a read_write buffer");
-    value(
+    positive(
         "shared_buffer",
         [](auto& c) -> auto& { return c.controller.sharedBuffer; },
-        "integer ≥ 1",
         "requests per channel of a shared buffer");
     choice(
         "command_mux",
         [](auto& c) -> auto& { return c.controller.commandMux; },
         commandMuxNames,
-        "which ready command goes first (`oldest` only with, and required by, a per-bank buffer)");
+        "which ready command goes first (`oldest` only with, and required by, a per-bank buffer)")
+        .rule([](const HbmConfig& c) -> std::string {
+            if (c.controller.buffer == RequestBuffer::PerDirection ||
+                c.controller.commandMux == CommandMux::Oldest)
+                return {};
+            return "a " + std::string(enumName(requestBufferNames, c.controller.buffer)) +
+                   " buffer offers one command per bank; use oldest";
+        });
     choice(
         "refresh_precharge",
         [](auto& c) -> auto& { return c.controller.refreshPrecharge; },
@@ -965,16 +1022,31 @@ ParamTable<HbmConfig> makeHbmParams()
         [](auto& c) -> auto& { return c.controller.refreshStart; },
         refreshStartNames,
         "when each pseudo-channel's first refresh falls due");
-    table.value(
-        "analytic.efficiency",
-        [](auto& c) -> auto& { return c.analytic.efficiency; },
-        "fraction in (0, 1]",
-        "`analytic`: sustained fraction of the device peak for reads");
-    table.value(
-        "analytic.write_efficiency",
-        [](auto& c) -> auto& { return c.analytic.writeEfficiency; },
-        "fraction in [0, 1]",
-        "`analytic`: the same for writes; 0 = `efficiency`");
+    table
+        .value(
+            "analytic.efficiency",
+            [](auto& c) -> auto& { return c.analytic.efficiency; },
+            "fraction in (0, 1]",
+            "`analytic`: sustained fraction of the device peak for reads")
+        .rule([](const HbmConfig& c) -> std::string {
+            double e = c.analytic.efficiency;
+            return e > 0.0 && e <= 1.0
+                       ? ""
+                       : "must be in (0, 1], the sustained fraction of peak bandwidth";
+        });
+    table
+        .value(
+            "analytic.write_efficiency",
+            [](auto& c) -> auto& { return c.analytic.writeEfficiency; },
+            "fraction in [0, 1]",
+            "`analytic`: the same for writes; 0 = `efficiency`")
+        .rule([](const HbmConfig& c) -> std::string {
+            double e = c.analytic.writeEfficiency;
+            return e >= 0.0 && e <= 1.0
+                       ? ""
+                       : "must be in [0, 1], the sustained fraction of peak bandwidth for writes "
+                         "(0: efficiency)";
+        });
     table.value(
         "analytic.turnaround",
         [](auto& c) -> auto& { return c.analytic.turnaround; },
@@ -999,57 +1071,50 @@ const ParamTable<HbmConfig>& hbmParams()
 HbmConfig parseHbmConfig(ConfigMap& map)
 {
     const ParamTable<HbmConfig>& table = hbmParams();
-    // Reads one section through the table, then checks its rules at its keys.
+    // Where each key was written, so that a rule broken only by the merged config is reported
+    // where the user wrote the value.
+    ParamLocations where;
     HbmConfig config = hbmPreset(defaultPreset);
-    auto section = [&](const char* name, const auto& check) {
+    // Reads one section through the table, then checks its rules at its keys: the sections
+    // come in dependency order (timing in cycles of the organisation's clock, the address map
+    // and refresh against both), so each is checked against the values it depends on.
+    auto section = [&](const char* name) {
         if (!map.has(name))
             return false;
         map.nested(name, [&](ConfigMap& m) {
-            table.readSection(m, name, config);
-            check(m);
+            table.readSection(m, name, config, &where);
+            table.checkSection(m, name, config);
         });
         return true;
     };
-    auto analytic = [&](ConfigMap& m) { checkAnalytic(config.analytic, atKeyIn(m)); };
 
     if (std::optional<ConfigNode> file = map.value("dramsys")) {
         for (const char* key : {"preset", "organisation", "timing", "address_map", "controller"})
             if (map.has(key))
                 file->fail(std::string("the DRAMSys file describes the memory; remove `") + key +
                            "` (only fidelity and analytic may stand beside dramsys)");
-        table.readKey(map, "dramsys", config);
-        table.readKey(map, "fidelity", config);
-        section("analytic", analytic);
+        table.readKey(map, "dramsys", config, &where);
+        table.readKey(map, "fidelity", config, &where);
+        section("analytic");
         return config;
     }
-    table.readKey(map, "preset", config);
-    table.readKey(map, "fidelity", config);
-    const bool organisationGiven = section(
-        "organisation", [&](ConfigMap& m) { checkOrganisation(config.organisation, atKeyIn(m)); });
-    section("timing",
-            [&](ConfigMap& m) { checkTiming(config.timing, config.organisation, atKeyIn(m)); });
+    table.readKey(map, "preset", config, &where);
+    table.readKey(map, "fidelity", config, &where);
+    const bool organisationGiven = section("organisation");
+    section("timing");
     if (map.has("address_map")) {
-        table.readKey(map, "address_map", config);
+        table.readKey(map, "address_map", config, &where);
     } else if (organisationGiven) {
         // The preset's layout was made for the preset's organisation; rebuild it.
         config.addressMap =
             addressMapFromPreset(AddressMapPreset::Interleaved, config.organisation);
     }
-    section("controller", [&](ConfigMap& m) {
-        checkController(config.controller, atKeyIn(m));
-        checkRefresh(config.controller, config.timing, config.organisation, atKeyIn(m));
-    });
-    section("analytic", analytic);
-
-    // Rules that cross sections (a timing set against a changed organisation, say) are
-    // reported at the section of the preset value that no longer fits.
-    auto failAt = [&](const char* name) {
-        return [&map, name](std::string_view key, const std::string& problem) {
-            map.fail(name, std::string(key) + ": " + problem);
-        };
-    };
-    checkTiming(config.timing, config.organisation, failAt("timing"));
-    checkAddressMap(config.addressMap, config.organisation, failAt("address_map"));
+    section("controller");
+    section("analytic");
+    // What the sections did not give came from the preset and may no longer fit a changed
+    // organisation (a timing set, a refresh mode): reported at the map, under the key's path.
+    if (std::optional<ParamViolation> bad = table.firstViolation(config))
+        failAt(*bad, where, map);
     return config;
 }
 

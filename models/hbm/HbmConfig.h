@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -339,21 +340,16 @@ Time idleReadLatency(const HbmConfig& config);
 /// whole number counts as that number).
 std::uint32_t cyclesFor(Time time, Frequency clock);
 
-/// Reports a broken rule: the key (relative to its section, e.g. "rc") and the problem.
-using ConfigFail = std::function<void(std::string_view key, const std::string& problem)>;
-
-/// Section checks, each calling fail for the first broken rule.
-void checkOrganisation(const Organisation& organisation, const ConfigFail& fail);
-void checkTiming(const Timing& timing, const Organisation& organisation, const ConfigFail& fail);
-void checkAddressMap(const AddressMapBits& map,
-                     const Organisation& organisation,
-                     const ConfigFail& fail);
-void checkController(const ControllerConfig& controller, const ConfigFail& fail);
-/// The refresh mode against the timing set and organisation (reported at controller keys).
-void checkRefresh(const ControllerConfig& controller,
-                  const Timing& timing,
-                  const Organisation& organisation,
-                  const ConfigFail& fail);
+/// The rules that the parameter table (hbmParams) attaches to `address_map` and to
+/// `controller.refresh`, shared with the DRAMSys importer, which reports them at its own keys.
+/// Each gives the first broken rule, with its key relative to the section ("row",
+/// "refresh_max_pulled_in"), or nullopt.
+std::optional<ParamViolation> addressMapProblem(const AddressMapBits& map,
+                                                const Organisation& organisation);
+/// The refresh mode against the timing set and organisation (at controller keys).
+std::optional<ParamViolation> refreshProblem(const ControllerConfig& controller,
+                                             const Timing& timing,
+                                             const Organisation& organisation);
 
 /// Refresh commands one mode issues per all-bank interval: 1, banks, banks / 2 or banks per
 /// group; 0 for RefreshKind::None.
@@ -361,17 +357,16 @@ std::uint32_t refreshUnits(RefreshKind kind, const Organisation& organisation);
 /// The interval and the duration of one refresh command of a mode, cycles.
 std::uint32_t refreshInterval(RefreshKind kind, const Timing& timing, const Organisation& org);
 std::uint32_t refreshDuration(RefreshKind kind, const Timing& timing);
-void checkAnalytic(const AnalyticConfig& analytic, const ConfigFail& fail);
 
-/// Checks a config built in C++; throws etsim::Error "hbm.<section>.<key>: <problem>".
+/// Checks a config built in C++ against every rule of hbmParams(); throws etsim::Error
+/// "hbm.<section>.<key>: <problem>".
 void validate(const HbmConfig& config);
 
 /// Reads the `hbm` map (see the top of this file); errors are ConfigErrors at the key.
 HbmConfig parseHbmConfig(ConfigMap& map);
 
-/// Every key of the hbm map: its type, default and help (kernel/ParamTable.h). It drives
-/// parseHbmConfig, toYaml and the key table of docs/hbm.md; the rules stay in the check
-/// functions above, which parsing and validate() share.
+/// Every key of the hbm map: its type, default, rules and help (kernel/ParamTable.h). It drives
+/// parseHbmConfig, validate(), toYaml and the key table of docs/hbm.md.
 const ParamTable<HbmConfig>& hbmParams();
 
 /// Every value of a config as the `hbm` map above (scalars as YAML text, timings in cycles,

@@ -254,6 +254,42 @@ TEST(HbmConfig, ValidateNamesSectionAndKey)
         Error);
 }
 
+TEST(HbmConfig, PresetValuesAChangedOrganisationBreaksAreReportedUnderTheirKey)
+{
+    // Bursts of 16 beats take 4 CK at the preset's clock: its tCCDS of 2 no longer covers one.
+    // The timing came from the preset, so the error is at the hbm map, under timing.ccd_s.
+    EXPECT_EQ(errorOf("preset: hbm3_6400\norganisation: {burst_length: 16}\n"),
+              "hbm.yaml:1:1: timing.ccd_s: must cover one burst on the data bus (4 cycles)");
+}
+
+TEST(HbmConfig, EveryRuleIsInTheParameterTable)
+{
+    // validate() is the table's rules and nothing else: one broken value per section is found
+    // by firstViolation with its key path, as the YAML reader reports it.
+    const ParamTable<HbmConfig>& table = hbmParams();
+    auto broken = [&](auto change) {
+        HbmConfig config = hbmPreset(HbmPreset::Hbm3_6400);
+        change(config);
+        std::optional<ParamViolation> bad = table.firstViolation(config);
+        return bad ? bad->key + ": " + bad->problem : std::string("(none)");
+    };
+    EXPECT_EQ(broken([](HbmConfig&) {}), "(none)");
+    EXPECT_EQ(broken([](HbmConfig& c) { c.organisation.sids = 3; }),
+              "organisation.sids: must be a power of two (address bits select it), got 3");
+    EXPECT_EQ(broken([](HbmConfig& c) { c.timing.rrdL = 1; }),
+              "timing.rrd_l: must be at least rrd_s (4)");
+    EXPECT_EQ(broken([](HbmConfig& c) { c.addressMap.field(AddressField::Row).pop_back(); }),
+              "address_map.row: has 13 bits but 16384 rows need 14 bits");
+    EXPECT_EQ(broken([](HbmConfig& c) { c.controller.refreshMaxPostponed = 9; }),
+              "controller.refresh_max_postponed: 9 is more than JEDEC allows (8 refresh "
+              "intervals); use 0 to 8");
+    EXPECT_EQ(broken([](HbmConfig& c) { c.controller.writeQueue = 0; }),
+              "controller.write_queue: must be at least 1");
+    EXPECT_EQ(broken([](HbmConfig& c) { c.analytic.writeEfficiency = 1.5; }),
+              "analytic.write_efficiency: must be in [0, 1], the sustained fraction of peak "
+              "bandwidth for writes (0: efficiency)");
+}
+
 TEST(HbmConfig, RequestBufferOrganisationsAndTheirSizes)
 {
     HbmConfig c = parse("controller: {buffer: read_write, read_buffer: 6, write_buffer: 3, "
