@@ -144,12 +144,7 @@ const TimingRule timingRules[] = {
      }},
 };
 
-// One-key rules of the table: "" when the value holds.
-std::string atLeastOne(std::uint64_t value)
-{
-    return value == 0 ? "must be at least 1" : "";
-}
-
+// A count that address bits select: "" when it holds (atLeastOneProblem for the others).
 std::string powerOfTwo(std::uint64_t value)
 {
     if (value == 0)
@@ -722,7 +717,7 @@ ParamTable<HbmConfig> makeHbmParams()
         [&table](const char* key, auto access, const char* type, const char* help) -> Param& {
         return table.value(std::string("organisation.") + key, access, type, help);
     };
-    // A count with its one-value rule (atLeastOne, powerOfTwo).
+    // A count with its one-value rule (atLeastOneProblem, powerOfTwo).
     auto counted = [&org](const char* key,
                           auto access,
                           const char* type,
@@ -737,7 +732,7 @@ ParamTable<HbmConfig> makeHbmParams()
         [](auto& c) -> auto& { return c.organisation.stacks; },
         "integer ≥ 1",
         "HBM stacks of the device",
-        atLeastOne);
+        atLeastOneProblem<std::uint64_t>);
     counted(
         "channels_per_stack",
         [](auto& c) -> auto& { return c.organisation.channelsPerStack; },
@@ -811,7 +806,7 @@ ParamTable<HbmConfig> makeHbmParams()
         [](auto& c) -> auto& { return c.organisation.rows; },
         "integer ≥ 1",
         "rows per bank; not a power of two puts the row field on the top address bits",
-        atLeastOne);
+        atLeastOneProblem<std::uint64_t>);
     org(
         "page",
         [](auto& c) -> auto& { return c.organisation.page; },
@@ -888,7 +883,7 @@ ParamTable<HbmConfig> makeHbmParams()
     };
     auto positive = [&value](const char* key, auto access, const char* help) -> Param& {
         return value(key, access, "integer ≥ 1", help).rule([access](const HbmConfig& c) {
-            return atLeastOne(access(c));
+            return atLeastOneProblem(access(c));
         });
     };
     choice(
