@@ -21,6 +21,7 @@
 
 #include "cosim/Proxy.h"
 #include "kernel/Config.h"
+#include "kernel/ParamTable.h"
 
 namespace etsim::cosim {
 
@@ -41,13 +42,22 @@ inline constexpr Time defaultCosimTimeout = Time::fromPs(10'000'000'000'000); //
 /// Shortest accepted timeout.
 inline constexpr Time minCosimTimeout = Time::fromPs(1'000'000'000); // 1 ms
 
-/// Reads a `cosim:` map into ProxyOptions (description left empty). Every rule is checked
-/// here, with errors naming the file, line, key path and the fix: an unparsable peer, a
-/// lookahead missing or zero under conservative sync, a quantum missing or zero under
-/// loosely-timed sync, lookahead or quantum given for a mode that does not use it, "shm"
-/// without spawn, spawn with listen: false, a timeout under 1 ms, max_outstanding 0.
-/// "{rank}" in `peer` or `spawn` is replaced by the rank for a per-rank proxy.
+/// Every key of a `cosim:` map: its type, default, rules and help (kernel/ParamTable.h). It
+/// drives parseCosimConfig, toYaml, `etsim config keys cosim` and the key table of
+/// docs/cosim.md.
+const ParamTable<ProxyOptions>& cosimParams();
+
+/// Reads a `cosim:` map into ProxyOptions (description left empty), with errors naming the
+/// file, line, key path and the fix: an unparsable peer, a lookahead missing or zero under
+/// conservative sync, a quantum missing or zero under loosely-timed sync, lookahead or quantum
+/// given for a mode that does not use it, "shm" without spawn, spawn with listen: false, a
+/// timeout under 1 ms, max_outstanding 0. "{rank}" in `peer` or `spawn` is replaced by the
+/// rank for a per-rank proxy.
 ProxyOptions parseCosimConfig(ConfigMap& map);
+
+/// The options as a `cosim:` map, every key with its value but the token (a secret stays out
+/// of reports); parseCosimConfig of the result gives back the same options, token aside.
+YAML::Node toYaml(const ProxyOptions& options);
 
 /// `text` with every "{rank}" replaced by `rank` (a per-rank endpoint or spawn line).
 std::string substituteRank(std::string text, std::uint32_t rank);

@@ -1,5 +1,6 @@
 #include "platforms/ConfigKeys.h"
 
+#include "cosim/CosimConfig.h"
 #include "kernel/Error.h"
 #include "models/accel/AccelConfig.h"
 #include "models/hbm/HbmConfig.h"
@@ -18,7 +19,8 @@ std::vector<ComponentKeys> configKeyTables()
             entry(hbm::hbmParams(), "docs/hbm.md"),
             entry(net::netParams(), "docs/network.md"),
             entry(net::dimParams(), "docs/network.md"),
-            entry(net::fatTreeParams(), "docs/network.md")};
+            entry(net::fatTreeParams(), "docs/network.md"),
+            entry(cosim::cosimParams(), "docs/cosim.md")};
 }
 
 ComponentKeys configKeys(std::string_view name)

@@ -231,8 +231,9 @@ nlohmann::ordered_json toJson(const YAML::Node& node)
 }
 
 // The tree a report records: every key of the platform, the accelerator, its HBM and the
-// fabric with the value it resolved to (presets and defaults expanded), keeping the
-// accelerator's preset name for the reader and the co-simulation sections as written.
+// fabric with the value it resolved to (presets and defaults expanded), the co-simulation
+// sections included (their token left out), keeping the accelerator's preset name for the
+// reader.
 YAML::Node resolvedTree(const YAML::Node& root, const PlatformConfig& config)
 {
     YAML::Node tree = YAML::Clone(root);
@@ -248,10 +249,16 @@ YAML::Node resolvedTree(const YAML::Node& root, const PlatformConfig& config)
     accelerator["hbm"] = hbm::toYaml(config.hbm);
     if (written.IsMap() && written["compute"].IsDefined())
         accelerator["compute"] = YAML::Clone(written["compute"]);
+    if (config.computeCosim) {
+        YAML::Node cosim = cosim::toYaml(config.computeCosim->proxy);
+        cosim["ranks"] = config.computeCosim->rank ? std::to_string(*config.computeCosim->rank)
+                                                   : std::string("all");
+        accelerator["compute"]["cosim"] = cosim;
+    }
     tree["accelerator"] = accelerator;
     YAML::Node fabric = net::toYaml(config.fabric);
-    if (root["fabric"].IsMap() && root["fabric"]["cosim"].IsDefined())
-        fabric["cosim"] = YAML::Clone(root["fabric"]["cosim"]);
+    if (config.fabricCosim)
+        fabric["cosim"] = cosim::toYaml(*config.fabricCosim);
     tree["fabric"] = fabric;
     for (const auto& entry : platformParams().write(config))
         tree[entry.first] = entry.second;

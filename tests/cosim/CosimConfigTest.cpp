@@ -154,5 +154,29 @@ TEST(CosimConfig, OtherErrors)
               "platform.yaml:1:43: cosim.lookahed: unknown key (did you mean \"lookahead\"?)");
 }
 
+TEST(CosimConfig, TheEchoHoldsEveryKeyOfTheModeButTheToken)
+{
+    const ProxyOptions options = parse("cosim: {peer: \"unix:/p\", sync: loosely-timed, "
+                                       "quantum: 3 us, timeout: 1.5 ms, token: s3cret}\n");
+    const YAML::Node echo = toYaml(options);
+    EXPECT_EQ(echo["peer"].as<std::string>(), "unix:/p");
+    EXPECT_EQ(echo["sync"].as<std::string>(), "loosely-timed");
+    EXPECT_EQ(echo["quantum"].as<std::string>(), "3 us");
+    EXPECT_EQ(echo["timeout"].as<std::string>(), "2 ms");
+    EXPECT_EQ(echo["max_outstanding"].as<std::string>(), "4096");
+    EXPECT_EQ(echo["io"].as<std::string>(), "inline");
+    // Only the mode's own time key, and no secret.
+    EXPECT_FALSE(echo["lookahead"].IsDefined());
+    EXPECT_FALSE(echo["token"].IsDefined());
+    // Read back, the echo gives the same options (the token aside).
+    YAML::Emitter out;
+    out << YAML::Flow << echo;
+    const ProxyOptions again = parse("cosim: " + std::string(out.c_str()) + "\n");
+    EXPECT_EQ(again.quantum, options.quantum);
+    EXPECT_EQ(again.timeout, options.timeout);
+    EXPECT_EQ(again.sync, options.sync);
+    EXPECT_TRUE(again.token.empty());
+}
+
 } // namespace
 } // namespace etsim::cosim
