@@ -1,3 +1,6 @@
+// Longer than most files (about 700 lines): the RankDriver is one state machine per rank
+// (feed, admit, issue, complete, record) over shared slots and flights; its parts (node
+// lowering, the dependency tracker, the reader) already live in their own files.
 #include "et_driver/RankDriver.h"
 
 #include "et_driver/TraceReader.h"

@@ -1,3 +1,6 @@
+// Longer than most files (about 900 lines): every rule of `etsim trace validate` (docs/cli.md's
+// finding table) runs in one streaming pass over the rank files and reports into one finding
+// list; node, attribute, graph and cross-rank checks share that pass's state.
 #include "et_driver/TraceValidator.h"
 
 #include "et_driver/NodeLimits.h"

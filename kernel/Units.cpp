@@ -1,3 +1,6 @@
+// Longer than most files (about 1,000 lines): every unit type (time, size, bandwidth,
+// frequency, rates) shares one exact decimal parser, one table of unit names and one printer,
+// so each quantity reads back to the same value; the types' arithmetic is checked here too.
 #include "kernel/Units.h"
 
 #include <algorithm>

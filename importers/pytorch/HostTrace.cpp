@@ -1,3 +1,6 @@
+// Longer than most files (about 700 lines): the one-pass JSON scanner of PyTorch host traces
+// and the schema it fills (nodes, attributes, argument lists, tensors) are one reader; the
+// scanner exists because a document tree cost more than the rest of the import.
 #include "importers/pytorch/HostTrace.h"
 
 #include "importers/pytorch/JsonFile.h"

@@ -1,3 +1,5 @@
+// Longer than most files: one case per dependency rule of the tracker (data, control, both,
+// out-of-order arrival, bounded windows, cycles), each with its own small graph.
 #include "et_driver/DependencyTracker.h"
 
 #include "kernel/Error.h"

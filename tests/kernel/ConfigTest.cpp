@@ -1,3 +1,5 @@
+// Longer than most files: one case per value type, error position and override form of the
+// typed configuration (kernel/Config.h), which every component's parser relies on.
 #include "kernel/Config.h"
 
 #include "kernel/Error.h"

@@ -1,3 +1,5 @@
+// Longer than most files: one case per unit, printer round trip and overflow rule of
+// kernel/Units.h, which every model and parser relies on.
 #include "kernel/Units.h"
 
 #include "kernel/Error.h"

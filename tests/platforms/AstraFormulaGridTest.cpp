@@ -1,3 +1,5 @@
+// Longer than most files: the grid's formulas are written out here, independently of the
+// models, one per collective and topology family.
 // The "every other case" half of ASTRA-sim compatibility: a grid of ASTRA-sim setups run
 // through runJob on traces written with etsim's TraceWriter, each finish time compared with the
 // closed-form formulas of shared/spec/astra-sim-semantics.md sections 2-4, computed here

@@ -1,0 +1,161 @@
+// The accelerator's streaming fast path (docs/accel.md, "Streaming fast path"): a node that
+// streams alone is planned arithmetically (StreamPlan) and committed to the memory and the
+// engine in the order the per-chunk transactions would have reached them, or handed back to
+// the per-chunk path (Accelerator.cpp) when another node arrives while it runs.
+
+#include "models/accel/Accelerator.h"
+
+#include "kernel/ScTime.h"
+#include "kernel/Units.h"
+
+#include <algorithm>
+
+namespace etsim::accel {
+
+bool Accelerator::fastEligible() const
+{
+    // Only this node in flight, the memory's timing known, and nothing that watches chunks:
+    // the engine is ours and records no timeline, per-chunk transactions are not asked for.
+    return streaming == 1 && streamMemory != nullptr && ownEngine != nullptr &&
+           !ownEngine->hasTimeline() && !config.dma.perChunk;
+}
+
+void Accelerator::planFast(std::uint64_t id, Job& job)
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    StreamShape shape;
+    shape.start = fromScTime(now);
+    shape.readBytes = job.readBytes;
+    shape.writeBytes = job.writeBytes;
+    shape.chunkBytes = config.dma.chunk.bytes();
+    shape.dmaEngines = config.dma.engines;
+    shape.dmaBandwidth = config.dma.bandwidth;
+    const bool compute = job.info.kind == NodeKind::Compute;
+    planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, job.info);
+    fastState = FastState::Running;
+    fastJob = id;
+    fastEvent.notify(toScTime(fastPlan.done) - now);
+}
+
+void Accelerator::commitFast(Job& job, Time upTo)
+{
+    // The calls the per-chunk transactions make, in their order: each load reaches the memory
+    // at its send time, each slice the engine at its arrival; those after `upTo` are left.
+    if (fastPlan.compute && fastPlan.chunks.empty()) {
+        ownEngine->reserveSlice(job.info, fastPlan.estimate, 0, 1, fastPlan.whole.computeSent);
+        return;
+    }
+    const std::uint64_t slices = fastPlan.chunks.size();
+    for (std::uint64_t i = 0; i < slices; ++i) {
+        const ChunkTimes& chunk = fastPlan.chunks[i];
+        if (chunk.sent > upTo)
+            break;
+        streamMemory->complete(chunk.sent.ps(), chunk.bytes, chunk.write);
+        ++transfers;
+        if (chunk.loaded <= upTo)
+            (chunk.write ? writeBytes : readBytes) += chunk.bytes;
+    }
+    if (fastPlan.compute)
+        for (std::uint64_t i = 0; i < slices && fastPlan.chunks[i].computeSent <= upTo; ++i)
+            ownEngine->reserveSlice(
+                job.info, fastPlan.estimate, i, slices, fastPlan.chunks[i].computeSent);
+}
+
+void Accelerator::leaveFastPath()
+{
+    // Another node arrives while the fast node runs: what has happened up to now (this
+    // instant included: the node's own events at this time come first, as its per-chunk
+    // transactions, started earlier, would) is committed; the rest goes on per chunk.
+    Job& job = jobs.at(fastJob);
+    const Time now = fromScTime(sc_core::sc_time_stamp());
+    if (fastPlan.done <= now) {
+        commitFast(job, fastPlan.done);
+        fastState = FastState::Ending; // its completion event is due at this instant
+        return;
+    }
+    fastEvent.cancel();
+    fastState = FastState::None;
+    commitFast(job, now);
+    resumePerChunk(fastJob, job, now);
+}
+
+void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
+{
+    // Rebuild the per-chunk state at `now`: loads in flight complete at their planned times
+    // (their memory reservations are committed), loads still queued wait in the DMA queue,
+    // and a slice in progress is handed to the engine to answer at its planned end.
+    const sc_core::sc_time scNow = toScTime(now);
+    auto resumeSlice = [&](std::uint64_t index, Time end) {
+        job.computesIssued = index;
+        tlm::tlm_generic_payload& payload = makeCompute(id, job);
+        ++engineOutbox.inFlight;
+        ownEngine->adopt(payload, end);
+    };
+    if (fastPlan.compute && fastPlan.chunks.empty()) {
+        resumeSlice(0, fastPlan.whole.computed);
+        return;
+    }
+    const std::uint64_t count = fastPlan.chunks.size();
+    for (std::uint64_t i = 0; i < count && fastPlan.chunks[i].queued <= now; ++i) {
+        const ChunkTimes& chunk = fastPlan.chunks[i];
+        ++job.loadsIssued;
+        if (chunk.loaded <= now) {
+            ++job.loadsDone;
+            continue;
+        }
+        tlm::tlm_generic_payload& payload = makeLoad(id, job, i);
+        if (chunk.sent > now) {
+            dmaOutbox.queue.push_back(&payload);
+            continue;
+        }
+        ++dmaOutbox.inFlight;
+        payload.set_response_status(tlm::TLM_OK_RESPONSE); // the memory has answered it
+        subDone.notify(payload, toScTime(chunk.loaded) - scNow);
+    }
+    if (fastPlan.compute) {
+        std::uint64_t issued = 0;
+        while (issued < count && fastPlan.chunks[issued].computeSent <= now)
+            ++issued;
+        std::uint64_t done = 0;
+        while (done < count && fastPlan.chunks[done].computed <= now)
+            ++done;
+        job.computesDone = done;
+        job.computesIssued = issued;
+        if (issued > done)
+            resumeSlice(done, fastPlan.chunks[done].computed);
+    }
+    pumpEvent.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Accelerator::onFastDone()
+{
+    if (fastState == FastState::None)
+        return;
+    Job& job = jobs.at(fastJob);
+    if (fastState == FastState::Running)
+        commitFast(job, fastPlan.done);
+    fastState = FastState::None;
+    ++fastCompleted;
+    if (job.info.kind != NodeKind::Compute) {
+        // A memory node's last load completes on its timed event, as here.
+        finish(fastJob);
+        return;
+    }
+    // A compute node's last slice returns from the engine one delta cycle before the
+    // accelerator sees it; keep that order for whoever waits on the completion.
+    fastFinishing.push_back(fastJob);
+    fastFinishEvent.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Accelerator::onFastFinish()
+{
+    std::vector<std::uint64_t> ids;
+    ids.swap(fastFinishing);
+    for (std::uint64_t id : ids)
+        finish(id);
+    ids.clear();
+    if (fastFinishing.empty())
+        fastFinishing.swap(ids); // keep the capacity
+}
+
+} // namespace etsim::accel
