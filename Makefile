@@ -31,12 +31,16 @@ test: build fuzz-build
 fuzz-build: deps
 	tests/fuzz/run-fuzz.sh $(BUILD_DIR)/fuzz-clang 0
 
-# Every fuzzer for FUZZ_SECONDS each (default 1 hour, so 6 hours in all), one after another;
-# the corpora grow in $(BUILD_DIR)/fuzz-clang/fuzz/corpus. The last lines give the executions
-# per target, the figures bench/README.md records.
+# Every fuzzer for FUZZ_SECONDS each (default 1 hour, so 8 hours in all), or for FUZZ_RUNS
+# executions each when given, one after another (FUZZ_TARGETS: a subset); the corpora grow in
+# $(BUILD_DIR)/fuzz-clang/fuzz/corpus. The last lines give the executions per target, the
+# figures bench/README.md records. Long runs favour executions: libFuzzer's entropic schedule
+# off and no allocation stacks kept (a crash found is replayed with them; bench/README.md).
 FUZZ_SECONDS ?= 3600
+FUZZ_TARGETS ?=
 fuzz-long: deps
-	tests/fuzz/run-fuzz.sh $(BUILD_DIR)/fuzz-clang $(FUZZ_SECONDS)
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_FLAGS="-entropic=0 $(FUZZ_FLAGS)" ASAN_OPTIONS=malloc_context_size=0 \
+	    tests/fuzz/run-fuzz.sh $(BUILD_DIR)/fuzz-clang $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 deps:
 	@scripts/install-deps.sh

@@ -8,6 +8,9 @@
 # later run replays them, and a gtest should pin the fix) and the script fails.
 # SECONDS = 0 only builds (ctest runs that first, so the timed runs are all fuzzing).
 # At the end it prints one line per target: "fuzz TARGET: N executions in S s, 0 crashes".
+# Environment: FUZZ_RUNS=N stops each target after N executions instead of after SECONDS
+# (SECONDS then only has to be non-zero); FUZZ_FLAGS adds libFuzzer flags (`make fuzz-long`
+# passes -entropic=0, see bench/README.md "Fuzzing").
 # Usage: tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS [TARGET...]
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
@@ -65,13 +68,17 @@ for target in "${targets[@]}"; do
         [[ -d "$folder" ]] && find "$folder" -type f ! -name README.md -exec cp {} "$seeds/" \;
     done
     run=0
-    "$build_dir/tests/fuzz/etsim_fuzz_$target" -max_total_time="$budget" -max_len=65536 \
-        -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+    limit=(-max_total_time="$budget")
+    [[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS")
+    started=$SECONDS
+    # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
+    "$build_dir/tests/fuzz/etsim_fuzz_$target" "${limit[@]}" -max_len=65536 \
+        -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 ${FUZZ_FLAGS:-} \
         -artifact_prefix="$artifacts/" "$corpus" "$seeds" 2>"$log" || run=$?
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     seconds=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     found=$(find "$artifacts" -type f | wc -l)
-    echo "fuzz $target: ${executions:-0} executions in ${budget} s" \
+    echo "fuzz $target: ${executions:-0} executions in $((SECONDS - started)) s" \
         "(${seconds:-0}/s), $found crashes (exit $run)"
     if [[ $run -ne 0 || $found -ne 0 ]]; then
         tail -n 40 "$log"
