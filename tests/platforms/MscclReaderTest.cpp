@@ -64,7 +64,7 @@ TEST(MscclReaderErrors, TheProgramItselfIsRead)
     EXPECT_EQ(op.kind, net::ProgramOpKind::RecvReduceCopy);
     EXPECT_EQ(op.src.offset, 1U);
     EXPECT_EQ(op.recvPeer, 0U);
-    EXPECT_EQ(op.where, "pair.xml:12 (gpu 1 tb 0 step 1 rrc)");
+    EXPECT_EQ(program.where(1, 1), "pair.xml:12 (gpu 1 tb 0 step 1 rrc)");
     ASSERT_EQ(op.deps.size(), 1U);
     EXPECT_EQ(op.deps[0], 0U);
 }
@@ -72,8 +72,10 @@ TEST(MscclReaderErrors, TheProgramItselfIsRead)
 TEST(MscclReaderErrors, TheDocumentAndItsRoot)
 {
     EXPECT_EQ(refusal(""), "pair.xml:1: malformed XML: Document is empty");
+    // The file is read as it streams: a problem of the program comes before one of the XML
+    // found further on (here the missing </gpu> at the end).
     EXPECT_EQ(refusal(replaced(pair(), "</tb>\n  </gpu>\n  <gpu", "</tb>\n  <gpu")),
-              "pair.xml:16: malformed XML: Premature end of data in tag algo line 1");
+              "pair.xml:8: <gpu>: unexpected element inside <gpu> (expected <tb>)");
     EXPECT_EQ(refusal(replaced(pair(), "</tb>", "</block>")),
               "pair.xml:7: malformed XML: Opening and ending tag mismatch: tb line 3 and block");
     EXPECT_EQ(refusal("<program/>"),

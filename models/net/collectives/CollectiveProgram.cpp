@@ -112,4 +112,23 @@ bool reduces(ProgramOpKind kind)
     return traitsOf(kind).reduces;
 }
 
+std::string CollectiveProgram::where(std::uint32_t rank, std::uint32_t op) const
+{
+    const ProgramOp& at = ranks[rank].ops[op];
+    const std::string kind = mscclName(at.kind);
+    switch (origin) {
+    case ProgramOrigin::Msccl:
+        return source + ":" + std::to_string(at.origin) + " (gpu " + std::to_string(rank) + " tb " +
+               std::to_string(at.threadblock) + " step " + std::to_string(at.step) + " " + kind +
+               ")";
+    case ProgramOrigin::Chakra:
+        return source + "." + std::to_string(rank) + ".et node " + std::to_string(at.origin) +
+               " (" + ranks[rank].names.substr(at.nameBegin, at.nameSize) + ")";
+    case ProgramOrigin::Generated:
+        break;
+    }
+    return source + " gpu " + std::to_string(rank) + " op " + std::to_string(at.origin) + " (" +
+           kind + ")";
+}
+
 } // namespace etsim::net

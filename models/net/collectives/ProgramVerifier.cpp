@@ -33,10 +33,12 @@ std::string chunkText(const ChunkRef& ref)
     return std::string(bufferName(ref.buffer)) + " chunk " + std::to_string(ref.offset);
 }
 
-[[noreturn]] void
-fail(const CollectiveProgram& program, const ProgramOp& op, const std::string& problem)
+[[noreturn]] void fail(const CollectiveProgram& program,
+                       std::uint32_t rank,
+                       std::uint32_t op,
+                       const std::string& problem)
 {
-    throw Error(program.source + ": " + op.where + ": " + problem);
+    throw Error(program.source + ": " + program.where(rank, op) + ": " + problem);
 }
 
 using Span = std::pair<std::uint32_t, std::uint32_t>;
@@ -206,7 +208,8 @@ void checkStructure(const CollectiveProgram& program)
             auto peer = [&](std::uint32_t value, const char* role) {
                 if (value >= ranks || value == rank)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          std::string(mscclName(op.kind)) + " " + role + " rank " +
                              std::to_string(value) + ", which is " +
                              (value == rank ? "the rank itself"
@@ -218,14 +221,15 @@ void checkStructure(const CollectiveProgram& program)
             if (receives(op.kind))
                 peer(op.recvPeer, "receives from");
             if (op.count == 0 && op.kind != ProgramOpKind::Nop)
-                fail(program, op, "cnt must be at least 1");
+                fail(program, rank, index, "cnt must be at least 1");
             if (!program.chunksKnown)
                 continue;
             auto range = [&](const ChunkRef& ref, const char* role) {
                 std::uint32_t size = bufferSize(program, ref.buffer);
                 if (static_cast<std::uint64_t>(ref.offset) + op.count > size)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          std::string(role) + " " + chunkText(ref) + " with cnt " +
                              std::to_string(op.count) + " is out of range: the " +
                              bufferName(ref.buffer) + " buffer has " + std::to_string(size) +
@@ -243,11 +247,12 @@ void checkStructure(const CollectiveProgram& program)
             if (writesDst)
                 range(op.dst, "destination");
         }
-        for (const ProgramOp& op : ops)
-            for (std::uint32_t dep : op.deps)
+        for (std::uint32_t index = 0; index < ops.size(); ++index)
+            for (std::uint32_t dep : ops[index].deps)
                 if (dep >= ops.size())
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "depends on operation " + std::to_string(dep) + " of rank " +
                              std::to_string(rank) + ", which does not exist");
     }
@@ -289,11 +294,13 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
             const ProgramOp& recv = program.ranks[destination].ops[received[n]];
             if (send.count != recv.count || send.fixedBytes != recv.fixedBytes)
                 fail(program,
-                     recv,
+                     destination,
+                     received[n],
                      "receives " +
                          (recv.fixedBytes ? std::to_string(recv.fixedBytes) + " B"
                                           : std::to_string(recv.count) + " chunks") +
-                         " but the send it matches (" + send.where + ") sends " +
+                         " but the send it matches (" + program.where(source, sent[n]) +
+                         ") sends " +
                          (send.fixedBytes ? std::to_string(send.fixedBytes) + " B"
                                           : std::to_string(send.count) + " chunks"));
         }
@@ -304,7 +311,8 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
         if (received.size() > common) {
             const ProgramOp& op = program.ranks[destination].ops[received[common]];
             fail(program,
-                 op,
+                 destination,
+                 received[common],
                  "deadlock: rank " + std::to_string(destination) + " " + mscclName(op.kind) +
                      " into " + chunkText(op.dst) + " waits for a message that no send matches (" +
                      counts + ")");
@@ -312,7 +320,8 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
         if (sent.size() > common) {
             const ProgramOp& op = program.ranks[source].ops[sent[common]];
             fail(program,
-                 op,
+                 source,
+                 sent[common],
                  "rank " + std::to_string(source) + " " + mscclName(op.kind) + " of " +
                      chunkText(op.src) + " is never received (" + counts + ")");
         }
@@ -416,11 +425,12 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
         std::string cycle;
         for (std::size_t n = path.size(); n-- > static_cast<std::size_t>(seen[at]);) {
             auto [rank, index] = locate(path[n]);
-            cycle += (cycle.empty() ? "" : " -> ") + program.ranks[rank].ops[index].where;
+            cycle += (cycle.empty() ? "" : " -> ") + program.where(rank, index);
         }
         auto [rank, index] = locate(at);
         fail(program,
-             program.ranks[rank].ops[index],
+             rank,
+             index,
              "deadlock: a dependency cycle (each waits for the one before): " + cycle);
     }
     if (!program.chunksKnown)
@@ -491,7 +501,8 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
                 const Content& other = slot(rank, op.src, i);
                 if (other.index < 0)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "re reads " + chunkText(ChunkRef{op.src.buffer, op.src.offset + i}) +
                              ", which holds nothing yet");
                 if (data[i].index < 0) {
@@ -500,13 +511,15 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
                 }
                 if (data[i].index != other.index)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "re adds chunk " + std::to_string(other.index) + " to chunk " +
                              std::to_string(data[i].index));
                 std::uint32_t twice = data[i].ranks.add(other.ranks);
                 if (twice != noPeer)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "re adds rank " + std::to_string(twice) + "'s contribution to chunk " +
                              std::to_string(data[i].index) + " a second time");
                 continue;
@@ -514,7 +527,8 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             ChunkRef at{srcRef.buffer, srcRef.offset + i};
             if (local.index < 0)
                 fail(program,
-                     op,
+                     rank,
+                     index,
                      std::string(mscclName(op.kind)) + " reads " + chunkText(at) + " of rank " +
                          std::to_string(rank) + ", which holds nothing yet");
             if (!reduces(op.kind)) {
@@ -523,14 +537,16 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             }
             if (data[i].index != local.index)
                 fail(program,
-                     op,
+                     rank,
+                     index,
                      std::string(mscclName(op.kind)) + " adds the received chunk " +
                          std::to_string(data[i].index) + " to chunk " +
                          std::to_string(local.index) + " (" + chunkText(at) + ")");
             std::uint32_t twice = data[i].ranks.add(local.ranks);
             if (twice != noPeer)
                 fail(program,
-                     op,
+                     rank,
+                     index,
                      std::string(mscclName(op.kind)) + " adds rank " + std::to_string(twice) +
                          "'s contribution to chunk " + std::to_string(local.index) +
                          " a second time (" + chunkText(at) + ")");
@@ -608,7 +624,7 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             std::string step = content.writer == noPeer
                                    ? "no step of rank " + std::to_string(rank) + " writes it"
                                    : "the step that should have produced it: " +
-                                         program.ranks[rank].ops[content.writer].where;
+                                         program.where(rank, content.writer);
             throw Error(program.source + ": wrong result: rank " + std::to_string(rank) +
                         ", output chunk " + std::to_string(j) + " holds " + holds + " but the " +
                         toString(type) + " needs " + wanted + " there; " + step);
