@@ -310,13 +310,27 @@ void NodeView::assign(const pb::Node& message)
 
 std::optional<std::int64_t> NodeView::integer(Attr attr) const
 {
-    std::string_view wanted = attrName(attr);
-    for (const AttributeView& view : attributes)
-        if (view.name == wanted && view.plain && view.integer)
-            if (std::optional<std::int64_t> value =
-                    TraceCodec::typedValue(attr, TraceCodec::Integer{view.isSigned, view.bits}))
-                return value;
-    return std::nullopt;
+    std::optional<std::int64_t> value;
+    integers(&attr, 1, &value);
+    return value;
+}
+
+void NodeView::integers(const Attr* attrs,
+                        std::size_t count,
+                        std::optional<std::int64_t>* values) const
+{
+    for (std::size_t k = 0; k < count; ++k)
+        values[k].reset();
+    for (const AttributeView& view : attributes) {
+        if (!view.plain || !view.integer)
+            continue;
+        for (std::size_t k = 0; k < count; ++k)
+            if (!values[k] && view.name == attrName(attrs[k])) {
+                values[k] =
+                    TraceCodec::typedValue(attrs[k], TraceCodec::Integer{view.isSigned, view.bits});
+                break;
+            }
+    }
 }
 
 } // namespace etsim::et

@@ -11,6 +11,7 @@
 
 #include "et_driver/TraceNode.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -51,6 +52,8 @@ public:
     // What TraceNode's getter of an integer attribute (comm_src, comm_size, ...) returns for
     // this node: the first attribute of that name that TraceCodec decodes into the field.
     std::optional<std::int64_t> integer(Attr attr) const;
+    // integer() of `count` attributes in one pass: values[k] for attrs[k].
+    void integers(const Attr* attrs, std::size_t count, std::optional<std::int64_t>* values) const;
 
     // Views the record `wire` when it is plainly valid (see above); false, with the view in an
     // unspecified state, for any other record.

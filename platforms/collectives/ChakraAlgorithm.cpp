@@ -6,6 +6,7 @@
 #include "kernel/Error.h"
 
 #include <filesystem>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -216,8 +217,12 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 throw Error(where() + ": the node id appears twice in the file");
             ChunkAttrs attrs = chunkAttrs(node);
             annotated = annotated && attrs.op.has_value();
-            std::optional<std::int64_t> commSrc = node.integer(et::Attr::CommSrc);
-            std::optional<std::int64_t> commDst = node.integer(et::Attr::CommDst);
+            constexpr et::Attr wanted[] = {
+                et::Attr::CommSrc, et::Attr::CommDst, et::Attr::CommTag, et::Attr::CommSize};
+            std::optional<std::int64_t> typed[std::size(wanted)];
+            node.integers(wanted, std::size(wanted), typed);
+            const std::optional<std::int64_t>& commSrc = typed[0];
+            const std::optional<std::int64_t>& commDst = typed[1];
             // The send half of an rrs/rcs/rrcs joins the receive it depends on.
             if (attrs.op == "send") {
                 std::optional<std::uint32_t> joined;
@@ -262,11 +267,10 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
             default:
                 notAlgorithmNode(where(), node.type);
             }
-            op.channel = static_cast<std::uint32_t>(
-                static_cast<std::int32_t>(node.integer(et::Attr::CommTag).value_or(0)));
+            op.channel =
+                static_cast<std::uint32_t>(static_cast<std::int32_t>(typed[2].value_or(0)));
             if (node.type != et::NodeType::Comp)
-                op.fixedBytes =
-                    static_cast<std::uint64_t>(node.integer(et::Attr::CommSize).value_or(0));
+                op.fixedBytes = static_cast<std::uint64_t>(typed[3].value_or(0));
             if (attrs.op) {
                 std::optional<ProgramOpKind> kind = net::opKindFromMscclName(*attrs.op);
                 if (!kind)

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <fcntl.h>
 #include <fstream>
+#include <iterator>
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -15,6 +17,9 @@
 #include <memory>
 #include <set>
 #include <string_view>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -573,9 +578,8 @@ void onEnd(void* userData,
     }
 }
 
-} // namespace
-
-net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName)
+// The text may be a mapped file (loadMsccl).
+net::CollectiveProgram parseText(std::string_view text, const std::string& fileName)
 {
     if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         throw Error(fileName + ": the file is too large for an MSCCL program");
@@ -628,18 +632,41 @@ net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fi
     return stream.take();
 }
 
+} // namespace
+
+net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName)
+{
+    return parseText(text, fileName);
+}
+
 net::CollectiveProgram loadMsccl(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    // A regular file is mapped, not copied: libxml2 keeps a copy of its own, and a 1,024-rank
+    // program is a quarter of a gigabyte.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat info {};
+    if (fd >= 0 && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+        auto size = static_cast<std::size_t>(info.st_size);
+        void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        ::close(fd);
+        if (mapped != MAP_FAILED) {
+            struct Unmap {
+                void* at;
+                std::size_t size;
+                ~Unmap() { ::munmap(at, size); }
+            } unmap{mapped, size};
+            return parseText(std::string_view(static_cast<const char*>(mapped), size), path);
+        }
+    } else if (fd >= 0) {
+        ::close(fd);
+    }
+    // Anything else (an empty file, a folder, a pipe) is read as a stream, as before.
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(path + ": cannot open the MSCCL program (check the path; relative paths are "
                            "taken from the platform file's folder)");
-    // One read of the whole file into one string (the parser needs it whole to read fast).
-    std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-    in.seekg(0);
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
-        throw Error(path + ": cannot read the MSCCL program");
-    return parseMsccl(text, path);
+    std::string text(std::istreambuf_iterator<char>(in), {});
+    return parseText(text, path);
 }
 
 } // namespace etsim::platform

@@ -579,28 +579,24 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             const Content& content = slot(rank, ChunkRef{ProgramBuffer::Output, 0}, j);
             std::int32_t index = 0;
             std::uint32_t owner = noPeer; // the only contributor expected, or noPeer for all
-            std::string wanted;
+            // What should be there, as text only for the message (millions of chunks pass).
+            std::uint32_t wantedChunk = 0;
             switch (type) {
             case CollectiveType::AllReduce:
                 index = j;
-                wanted = "chunk " + std::to_string(j) + " reduced over all ranks";
                 break;
             case CollectiveType::ReduceScatter:
                 index = static_cast<std::int32_t>(rank * out + j);
-                wanted = "chunk " + std::to_string(index) + " reduced over all ranks";
                 break;
             case CollectiveType::AllGather:
                 index = j;
                 owner = j / in;
-                wanted =
-                    "input chunk " + std::to_string(j % in) + " of rank " + std::to_string(owner);
+                wantedChunk = j % in;
                 break;
             case CollectiveType::AllToAll: {
                 owner = j / perSource;
-                std::uint32_t chunk = rank * perSource + j % perSource;
-                index = static_cast<std::int32_t>(owner * in + chunk);
-                wanted =
-                    "input chunk " + std::to_string(chunk) + " of rank " + std::to_string(owner);
+                wantedChunk = rank * perSource + j % perSource;
+                index = static_cast<std::int32_t>(owner * in + wantedChunk);
                 break;
             }
             default:
@@ -611,6 +607,10 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
                          (owner == noPeer ? content.ranks.full(ranks) : content.ranks.only(owner));
             if (right)
                 continue;
+            std::string wanted = owner == noPeer
+                                     ? "chunk " + std::to_string(index) + " reduced over all ranks"
+                                     : "input chunk " + std::to_string(wantedChunk) + " of rank " +
+                                           std::to_string(owner);
             std::string holds;
             if (content.index < 0)
                 holds = "nothing";
