@@ -11,8 +11,10 @@
 
 #include "kernel/Extensions.h"
 
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +59,32 @@ struct ChunkRef {
     std::uint32_t offset = 0;
 };
 
+/// An operation's dependencies: two inline (nearly every operation has one or two), more on
+/// the heap, so that a program of millions of operations does not allocate for each.
+class OpDeps {
+public:
+    OpDeps() = default;
+    OpDeps(const OpDeps& other) { *this = other; }
+    OpDeps(OpDeps&&) noexcept = default;
+    OpDeps& operator=(const OpDeps& other);
+    OpDeps& operator=(OpDeps&&) noexcept = default;
+    ~OpDeps() = default;
+
+    void push_back(std::uint32_t dep);
+    void clear() { count = 0; }
+    std::size_t size() const { return count; }
+    bool empty() const { return count == 0; }
+    const std::uint32_t* begin() const { return heap ? heap.get() : local.data(); }
+    const std::uint32_t* end() const { return begin() + count; }
+    std::uint32_t operator[](std::size_t index) const { return begin()[index]; }
+
+private:
+    std::array<std::uint32_t, 2> local{};
+    std::uint32_t count = 0;
+    std::uint32_t capacity = 2;
+    std::unique_ptr<std::uint32_t[]> heap;
+};
+
 struct ProgramOp {
     ProgramOpKind kind = ProgramOpKind::Nop;
     std::uint32_t sendPeer = noPeer;
@@ -69,7 +97,7 @@ struct ProgramOp {
     ChunkRef dst;
     std::uint32_t count = 1;
     /// Operations of the same rank (indices into RankProgram::ops) that must be done first.
-    std::vector<std::uint32_t> deps;
+    OpDeps deps;
     /// Message bytes fixed by the file (Chakra comm_size without chunk attributes); 0 = count
     /// chunks of the phase's chunk size.
     std::uint64_t fixedBytes = 0;

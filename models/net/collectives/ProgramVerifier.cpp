@@ -274,12 +274,30 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
         const auto& ops = program.ranks[rank].ops;
         matching.sendTo[rank].assign(ops.size(), OpLink{});
         matching.recvFrom[rank].assign(ops.size(), OpLink{});
+        // A rank's operations mostly talk to the same peers on the same channel: the last
+        // connection each way is kept (map entries do not move).
+        Key lastSend{noPeer, noPeer, noPeer};
+        Key lastRecv{noPeer, noPeer, noPeer};
+        std::vector<std::uint32_t>* sendList = nullptr;
+        std::vector<std::uint32_t>* recvList = nullptr;
         for (std::uint32_t index = 0; index < ops.size(); ++index) {
             const ProgramOp& op = ops[index];
-            if (sends(op.kind))
-                channels[Key{rank, op.sendPeer, op.channel}].first.push_back(index);
-            if (receives(op.kind))
-                channels[Key{op.recvPeer, rank, op.channel}].second.push_back(index);
+            if (sends(op.kind)) {
+                Key key{rank, op.sendPeer, op.channel};
+                if (!sendList || key != lastSend) {
+                    sendList = &channels[key].first;
+                    lastSend = key;
+                }
+                sendList->push_back(index);
+            }
+            if (receives(op.kind)) {
+                Key key{op.recvPeer, rank, op.channel};
+                if (!recvList || key != lastRecv) {
+                    recvList = &channels[key].second;
+                    lastRecv = key;
+                }
+                recvList->push_back(index);
+            }
         }
     }
     for (const auto& [key, ends] : channels) {
@@ -376,24 +394,20 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
         return std::make_pair(edges.begin() + static_cast<std::ptrdiff_t>(firstEdge[id]),
                               edges.begin() + static_cast<std::ptrdiff_t>(firstEdge[id + 1]));
     };
-    // Ready operations on a stack (last ready, first run): a rank then runs on through its own
-    // operations while it can, which keeps the walk in cache.
+    // Ready operations in the order they become ready (Kahn's walk, breadth first): the walk
+    // then advances every rank by about one step at a time, a wavefront whose edges, counters
+    // and chunks stay in cache from one step to the next. (Depth first, a walk through a ring
+    // runs around it a thousand times ahead and comes back to operations long evicted.)
     std::vector<std::uint64_t> order;
     order.reserve(total);
-    std::vector<std::uint64_t> ready;
-    for (std::uint64_t id = total; id-- > 0;)
+    for (std::uint64_t id = 0; id < total; ++id)
         if (waiting[id] == 0)
-            ready.push_back(id);
-    while (!ready.empty()) {
-        std::uint64_t id = ready.back();
-        ready.pop_back();
-        order.push_back(id);
-        auto [from, to] = successors(id);
-        for (auto next = to; next != from;) {
-            --next;
+            order.push_back(id);
+    for (std::size_t head = 0; head < order.size(); ++head) {
+        auto [from, to] = successors(order[head]);
+        for (auto next = from; next != to; ++next)
             if (--waiting[*next] == 0)
-                ready.push_back(*next);
-        }
+                order.push_back(*next);
     }
     auto locate = [&](std::uint64_t id) {
         std::uint32_t rank = static_cast<std::uint32_t>(
@@ -476,15 +490,41 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
     std::vector<std::uint32_t> freeBuffers;
     std::vector<std::uint32_t> bufferOf(total, noPeer);
     std::vector<Content> data;
+    // What the walk reads of each operation, side by side in global order (the walk jumps
+    // between ranks at every message; this keeps it from a binary search and three arrays).
+    struct Step {
+        ChunkRef src;
+        ChunkRef dst;
+        std::uint32_t count = 0;
+        std::uint32_t rank = 0;
+        std::uint32_t index = 0;
+        ProgramOpKind kind = ProgramOpKind::Nop;
+        std::uint64_t sender = 0; // the global id of the send a receive matches
+    };
+    std::vector<Step> steps(total);
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const auto& ops = program.ranks[rank].ops;
+        for (std::uint32_t index = 0; index < ops.size(); ++index) {
+            const ProgramOp& op = ops[index];
+            const OpLink& from = matching.recvFrom[rank][index];
+            steps[base[rank] + index] = Step{op.src,
+                                             op.dst,
+                                             op.count,
+                                             rank,
+                                             index,
+                                             op.kind,
+                                             from.rank == noPeer ? 0 : base[from.rank] + from.op};
+        }
+    }
     for (std::uint64_t id : order) {
-        auto [rank, index] = locate(id);
-        const ProgramOp& op = program.ranks[rank].ops[index];
+        const Step& op = steps[id];
+        const std::uint32_t rank = op.rank;
+        const std::uint32_t index = op.index;
         if (op.kind == ProgramOpKind::Nop)
             continue;
         data.assign(op.count, Content{});
         if (receives(op.kind)) {
-            const OpLink& from = matching.recvFrom[rank][index];
-            std::uint32_t buffer = bufferOf[base[from.rank] + from.op];
+            std::uint32_t buffer = bufferOf[op.sender];
             std::swap(data, buffers[buffer]);
             freeBuffers.push_back(buffer);
         }
