@@ -23,6 +23,11 @@ public:
 
     bool varint(std::uint64_t& value)
     {
+        // Most tags, lengths and values of a trace take one byte.
+        if (p < end && *p < 0x80) {
+            value = *p++;
+            return true;
+        }
         value = 0;
         for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
             std::uint8_t byte = *p++;
@@ -59,7 +64,15 @@ public:
         Wire body(p, p);
         if (!delimited(body))
             return false;
-        for (const std::uint8_t* at = body.p; at < body.end; ++at)
+        // Eight bytes at a time: any high bit is a byte beyond ASCII.
+        const std::uint8_t* at = body.p;
+        for (; body.end - at >= 8; at += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, at, sizeof word);
+            if (word & 0x8080808080808080ULL)
+                return false;
+        }
+        for (; at < body.end; ++at)
             if (*at >= 0x80)
                 return false;
         text = std::string_view(reinterpret_cast<const char*>(body.p),

@@ -204,6 +204,9 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         annotated = annotated && coll.has_value();
         net::RankProgram& rankProgram = program.ranks[rank];
         auto& ops = rankProgram.ops;
+        // Ranks of a collective usually have as many operations as each other.
+        if (rank > 0)
+            ops.reserve(program.ranks[rank - 1].ops.size());
         NodeIndex opOfNode;
         // Every operation's dependencies as node ids (from depBegin[op] to depBegin[op + 1])
         // until every node is read.

@@ -149,8 +149,7 @@ public:
         std::string_view value = values[attribute];
         std::int64_t number = 0;
         // Plain decimal digits (every value of a generated program) are read in place.
-        bool plain = value.data() && !value.empty() && value.size() <= 18 &&
-                     value.find('&') == std::string_view::npos;
+        bool plain = value.data() && !value.empty() && value.size() <= 18;
         std::size_t digit = plain && value[0] == '-' ? 1 : 0;
         plain = plain && digit < value.size();
         for (std::size_t at = digit; plain && at < value.size(); ++at) {
@@ -392,6 +391,9 @@ private:
             gpu.fail("i_chunks must be at least 1");
         program.scratchChunks = std::max(program.scratchChunks, scratch);
         rank = id;
+        // Ranks of a collective usually have as many steps as each other: growing the vector
+        // step by step would copy every operation about twice.
+        program.ranks[rank].ops.reserve(lastRankOps);
         threadblocks.clear();
         pending.clear();
         sendConnections.clear();
@@ -474,6 +476,7 @@ private:
     void endGpu()
     {
         auto& ops = program.ranks[rank].ops;
+        lastRankOps = ops.size();
         for (const Pending& dep : pending) {
             auto block = threadblocks.find(dep.tb);
             if (block == threadblocks.end() ||
@@ -509,6 +512,7 @@ private:
         long line;
     };
     std::uint32_t rank = 0;
+    std::size_t lastRankOps = 0;
     std::map<std::int64_t, std::vector<std::uint32_t>> threadblocks;
     std::vector<Pending> pending;
     std::set<std::pair<std::int64_t, std::int64_t>> sendConnections, recvConnections;
