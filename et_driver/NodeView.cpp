@@ -3,6 +3,8 @@
 #include "et_driver/TraceCodec.h"
 #include "et_driver/proto/et_def.pb.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace etsim::et {
@@ -332,13 +334,17 @@ void NodeView::integers(const Attr* attrs,
                         std::size_t count,
                         std::optional<std::int64_t>* values) const
 {
-    for (std::size_t k = 0; k < count; ++k)
+    std::array<std::string_view, attrCount> names{};
+    count = std::min(count, names.size());
+    for (std::size_t k = 0; k < count; ++k) {
         values[k].reset();
+        names[k] = attrName(attrs[k]);
+    }
     for (const AttributeView& view : attributes) {
         if (!view.plain || !view.integer)
             continue;
         for (std::size_t k = 0; k < count; ++k)
-            if (!values[k] && view.name == attrName(attrs[k])) {
+            if (!values[k] && named(view, names[k])) {
                 values[k] =
                     TraceCodec::typedValue(attrs[k], TraceCodec::Integer{view.isSigned, view.bits});
                 break;

@@ -38,6 +38,14 @@ struct AttributeView {
     std::string_view text;
 };
 
+// Whether an attribute is named `name`: length and last character first, since the names of a
+// node's attributes share lengths and prefixes (comm_src, comm_dst, comm_tag, chunk_op).
+inline bool named(const AttributeView& attr, std::string_view name)
+{
+    return attr.name.size() == name.size() && !name.empty() && attr.name.back() == name.back() &&
+           attr.name == name;
+}
+
 class NodeView {
 public:
     std::uint64_t id = 0;

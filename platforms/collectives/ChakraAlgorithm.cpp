@@ -53,24 +53,23 @@ ChunkAttrs chunkAttrs(const et::NodeView& node)
 {
     ChunkAttrs attrs;
     for (const et::AttributeView& attr : node.attributes) {
-        std::string_view name = attr.name;
         bool text = attr.valueCase == pb::AttributeProto::kStringVal;
         // int64_val, uint64_val, 0 for any other value (what the generated accessors give).
         std::int64_t number = attr.valueCase == pb::AttributeProto::kInt64Val ||
                                       attr.valueCase == pb::AttributeProto::kUint64Val
                                   ? static_cast<std::int64_t>(attr.bits)
                                   : 0;
-        if (name == "chunk_op" && text)
+        if (et::named(attr, "chunk_op") && text)
             attrs.op = attr.text;
-        else if (name == "src_buf" && text)
+        else if (et::named(attr, "src_buf") && text)
             attrs.srcBuf = attr.text;
-        else if (name == "dst_buf" && text)
+        else if (et::named(attr, "dst_buf") && text)
             attrs.dstBuf = attr.text;
-        else if (name == "src_off")
+        else if (et::named(attr, "src_off"))
             attrs.srcOff = number;
-        else if (name == "dst_off")
+        else if (et::named(attr, "dst_off"))
             attrs.dstOff = number;
-        else if (name == "chunk_count")
+        else if (et::named(attr, "chunk_count"))
             attrs.count = number;
     }
     return attrs;
