@@ -1,6 +1,6 @@
-// Over 600 lines: the reader is one state machine over libxml2's SAX2 callbacks (the schema
-// of each element, the element being read, the program built from the tags, the callbacks);
-// its parts share the parser context and make sense only together.
+// Longer than most files (about 680 lines): the reader is one state machine over libxml2's
+// SAX2 callbacks (each element's schema, the element being read, the program built from the
+// tags, the callbacks); its parts share the parser context and make sense only together.
 #include "platforms/collectives/MscclReader.h"
 
 #include "kernel/Error.h"
