@@ -1,3 +1,6 @@
+// Longer than most files (about 680 lines): the four steps of the proof (structure, matching,
+// order, data; ProgramVerifier.h) share the program's numbering and the walk's order, and are
+// read in sequence.
 #include "models/net/collectives/ProgramVerifier.h"
 
 #include "kernel/Error.h"
