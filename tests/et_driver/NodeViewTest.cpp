@@ -258,6 +258,18 @@ TEST_F(NodeViewTest, RecordsItDoesNotScanAreReadThroughProtobuf)
     EXPECT_EQ(read<NodeView>(path), seen);
 }
 
+// A file without the metadata record: record 0 is already a node (spec 3.2).
+TEST_F(NodeViewTest, AFileWithoutMetadataStartsWithItsFirstNode)
+{
+    std::string file = framed(algorithmNode(20).SerializeAsString()) +
+                       framed(algorithmNode(21).SerializeAsString());
+    std::filesystem::path path = temp.write("legacy.0.et", file);
+    Seen seen = read<TraceNode>(path);
+    ASSERT_EQ(seen.nodes.size(), 2U);
+    EXPECT_EQ(seen.nodes[0].substr(0, 9), "20 rrs 20");
+    EXPECT_EQ(read<NodeView>(path), seen);
+}
+
 TEST_F(NodeViewTest, BadRecordsAreRefusedWithTheSameErrors)
 {
     std::string good = framed(algorithmNode(1).SerializeAsString());
@@ -286,7 +298,7 @@ TEST_F(NodeViewTest, AgreesWithTheTraceNodePathOnMangledRecords)
     google::protobuf::LogHandler* logger = google::protobuf::SetLogHandler(nullptr);
     std::mt19937 random(25);
     int accepted = 0;
-    for (int trial = 0; trial < 600; ++trial) {
+    for (int trial = 0; trial < 500; ++trial) {
         std::string mangled = body;
         for (int change = 0; change < 1 + trial % 3; ++change) {
             std::size_t at = random() % mangled.size();
@@ -296,11 +308,12 @@ TEST_F(NodeViewTest, AgreesWithTheTraceNodePathOnMangledRecords)
         Seen seen = read<TraceNode>(path);
         accepted += seen.nodes.size() == 1 && seen.nodes[0].substr(0, 6) != "error:" ? 1 : 0;
         ASSERT_EQ(read<NodeView>(path), seen) << "trial " << trial;
+        std::filesystem::remove(path);
     }
     google::protobuf::SetLogHandler(logger);
     // Both outcomes occur.
     EXPECT_GT(accepted, 50);
-    EXPECT_LT(accepted, 590);
+    EXPECT_LT(accepted, 450);
 }
 
 } // namespace
