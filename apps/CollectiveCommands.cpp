@@ -63,14 +63,9 @@ ExitCode verify(const std::vector<std::string>& files)
             return ExitCode::CannotStart;
         }
         try {
+            // The same readers as a platform file's custom algorithms (etsim run).
             net::CollectiveProgram program =
-                xml ? platform::parseMsccl(
-                          [&] {
-                              std::ifstream in(file, std::ios::binary);
-                              return std::string(std::istreambuf_iterator<char>(in), {});
-                          }(),
-                          file)
-                    : platform::loadChakraAlgorithm(file);
+                xml ? platform::loadMsccl(file) : platform::loadChakraAlgorithm(file);
             net::VerifyResult result = net::verifyProgram(program);
             std::cout << file << ": " << program.rankCount() << " ranks, " << result.operations
                       << " operations, " << result.messages << " messages: ";

@@ -39,11 +39,7 @@ const google::protobuf::UnknownFieldSet& unknownFields(const google::protobuf::M
     return message.GetReflection()->GetUnknownFields(message);
 }
 
-// An integer attribute value as read from any integer or bool encoding.
-struct RawInteger {
-    bool isSigned = true;
-    uint64_t bits = 0;
-};
+using RawInteger = TraceCodec::Integer;
 
 std::optional<RawInteger> rawInteger(const pb::AttributeProto& attr)
 {
@@ -149,6 +145,16 @@ void setEncoded(pb::AttributeProto& attr, int field, int64_t value)
 }
 
 } // namespace
+
+std::optional<TraceCodec::Integer> TraceCodec::integerOf(const pb::AttributeProto& attr)
+{
+    return rawInteger(attr);
+}
+
+std::optional<int64_t> TraceCodec::typedValue(Attr attr, Integer value)
+{
+    return toTarget(attr, value);
+}
 
 bool TraceCodec::decodeAttribute(const pb::AttributeProto& attr, TraceNode& node)
 {

@@ -40,6 +40,18 @@ public:
     // preserved as it is otherwise.
     static void addAttribute(TraceNode& node, const ChakraProtoMsg::AttributeProto& attr);
 
+    // An integer or bool attribute value as decode() reads it (whatever its encoding): its bits
+    // and whether they are signed; nullopt for other values.
+    struct Integer {
+        bool isSigned = true;
+        uint64_t bits = 0;
+    };
+    static std::optional<Integer> integerOf(const ChakraProtoMsg::AttributeProto& attr);
+    // The value the typed field of `attr` takes for it, or nullopt when the field cannot hold
+    // it (decode() then preserves the attribute). For the integer attributes (not pg_name,
+    // op_kind, dtype, involved_dim).
+    static std::optional<int64_t> typedValue(Attr attr, Integer value);
+
     // Node.inputs / Node.outputs; nullopt when the message is absent (presence matters, 2.7).
     static std::optional<ChakraProtoMsg::IOInfo> inputs(const TraceNode& node);
     static std::optional<ChakraProtoMsg::IOInfo> outputs(const TraceNode& node);

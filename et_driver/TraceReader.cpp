@@ -275,8 +275,24 @@ void TraceReader::readFirstRecord()
 
 bool TraceReader::next(TraceNode& node)
 {
+    return nextRecord(&node, nullptr);
+}
+
+bool TraceReader::next(NodeView& view)
+{
+    return nextRecord(nullptr, &view);
+}
+
+bool TraceReader::nextRecord(TraceNode* node, NodeView* view)
+{
     if (pending) {
-        node = std::move(*pending);
+        if (node) {
+            *node = std::move(*pending);
+        } else {
+            // Record 0 of a file without metadata, decoded already; rare.
+            TraceCodec::encode(*pending, *scratch);
+            view->assign(*scratch);
+        }
         pending.reset();
         ++nodes;
         return true;
@@ -302,18 +318,26 @@ bool TraceReader::next(TraceNode& node)
                      "split the rank or raise the limit");
         CodedInputStream::Limit limit = coded.PushLimit(static_cast<int>(length));
         // When the record lies in the current buffer (nearly always), keep its bytes so the
-        // codec copies the preserved parts instead of serializing them again.
+        // codec copies the preserved parts instead of serializing them again, or a view can
+        // read them in place.
         const void* direct = nullptr;
         int available = 0;
         wire.clear();
         if (coded.GetDirectBufferPointer(&direct, &available) &&
             available == static_cast<int>(length))
             wire.assign(static_cast<const char*>(direct), length);
-        bool parsed = scratch->ParseFromCodedStream(&coded);
-        checkBody(coded, parsed, offset, length, "Node");
+        if (view && !wire.empty() && view->scan(wire)) {
+            coded.Skip(static_cast<int>(length));
+        } else {
+            bool parsed = scratch->ParseFromCodedStream(&coded);
+            checkBody(coded, parsed, offset, length, "Node");
+            if (view)
+                view->assign(*scratch);
+        }
         coded.PopLimit(limit);
     }
-    TraceCodec::decode(*scratch, wire, node);
+    if (node)
+        TraceCodec::decode(*scratch, wire, *node);
     ++record;
     ++nodes;
     return true;

@@ -22,6 +22,7 @@
 // ASTRA-sim's feeder does) and the later ones among the preserved attributes, where a
 // validator can report them.
 
+#include "et_driver/NodeView.h"
 #include "et_driver/TraceError.h"
 #include "et_driver/TraceNode.h"
 #include "et_driver/proto/et_def.pb.h"
@@ -81,6 +82,9 @@ public:
 
     // The next node into `node` (its buffers are reused); false at the end of the file.
     bool next(TraceNode& node);
+    // The same record read in place (NodeView.h): valid until the next read. The same records
+    // are refused with the same errors.
+    bool next(NodeView& view);
     // Replaces the content of `batch` with up to windowNodes next nodes; 0 at the end.
     std::size_t nextBatch(std::vector<TraceNode>& batch);
 
@@ -105,6 +109,8 @@ private:
                    uint32_t length,
                    const char* what);
     void checkInput(uint64_t offset);
+    // Reads the next record into `node` or `view` (exactly one is given); false at the end.
+    bool nextRecord(TraceNode* node, NodeView* view);
     uint64_t position() const;
     [[noreturn]] void fail(uint64_t offset, const std::string& problem) const;
 

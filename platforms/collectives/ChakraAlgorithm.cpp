@@ -6,6 +6,8 @@
 #include "kernel/Error.h"
 
 #include <filesystem>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -36,52 +38,92 @@ std::string collectiveName(CollectiveType type)
     throw Error(std::string("an algorithm trace cannot hold a ") + toString(type));
 }
 
-// The chunk attributes of one node.
+// The chunk attributes of one node: the last of each name (a text attribute only when it is
+// a string_val).
 struct ChunkAttrs {
-    std::optional<std::string> op;
-    std::optional<std::string> srcBuf;
-    std::optional<std::string> dstBuf;
+    std::optional<std::string_view> op;
+    std::optional<std::string_view> srcBuf;
+    std::optional<std::string_view> dstBuf;
     std::int64_t srcOff = 0;
     std::int64_t dstOff = 0;
     std::int64_t count = 1;
 };
 
-ChunkAttrs chunkAttrs(const et::TraceNode& node)
+ChunkAttrs chunkAttrs(const et::NodeView& node)
 {
     ChunkAttrs attrs;
-    for (const pb::AttributeProto& attr : et::TraceCodec::otherAttributes(node)) {
-        const std::string& name = attr.name();
-        bool text = attr.value_case() == pb::AttributeProto::kStringVal;
-        std::int64_t number = attr.value_case() == pb::AttributeProto::kInt64Val
-                                  ? attr.int64_val()
-                                  : static_cast<std::int64_t>(attr.uint64_val());
-        if (name == "chunk_op" && text)
-            attrs.op = attr.string_val();
-        else if (name == "src_buf" && text)
-            attrs.srcBuf = attr.string_val();
-        else if (name == "dst_buf" && text)
-            attrs.dstBuf = attr.string_val();
-        else if (name == "src_off")
+    for (const et::AttributeView& attr : node.attributes) {
+        bool text = attr.valueCase == pb::AttributeProto::kStringVal;
+        // int64_val, uint64_val, 0 for any other value (what the generated accessors give).
+        std::int64_t number = attr.valueCase == pb::AttributeProto::kInt64Val ||
+                                      attr.valueCase == pb::AttributeProto::kUint64Val
+                                  ? static_cast<std::int64_t>(attr.bits)
+                                  : 0;
+        if (et::named(attr, "chunk_op") && text)
+            attrs.op = attr.text;
+        else if (et::named(attr, "src_buf") && text)
+            attrs.srcBuf = attr.text;
+        else if (et::named(attr, "dst_buf") && text)
+            attrs.dstBuf = attr.text;
+        else if (et::named(attr, "src_off"))
             attrs.srcOff = number;
-        else if (name == "dst_off")
+        else if (et::named(attr, "dst_off"))
             attrs.dstOff = number;
-        else if (name == "chunk_count")
+        else if (et::named(attr, "chunk_count"))
             attrs.count = number;
     }
     return attrs;
 }
 
-ProgramBuffer bufferOf(const std::string& value, const std::string& where)
+// The place of a node in messages: "PREFIX.3.et node 5 (rrs 5)".
+std::string nodeWhere(const std::string& file, std::uint64_t id, std::string_view name)
+{
+    return file + " node " + std::to_string(id) + " (" + std::string(name) + ")";
+}
+
+// Node id -> index: a table while the ids are dense (as writers number them), a hash map for
+// the ids beyond it.
+class NodeIndex {
+public:
+    std::optional<std::uint32_t> find(std::uint64_t id) const
+    {
+        if (id < dense.size())
+            return dense[id] == absent ? std::nullopt : std::optional<std::uint32_t>(dense[id]);
+        auto found = sparse.find(id);
+        return found == sparse.end() ? std::nullopt : std::optional<std::uint32_t>(found->second);
+    }
+    void insert(std::uint64_t id, std::uint32_t index)
+    {
+        ++count;
+        if (id >= dense.size() && id < 2 * count + 1024)
+            dense.resize(static_cast<std::size_t>(id) + 1 + dense.size() / 2, absent);
+        if (id < dense.size())
+            dense[id] = index;
+        else
+            sparse[id] = index;
+    }
+
+private:
+    static constexpr std::uint32_t absent = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::uint32_t> dense;
+    std::unordered_map<std::uint64_t, std::uint32_t> sparse;
+    std::uint64_t count = 0;
+};
+
+// `where` gives the node's place, called only for the message.
+template <typename Where>
+ProgramBuffer bufferOf(std::string_view value, const Where& where)
 {
     if (std::optional<ProgramBuffer> buffer = net::bufferFromMscclName(value))
         return *buffer;
-    throw Error(where + ": buffer \"" + value + "\" is not i, o or s");
+    throw Error(where() + ": buffer \"" + std::string(value) + "\" is not i, o or s");
 }
 
-std::uint32_t chunkIndex(std::int64_t value, const std::string& where, const char* what)
+template <typename Where>
+std::uint32_t chunkIndex(std::int64_t value, const Where& where, const char* what)
 {
     if (value < 0 || value > (1 << 24))
-        throw Error(where + ": " + what + "=" + std::to_string(value) + " is out of range");
+        throw Error(where() + ": " + what + "=" + std::to_string(value) + " is out of range");
     return static_cast<std::uint32_t>(value);
 }
 
@@ -130,6 +172,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
 {
     CollectiveProgram program;
     program.source = prefix;
+    program.origin = net::ProgramOrigin::Chakra;
     program.name = fs::path(prefix).filename().string();
     const std::uint32_t ranks = countRankFiles(prefix);
     program.ranks.resize(ranks);
@@ -158,67 +201,82 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
             program.chunksPerLoop = std::max(program.inputChunks, program.outputChunks);
         }
         annotated = annotated && coll.has_value();
-        auto& ops = program.ranks[rank].ops;
-        // Node id -> operation; the dependencies as node ids until every node is read.
-        std::unordered_map<std::uint64_t, std::uint32_t> opOfNode;
-        // Dependencies as node ids until every node is read (the op's `where` names them).
-        std::vector<std::vector<std::uint64_t>> nodeDeps;
-        et::TraceNode node;
+        net::RankProgram& rankProgram = program.ranks[rank];
+        auto& ops = rankProgram.ops;
+        // Ranks of a collective usually have as many operations as each other.
+        if (rank > 0)
+            ops.reserve(program.ranks[rank - 1].ops.size());
+        NodeIndex opOfNode;
+        // Every operation's dependencies as node ids (from depBegin[op] to depBegin[op + 1])
+        // until every node is read.
+        std::vector<std::uint64_t> depIds;
+        std::vector<std::size_t> depBegin{0};
+        et::NodeView node;
         while (reader.next(node)) {
-            std::string where = file + " node " + std::to_string(node.id) + " (" + node.name + ")";
-            if (opOfNode.count(node.id))
-                throw Error(where + ": the node id appears twice in the file");
+            // Messages are built only on an error: a program has millions of nodes.
+            auto where = [&] { return nodeWhere(file, node.id, node.name); };
+            if (opOfNode.find(node.id))
+                throw Error(where() + ": the node id appears twice in the file");
             ChunkAttrs attrs = chunkAttrs(node);
             annotated = annotated && attrs.op.has_value();
-            std::vector<std::uint64_t> deps(node.dataDeps.begin(), node.dataDeps.end());
-            deps.insert(deps.end(), node.ctrlDeps.begin(), node.ctrlDeps.end());
+            constexpr et::Attr wanted[] = {
+                et::Attr::CommSrc, et::Attr::CommDst, et::Attr::CommTag, et::Attr::CommSize};
+            std::optional<std::int64_t> typed[std::size(wanted)];
+            node.integers(wanted, std::size(wanted), typed);
+            const std::optional<std::int64_t>& commSrc = typed[0];
+            const std::optional<std::int64_t>& commDst = typed[1];
             // The send half of an rrs/rcs/rrcs joins the receive it depends on.
             if (attrs.op == "send") {
-                if (node.type != et::NodeType::CommSend || node.dataDeps.size() != 1 ||
-                    !opOfNode.count(node.dataDeps[0]))
-                    throw Error(where + ": a chunk_op \"send\" node must be a COMM_SEND that "
-                                        "depends on exactly one earlier COMM_RECV (its receive)");
-                std::uint32_t joined = opOfNode[node.dataDeps[0]];
-                ProgramOp& op = ops[joined];
+                std::optional<std::uint32_t> joined;
+                if (node.type == et::NodeType::CommSend && node.dataDeps.size() == 1)
+                    joined = opOfNode.find(node.dataDeps[0]);
+                if (!joined)
+                    throw Error(where() + ": a chunk_op \"send\" node must be a COMM_SEND that "
+                                          "depends on exactly one earlier COMM_RECV (its receive)");
+                ProgramOp& op = ops[*joined];
                 if (!net::sends(op.kind) || op.sendPeer != net::noPeer)
-                    throw Error(where + ": the receive it depends on is not an rrs, rcs or "
-                                        "rrcs waiting for its send");
-                op.sendPeer = static_cast<std::uint32_t>(node.commDst().value_or(-1));
-                opOfNode[node.id] = joined;
+                    throw Error(where() + ": the receive it depends on is not an rrs, rcs or "
+                                          "rrcs waiting for its send");
+                op.sendPeer =
+                    static_cast<std::uint32_t>(static_cast<std::int32_t>(commDst.value_or(-1)));
+                opOfNode.insert(node.id, *joined);
                 if (op.sendPeer > highestPeer) {
                     highestPeer = op.sendPeer;
-                    highestWhere = where;
+                    highestWhere = where();
                 }
                 continue;
             }
             ProgramOp op;
-            op.where = where;
+            op.origin = node.id;
+            op.nameBegin = static_cast<std::uint32_t>(rankProgram.names.size());
+            op.nameSize = static_cast<std::uint32_t>(node.name.size());
             switch (node.type) {
             case et::NodeType::CommSend:
                 op.kind = ProgramOpKind::Send;
-                if (!node.commDst())
-                    throw Error(where + ": a COMM_SEND node needs comm_dst");
-                op.sendPeer = static_cast<std::uint32_t>(*node.commDst());
+                if (!commDst)
+                    throw Error(where() + ": a COMM_SEND node needs comm_dst");
+                op.sendPeer = static_cast<std::uint32_t>(static_cast<std::int32_t>(*commDst));
                 break;
             case et::NodeType::CommRecv:
                 op.kind = ProgramOpKind::Recv;
-                if (!node.commSrc())
-                    throw Error(where + ": a COMM_RECV node needs comm_src");
-                op.recvPeer = static_cast<std::uint32_t>(*node.commSrc());
+                if (!commSrc)
+                    throw Error(where() + ": a COMM_RECV node needs comm_src");
+                op.recvPeer = static_cast<std::uint32_t>(static_cast<std::int32_t>(*commSrc));
                 break;
             case et::NodeType::Comp:
                 op.kind = ProgramOpKind::Nop;
                 break;
             default:
-                notAlgorithmNode(where, node.type);
+                notAlgorithmNode(where(), node.type);
             }
-            op.channel = static_cast<std::uint32_t>(node.commTag().value_or(0));
+            op.channel =
+                static_cast<std::uint32_t>(static_cast<std::int32_t>(typed[2].value_or(0)));
             if (node.type != et::NodeType::Comp)
-                op.fixedBytes = static_cast<std::uint64_t>(node.commSize().value_or(0));
+                op.fixedBytes = static_cast<std::uint64_t>(typed[3].value_or(0));
             if (attrs.op) {
                 std::optional<ProgramOpKind> kind = net::opKindFromMscclName(*attrs.op);
                 if (!kind)
-                    throw Error(where + ": unknown chunk_op \"" + *attrs.op +
+                    throw Error(where() + ": unknown chunk_op \"" + std::string(*attrs.op) +
                                 "\" (s, r, rrc, rrs, rcs, rrcs, cpy, re, nop, send)");
                 bool expectRecv = net::receives(*kind);
                 bool expectSend = *kind == ProgramOpKind::Send;
@@ -226,7 +284,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 if ((expectRecv && node.type != et::NodeType::CommRecv) ||
                     (expectSend && node.type != et::NodeType::CommSend) ||
                     (local && node.type != et::NodeType::Comp))
-                    throw Error(where + ": chunk_op \"" + *attrs.op +
+                    throw Error(where() + ": chunk_op \"" + std::string(*attrs.op) +
                                 "\" does not fit the node's type");
                 op.kind = *kind;
                 if (attrs.srcBuf)
@@ -240,25 +298,29 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
             for (std::uint32_t peer : {op.sendPeer, op.recvPeer})
                 if (peer != net::noPeer && peer > highestPeer) {
                     highestPeer = peer;
-                    highestWhere = where;
+                    highestWhere = where();
                 }
-            opOfNode[node.id] = static_cast<std::uint32_t>(ops.size());
+            rankProgram.names.append(node.name);
+            opOfNode.insert(node.id, static_cast<std::uint32_t>(ops.size()));
             ops.push_back(std::move(op));
-            nodeDeps.push_back(std::move(deps));
+            depIds.insert(depIds.end(), node.dataDeps.begin(), node.dataDeps.end());
+            depIds.insert(depIds.end(), node.ctrlDeps.begin(), node.ctrlDeps.end());
+            depBegin.push_back(depIds.size());
         }
-        for (std::size_t index = 0; index < ops.size(); ++index)
-            for (std::uint64_t dep : nodeDeps[index]) {
-                auto found = opOfNode.find(dep);
-                if (found == opOfNode.end())
-                    throw Error(ops[index].where + ": depends on node " + std::to_string(dep) +
-                                ", which the file does not have");
-                if (found->second != index)
-                    ops[index].deps.push_back(found->second);
+        for (std::uint32_t index = 0; index < ops.size(); ++index)
+            for (std::size_t at = depBegin[index]; at < depBegin[index + 1]; ++at) {
+                std::optional<std::uint32_t> found = opOfNode.find(depIds[at]);
+                if (!found)
+                    throw Error(program.where(rank, index) + ": depends on node " +
+                                std::to_string(depIds[at]) + ", which the file does not have");
+                if (*found != index)
+                    ops[index].deps.push_back(*found);
             }
-        for (const ProgramOp& op : ops)
-            if (net::sends(op.kind) && op.sendPeer == net::noPeer)
-                throw Error(op.where + ": an rrs, rcs or rrcs receive needs a following "
-                                       "chunk_op \"send\" node that depends on it");
+        for (std::uint32_t index = 0; index < ops.size(); ++index)
+            if (net::sends(ops[index].kind) && ops[index].sendPeer == net::noPeer)
+                throw Error(program.where(rank, index) +
+                            ": an rrs, rcs or rrcs receive needs a following "
+                            "chunk_op \"send\" node that depends on it");
     }
     if (highestPeer >= ranks && highestPeer != net::noPeer)
         throw Error(highestWhere + ": talks to rank " + std::to_string(highestPeer) + ", but " +

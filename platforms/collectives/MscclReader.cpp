@@ -1,17 +1,28 @@
+// Longer than most files (about 680 lines): the reader is one state machine over libxml2's
+// SAX2 callbacks (each element's schema, the element being read, the program built from the
+// tags, the callbacks); its parts share the parser context and make sense only together.
 #include "platforms/collectives/MscclReader.h"
 
 #include "kernel/Error.h"
 
 #include <algorithm>
+#include <array>
+#include <exception>
+#include <fcntl.h>
 #include <fstream>
+#include <iterator>
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string_view>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -25,311 +36,352 @@ using net::ProgramBuffer;
 using net::ProgramOp;
 using net::ProgramOpKind;
 
-struct DocFree {
-    void operator()(xmlDoc* doc) const { xmlFreeDoc(doc); }
-};
+// The file is read as a stream of start and end tags (libxml2's SAX2 interface): a 1,024-rank
+// program has millions of steps, and a document tree of them takes gigabytes. Well-formedness
+// is libxml2's: what it refuses is "malformed XML"; a problem of the program found earlier in
+// the file is reported first.
+
 struct ContextFree {
-    void operator()(xmlParserCtxt* context) const { xmlFreeParserCtxt(context); }
+    void operator()(xmlParserCtxt* context) const
+    {
+        if (context->myDoc)
+            xmlFreeDoc(context->myDoc);
+        context->myDoc = nullptr;
+        xmlFreeParserCtxt(context);
+    }
 };
 
-std::string name(const xmlNode* node)
+std::string_view view(const xmlChar* text)
 {
-    return reinterpret_cast<const char*>(node->name);
+    return reinterpret_cast<const char*>(text);
 }
 
-// One element being read: knows its file and line, and which attributes were used.
-class Element {
+// The attributes an element may have, in the order of the SAX attribute array's names. Names
+// are looked up once in the parser's dictionary, which interns every name it reads, so an
+// attribute is matched by comparing a pointer.
+template <std::size_t N>
+class Schema {
 public:
-    Element(const std::string& fileName, const xmlNode* node) : file(fileName), node(node) {}
-
-    [[noreturn]] void fail(const std::string& problem) const
+    Schema(xmlDict* dict, const std::array<const char*, N>& names) : names(names)
     {
-        throw Error(file + ":" + std::to_string(xmlGetLineNo(node)) + ": <" + name(node) +
-                    ">: " + problem);
+        for (std::size_t index = 0; index < N; ++index)
+            interned[index] =
+                xmlDictLookup(dict, reinterpret_cast<const xmlChar*>(names[index]), -1);
     }
-    long line() const { return xmlGetLineNo(node); }
-
-    bool has(const char* attribute) const
+    /// The index of `name`, or N.
+    std::size_t find(const xmlChar* name) const
     {
-        return xmlHasProp(node, reinterpret_cast<const xmlChar*>(attribute)) != nullptr;
+        for (std::size_t index = 0; index < N; ++index)
+            if (interned[index] == name)
+                return index;
+        // A name from another dictionary (not expected): compare the text.
+        for (std::size_t index = 0; index < N; ++index)
+            if (view(name) == names[index])
+                return index;
+        return N;
     }
-    std::string text(const char* attribute) const
+    const char* name(std::size_t index) const { return names[index]; }
+    std::string known() const
     {
-        // The attribute's text node is read in place: xmlGetProp would copy every value of
-        // millions of steps.
-        const xmlAttr* attr = xmlHasProp(node, reinterpret_cast<const xmlChar*>(attribute));
-        if (!attr)
-            fail(std::string("needs the attribute ") + attribute);
-        const xmlNode* value = attr->children;
-        if (value && !value->next && value->type == XML_TEXT_NODE && value->content)
-            return reinterpret_cast<const char*>(value->content);
-        xmlChar* joined = xmlNodeListGetString(node->doc, attr->children, 1);
-        std::string out(joined ? reinterpret_cast<const char*>(joined) : "");
-        xmlFree(joined);
-        return out;
-    }
-    std::int64_t integer(const char* attribute, std::int64_t low, std::int64_t high) const
-    {
-        std::string value = text(attribute);
-        std::size_t used = 0;
-        std::int64_t number = 0;
-        try {
-            number = std::stoll(value, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != value.size())
-            fail(std::string(attribute) + "=\"" + value + "\" is not an integer");
-        if (number < low || number > high)
-            fail(std::string(attribute) + "=" + value + " is out of range (" + std::to_string(low) +
-                 " to " + std::to_string(high) + ")");
-        return number;
-    }
-    std::int64_t
-    integer(const char* attribute, std::int64_t low, std::int64_t high, std::int64_t fallback) const
-    {
-        return has(attribute) ? integer(attribute, low, high) : fallback;
-    }
-    /// Refuses attributes outside `known` (compared in place: this runs for every step).
-    void only(std::initializer_list<std::string_view> known) const
-    {
-        for (const xmlAttr* attr = node->properties; attr; attr = attr->next) {
-            std::string_view key = reinterpret_cast<const char*>(attr->name);
-            if (std::find(known.begin(), known.end(), key) == known.end())
-                fail("the attribute " + std::string(key) + " is not modelled (known: " +
-                     join(std::set<std::string>(known.begin(), known.end())) + ")");
-        }
-    }
-    /// Child elements; text and comments are skipped, other elements than `child` refused.
-    std::vector<const xmlNode*> children(const char* child) const
-    {
-        std::vector<const xmlNode*> out;
-        for (const xmlNode* sub = node->children; sub; sub = sub->next) {
-            if (sub->type != XML_ELEMENT_NODE)
-                continue;
-            if (name(sub) != child)
-                Element(file, sub).fail(std::string("unexpected element inside <") + name(node) +
-                                        "> (expected <" + child + ">)");
-            out.push_back(sub);
-        }
-        return out;
-    }
-
-private:
-    static std::string join(const std::set<std::string>& names)
-    {
+        std::set<std::string> sorted(names.begin(), names.end());
         std::string out;
-        for (const std::string& key : names)
+        for (const std::string& key : sorted)
             out += (out.empty() ? "" : ", ") + key;
         return out;
     }
 
-    const std::string& file;
-    const xmlNode* node;
+private:
+    std::array<const char*, N> names;
+    std::array<const xmlChar*, N> interned{};
 };
 
-CollectiveType collectiveOf(const Element& algo)
-{
-    std::string coll = algo.text("coll");
-    if (std::optional<CollectiveType> type = net::collectiveFromMscclName(coll))
-        return *type;
-    algo.fail("coll=\"" + coll +
-              "\" is not modelled (allreduce, allgather, reduce_scatter or alltoall)");
-}
+// One start tag being read: knows its file and line, and the value of each attribute of its
+// schema (pointers into the parser's buffer, valid during the callback).
+template <std::size_t N>
+class Element {
+public:
+    /// Refuses attributes outside the schema (the first check of every element, as they come).
+    Element(const std::string& file,
+            xmlParserCtxt* context,
+            std::string_view name,
+            const Schema<N>& schema,
+            int attributeCount,
+            const xmlChar** attributes)
+        : file(file)
+        , context(context)
+        , elementName(name)
+        , line(xmlSAX2GetLineNumber(context))
+        , schema(schema)
+    {
+        for (int at = 0; at < attributeCount; ++at) {
+            const xmlChar** attr = attributes + 5 * at;
+            // A prefix without a namespace keeps its prefix in the name (libxml2's tree did).
+            std::size_t index = attr[1] && !attr[2] ? N : schema.find(attr[0]);
+            if (index == N)
+                fail("the attribute " +
+                     (attr[1] && !attr[2] ? std::string(view(attr[1])) + ":" : std::string()) +
+                     std::string(view(attr[0])) + " is not modelled (known: " + schema.known() +
+                     ")");
+            // The first of two attributes of the same name (in different namespaces) counts.
+            if (!values[index].data())
+                values[index] = std::string_view(reinterpret_cast<const char*>(attr[3]),
+                                                 static_cast<std::size_t>(attr[4] - attr[3]));
+        }
+    }
 
-ProgramOpKind kindOf(const Element& step)
+    [[noreturn]] void fail(const std::string& problem) const
+    {
+        throw Error(file + ":" + std::to_string(line) + ": <" + std::string(elementName) +
+                    ">: " + problem);
+    }
+    long lineNumber() const { return line; }
+
+    // Attributes are named by their index in the schema.
+    bool has(std::size_t attribute) const { return values[attribute].data() != nullptr; }
+    std::string text(std::size_t attribute) const
+    {
+        std::string_view value = values[attribute];
+        if (!value.data())
+            fail(std::string("needs the attribute ") + schema.name(attribute));
+        if (value.find('&') == std::string_view::npos)
+            return std::string(value);
+        return withReferences(value);
+    }
+    std::int64_t integer(std::size_t attribute, std::int64_t low, std::int64_t high) const
+    {
+        std::string_view value = values[attribute];
+        std::int64_t number = 0;
+        // Plain decimal digits (every value of a generated program) are read in place.
+        bool plain = value.data() && !value.empty() && value.size() <= 18;
+        std::size_t digit = plain && value[0] == '-' ? 1 : 0;
+        plain = plain && digit < value.size();
+        for (std::size_t at = digit; plain && at < value.size(); ++at) {
+            plain = value[at] >= '0' && value[at] <= '9';
+            number = number * 10 + (value[at] - '0');
+        }
+        if (plain) {
+            number = digit ? -number : number;
+        } else {
+            std::string textValue = text(attribute);
+            std::size_t used = 0;
+            try {
+                number = std::stoll(textValue, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != textValue.size())
+                fail(std::string(schema.name(attribute)) + "=\"" + textValue +
+                     "\" is not an integer");
+        }
+        if (number < low || number > high)
+            fail(std::string(schema.name(attribute)) + "=" + text(attribute) +
+                 " is out of range (" + std::to_string(low) + " to " + std::to_string(high) + ")");
+        return number;
+    }
+    std::int64_t
+    integer(std::size_t attribute, std::int64_t low, std::int64_t high, std::int64_t fallback) const
+    {
+        return has(attribute) ? integer(attribute, low, high) : fallback;
+    }
+
+private:
+    // A value holding character or entity references, which the parser leaves in it: replaced
+    // as the document tree would (entities of the document's own DTD).
+    std::string withReferences(std::string_view value) const
+    {
+        xmlNode* list = xmlStringLenGetNodeList(context->myDoc,
+                                                reinterpret_cast<const xmlChar*>(value.data()),
+                                                static_cast<int>(value.size()));
+        xmlChar* joined = xmlNodeListGetString(context->myDoc, list, 1);
+        std::string out(joined ? reinterpret_cast<const char*>(joined) : "");
+        xmlFree(joined);
+        xmlFreeNodeList(list);
+        return out;
+    }
+
+    const std::string& file;
+    xmlParserCtxt* context;
+    std::string_view elementName;
+    long line;
+    const Schema<N>& schema;
+    std::array<std::string_view, N> values{};
+};
+
+// The attributes of each element, in their schema's order.
+enum AlgoAttr : std::size_t {
+    AlgoName,
+    AlgoProto,
+    AlgoChannels,
+    AlgoChunksPerLoop,
+    AlgoGpus,
+    AlgoColl,
+    AlgoInPlace
+};
+enum GpuAttr : std::size_t { GpuId, GpuInput, GpuOutput, GpuScratch };
+enum TbAttr : std::size_t { TbId, TbSend, TbRecv, TbChannel };
+enum StepAttr : std::size_t {
+    StepIndex,
+    StepType,
+    StepSrcBuf,
+    StepSrcOff,
+    StepDstBuf,
+    StepDstOff,
+    StepCount,
+    StepDepId,
+    StepDeps,
+};
+
+ProgramOpKind kindOf(const Element<10>& step)
 {
-    std::string type = step.text("type");
+    std::string type = step.text(StepType);
     if (std::optional<ProgramOpKind> kind = net::opKindFromMscclName(type))
         return *kind;
     step.fail("unknown step type \"" + type + "\" (s, r, rrc, rrs, rcs, rrcs, cpy, re, nop)");
 }
 
-ProgramBuffer bufferOf(const Element& step, const char* attribute)
+ProgramBuffer bufferOf(const Element<10>& step, std::size_t attribute, const char* name)
 {
     std::string value = step.text(attribute);
     if (std::optional<ProgramBuffer> buffer = net::bufferFromMscclName(value))
         return *buffer;
-    step.fail(std::string(attribute) + "=\"" + value + "\" is not a buffer (i, o or s)");
+    step.fail(std::string(name) + "=\"" + value + "\" is not a buffer (i, o or s)");
 }
 
 constexpr std::int64_t maxCount = 1 << 24;
 
-// One GPU: its threadblocks' steps become operations; dependencies are resolved after all
-// threadblocks are read (depid may name a later one).
-void readGpu(const std::string& file,
-             const Element& gpu,
-             std::uint32_t rank,
-             CollectiveProgram& program)
-{
-    auto& ops = program.ranks[rank].ops;
-    std::uint32_t ranks = program.rankCount();
-    // (threadblock id, step) -> operation; the pending depid/deps of each operation.
-    std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> byStep;
-    struct Pending {
-        std::uint32_t op;
-        std::int64_t tb;
-        std::int64_t step;
-        long line;
-    };
-    std::vector<Pending> pending;
-    std::set<std::int64_t> tbIds;
-    std::set<std::pair<std::int64_t, std::int64_t>> sendConnections, recvConnections;
-    for (const xmlNode* tbNode : gpu.children("tb")) {
-        Element tb(file, tbNode);
-        tb.only({"id", "send", "recv", "chan"});
-        std::int64_t id = tb.integer("id", 0, maxCount);
-        if (!tbIds.insert(id).second)
-            tb.fail("threadblock id " + std::to_string(id) + " appears twice in gpu " +
-                    std::to_string(rank));
-        std::int64_t sendPeer = tb.integer("send", -1, ranks - 1);
-        std::int64_t recvPeer = tb.integer("recv", -1, ranks - 1);
-        std::int64_t channel = tb.integer("chan", 0, maxCount, 0);
-        if (sendPeer >= 0 && !sendConnections.insert({sendPeer, channel}).second)
-            tb.fail("a second threadblock of gpu " + std::to_string(rank) + " sends to gpu " +
-                    std::to_string(sendPeer) + " on channel " + std::to_string(channel) +
-                    " (the order of their messages would be undefined; use another channel)");
-        if (recvPeer >= 0 && !recvConnections.insert({recvPeer, channel}).second)
-            tb.fail("a second threadblock of gpu " + std::to_string(rank) + " receives from gpu " +
-                    std::to_string(recvPeer) + " on channel " + std::to_string(channel) +
-                    " (use another channel)");
-        std::int64_t expected = 0;
-        for (const xmlNode* stepNode : tb.children("step")) {
-            Element step(file, stepNode);
-            step.only({"s",
-                       "type",
-                       "srcbuf",
-                       "srcoff",
-                       "dstbuf",
-                       "dstoff",
-                       "cnt",
-                       "depid",
-                       "deps",
-                       "hasdep"});
-            std::int64_t index = step.integer("s", 0, maxCount);
-            if (index != expected)
-                step.fail("s=" + std::to_string(index) +
-                          " but the threadblock's steps must be "
-                          "numbered 0, 1, 2, ... in order (expected " +
-                          std::to_string(expected) + ")");
-            ++expected;
-            ProgramOp op;
-            op.kind = kindOf(step);
-            op.where = file + ":" + std::to_string(step.line()) + " (gpu " + std::to_string(rank) +
-                       " tb " + std::to_string(id) + " step " + std::to_string(index) + " " +
-                       net::mscclName(op.kind) + ")";
-            op.channel = static_cast<std::uint32_t>(channel);
-            op.threadblock = static_cast<std::uint32_t>(id);
-            if (net::sends(op.kind)) {
-                if (sendPeer < 0)
-                    step.fail(std::string("step type ") + net::mscclName(op.kind) +
-                              " sends, but its threadblock has send=\"-1\"");
-                op.sendPeer = static_cast<std::uint32_t>(sendPeer);
-            }
-            if (net::receives(op.kind)) {
-                if (recvPeer < 0)
-                    step.fail(std::string("step type ") + net::mscclName(op.kind) +
-                              " receives, but its threadblock has recv=\"-1\"");
-                op.recvPeer = static_cast<std::uint32_t>(recvPeer);
-            }
-            if (op.kind != ProgramOpKind::Nop) {
-                op.src = ChunkRef{bufferOf(step, "srcbuf"),
-                                  static_cast<std::uint32_t>(step.integer("srcoff", 0, maxCount))};
-                op.dst = ChunkRef{bufferOf(step, "dstbuf"),
-                                  static_cast<std::uint32_t>(step.integer("dstoff", 0, maxCount))};
-                op.count = static_cast<std::uint32_t>(step.integer("cnt", 1, maxCount));
-            }
-            auto opIndex = static_cast<std::uint32_t>(ops.size());
-            if (index > 0)
-                op.deps.push_back(opIndex - 1);
-            std::int64_t depTb = step.integer("depid", -1, maxCount, -1);
-            std::int64_t depStep = step.integer("deps", -1, maxCount, -1);
-            if ((depTb < 0) != (depStep < 0))
-                step.fail("depid and deps must both be -1 or both name a step");
-            if (depTb >= 0)
-                pending.push_back(Pending{opIndex, depTb, depStep, step.line()});
-            byStep[{id, index}] = opIndex;
-            ops.push_back(std::move(op));
+// The program as its tags arrive. Elements nest as algo > gpu > tb > step; whatever a <step>
+// holds is ignored.
+class MscclStream {
+public:
+    MscclStream(const std::string& file, xmlParserCtxt* context)
+        : file(file)
+        , context(context)
+        , algoSchema(context->dict,
+                     {"name",
+                      "proto",
+                      "nchannels",
+                      "nchunksperloop",
+                      "ngpus",
+                      "coll",
+                      "inplace",
+                      "outofplace",
+                      "redop",
+                      "minBytes",
+                      "maxBytes"})
+        , gpuSchema(context->dict, {"id", "i_chunks", "o_chunks", "s_chunks"})
+        , tbSchema(context->dict, {"id", "send", "recv", "chan"})
+        , stepSchema(context->dict,
+                     {"s",
+                      "type",
+                      "srcbuf",
+                      "srcoff",
+                      "dstbuf",
+                      "dstoff",
+                      "cnt",
+                      "depid",
+                      "deps",
+                      "hasdep"})
+    {
+        program.source = file;
+        program.origin = net::ProgramOrigin::Msccl;
+    }
+
+    void start(const xmlChar* localName, int attributeCount, const xmlChar** attributes)
+    {
+        std::string_view name = view(localName);
+        ++depth;
+        if (depth > 4 || (skipping && depth > 2))
+            return;
+        switch (depth) {
+        case 1:
+            startAlgo(name, attributeCount, attributes);
+            break;
+        case 2:
+            if (name != "gpu")
+                unexpected(name, "algo", "gpu");
+            startGpu(attributeCount, attributes);
+            break;
+        case 3:
+            if (name != "tb")
+                unexpected(name, "gpu", "tb");
+            startTb(attributeCount, attributes);
+            break;
+        default:
+            if (name != "step")
+                unexpected(name, "tb", "step");
+            startStep(attributeCount, attributes);
+            break;
         }
     }
-    for (const Pending& dep : pending) {
-        auto found = byStep.find({dep.tb, dep.step});
-        if (found == byStep.end())
-            throw Error(file + ":" + std::to_string(dep.line) + ": <step>: depid=" +
-                        std::to_string(dep.tb) + " deps=" + std::to_string(dep.step) +
-                        " names no step of gpu " + std::to_string(rank));
-        ops[dep.op].deps.push_back(found->second);
-    }
-}
 
-} // namespace
-
-net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName)
-{
-    std::unique_ptr<xmlParserCtxt, ContextFree> context(xmlNewParserCtxt());
-    if (!context)
-        throw Error(fileName + ": cannot allocate an XML parser");
-    if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-        throw Error(fileName + ": the file is too large for an MSCCL program");
-    std::unique_ptr<xmlDoc, DocFree> doc(
-        xmlCtxtReadMemory(context.get(),
-                          text.data(),
-                          static_cast<int>(text.size()),
-                          fileName.c_str(),
-                          nullptr,
-                          // NOBLANKS and COMPACT: the DOM of a 1,024-rank program holds
-                          // millions of elements; no whitespace nodes, short texts inline.
-                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                              XML_PARSE_NOBLANKS | XML_PARSE_COMPACT));
-    if (!doc) {
-        const xmlError* error = xmlCtxtGetLastError(context.get());
-        std::string message = error && error->message ? error->message : "not well-formed XML";
-        while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
-            message.pop_back();
-        throw Error(fileName + ":" + std::to_string(error ? error->line : 0) +
-                    ": malformed XML: " + message);
+    void end()
+    {
+        --depth;
+        if (depth == 1 && !skipping)
+            endGpu();
+        else if (depth == 0)
+            endAlgo();
     }
-    const xmlNode* root = xmlDocGetRootElement(doc.get());
-    if (!root)
-        throw Error(fileName + ": the document is empty; expected an <algo> element");
-    Element algo(fileName, root);
-    if (name(root) != "algo")
-        algo.fail("the root element must be <algo> (an MSCCL program)");
-    algo.only({"name",
-               "proto",
-               "nchannels",
-               "nchunksperloop",
-               "ngpus",
-               "coll",
-               "inplace",
-               "outofplace",
-               "redop",
-               "minBytes",
-               "maxBytes"});
-    CollectiveProgram program;
-    program.source = fileName;
-    program.name = algo.has("name") ? algo.text("name") : fileName;
-    program.type = collectiveOf(algo);
-    auto ranks = static_cast<std::uint32_t>(algo.integer("ngpus", 2, 1 << 16));
-    program.chunksPerLoop = static_cast<std::uint32_t>(algo.integer("nchunksperloop", 1, maxCount));
-    program.inPlace = algo.integer("inplace", 0, 1, 0) == 1;
-    program.ranks.resize(ranks);
-    std::vector<const xmlNode*> gpus = algo.children("gpu");
-    if (gpus.size() != ranks)
-        algo.fail("ngpus=" + std::to_string(ranks) + " but the program has " +
-                  std::to_string(gpus.size()) + " <gpu> elements");
-    std::vector<bool> seen(ranks, false);
-    for (const xmlNode* gpuNode : gpus) {
-        Element gpu(fileName, gpuNode);
-        gpu.only({"id", "i_chunks", "o_chunks", "s_chunks"});
-        auto id = static_cast<std::uint32_t>(gpu.integer("id", 0, ranks - 1));
+
+    bool sawRoot() const { return rootSeen; }
+    CollectiveProgram take() { return std::move(program); }
+
+private:
+    [[noreturn]] void unexpected(std::string_view name, const char* parent, const char* child)
+    {
+        throw Error(file + ":" + std::to_string(xmlSAX2GetLineNumber(context)) + ": <" +
+                    std::string(name) + ">: unexpected element inside <" + parent +
+                    "> (expected <" + child + ">)");
+    }
+
+    void startAlgo(std::string_view name, int attributeCount, const xmlChar** attributes)
+    {
+        rootSeen = true;
+        if (name != "algo")
+            throw Error(file + ":" + std::to_string(xmlSAX2GetLineNumber(context)) + ": <" +
+                        std::string(name) +
+                        ">: the root element must be <algo> (an MSCCL program)");
+        Element<11> algo(file, context, name, algoSchema, attributeCount, attributes);
+        algoLine = algo.lineNumber();
+        program.name = algo.has(AlgoName) ? algo.text(AlgoName) : file;
+        std::string coll = algo.text(AlgoColl);
+        std::optional<CollectiveType> type = net::collectiveFromMscclName(coll);
+        if (!type)
+            algo.fail("coll=\"" + coll +
+                      "\" is not modelled (allreduce, allgather, reduce_scatter or alltoall)");
+        program.type = *type;
+        ranks = static_cast<std::uint32_t>(algo.integer(AlgoGpus, 2, 1 << 16));
+        program.chunksPerLoop =
+            static_cast<std::uint32_t>(algo.integer(AlgoChunksPerLoop, 1, maxCount));
+        program.inPlace = algo.integer(AlgoInPlace, 0, 1, 0) == 1;
+        program.ranks.resize(ranks);
+        seen.assign(ranks, false);
+    }
+
+    void endAlgo()
+    {
+        if (gpus != ranks)
+            throw Error(file + ":" + std::to_string(algoLine) +
+                        ": <algo>: ngpus=" + std::to_string(ranks) + " but the program has " +
+                        std::to_string(gpus) + " <gpu> elements");
+    }
+
+    void startGpu(int attributeCount, const xmlChar** attributes)
+    {
+        // More <gpu> elements than ngpus: only counted, for the message at </algo>.
+        if (++gpus > ranks)
+            skipping = true;
+        if (skipping)
+            return;
+        Element<4> gpu(file, context, "gpu", gpuSchema, attributeCount, attributes);
+        auto id = static_cast<std::uint32_t>(gpu.integer(GpuId, 0, ranks - 1));
         if (seen[id])
             gpu.fail("gpu id " + std::to_string(id) + " appears twice");
         seen[id] = true;
-        auto in = static_cast<std::uint32_t>(gpu.integer("i_chunks", 0, maxCount));
-        auto out = static_cast<std::uint32_t>(gpu.integer("o_chunks", 0, maxCount));
-        auto scratch = static_cast<std::uint32_t>(gpu.integer("s_chunks", 0, maxCount, 0));
-        if (gpuNode == gpus.front()) {
+        auto in = static_cast<std::uint32_t>(gpu.integer(GpuInput, 0, maxCount));
+        auto out = static_cast<std::uint32_t>(gpu.integer(GpuOutput, 0, maxCount));
+        auto scratch = static_cast<std::uint32_t>(gpu.integer(GpuScratch, 0, maxCount, 0));
+        if (gpus == 1) {
             program.inputChunks = in;
             program.outputChunks = out;
         } else if (in != program.inputChunks || out != program.outputChunks) {
@@ -341,20 +393,287 @@ net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fi
         if (in == 0)
             gpu.fail("i_chunks must be at least 1");
         program.scratchChunks = std::max(program.scratchChunks, scratch);
-        readGpu(fileName, gpu, id, program);
+        rank = id;
+        // Ranks of a collective usually have as many steps as each other: growing the vector
+        // step by step would copy every operation about twice.
+        program.ranks[rank].ops.reserve(lastRankOps);
+        threadblocks.clear();
+        pending.clear();
+        sendConnections.clear();
+        recvConnections.clear();
     }
-    return program;
+
+    void startTb(int attributeCount, const xmlChar** attributes)
+    {
+        Element<4> tb(file, context, "tb", tbSchema, attributeCount, attributes);
+        tbId = tb.integer(TbId, 0, maxCount);
+        auto [block, added] = threadblocks.try_emplace(tbId);
+        if (!added)
+            tb.fail("threadblock id " + std::to_string(tbId) + " appears twice in gpu " +
+                    std::to_string(rank));
+        tbOps = &block->second;
+        sendPeer = tb.integer(TbSend, -1, ranks - 1);
+        recvPeer = tb.integer(TbRecv, -1, ranks - 1);
+        channel = tb.integer(TbChannel, 0, maxCount, 0);
+        if (sendPeer >= 0 && !sendConnections.insert({sendPeer, channel}).second)
+            tb.fail("a second threadblock of gpu " + std::to_string(rank) + " sends to gpu " +
+                    std::to_string(sendPeer) + " on channel " + std::to_string(channel) +
+                    " (the order of their messages would be undefined; use another channel)");
+        if (recvPeer >= 0 && !recvConnections.insert({recvPeer, channel}).second)
+            tb.fail("a second threadblock of gpu " + std::to_string(rank) + " receives from gpu " +
+                    std::to_string(recvPeer) + " on channel " + std::to_string(channel) +
+                    " (use another channel)");
+    }
+
+    void startStep(int attributeCount, const xmlChar** attributes)
+    {
+        Element<10> step(file, context, "step", stepSchema, attributeCount, attributes);
+        auto& ops = program.ranks[rank].ops;
+        std::int64_t index = step.integer(StepIndex, 0, maxCount);
+        auto expected = static_cast<std::int64_t>(tbOps->size());
+        if (index != expected)
+            step.fail("s=" + std::to_string(index) +
+                      " but the threadblock's steps must be "
+                      "numbered 0, 1, 2, ... in order (expected " +
+                      std::to_string(expected) + ")");
+        ProgramOp op;
+        op.kind = kindOf(step);
+        op.origin = static_cast<std::uint64_t>(step.lineNumber());
+        op.step = static_cast<std::uint32_t>(index);
+        op.channel = static_cast<std::uint32_t>(channel);
+        op.threadblock = static_cast<std::uint32_t>(tbId);
+        if (net::sends(op.kind)) {
+            if (sendPeer < 0)
+                step.fail(std::string("step type ") + net::mscclName(op.kind) +
+                          " sends, but its threadblock has send=\"-1\"");
+            op.sendPeer = static_cast<std::uint32_t>(sendPeer);
+        }
+        if (net::receives(op.kind)) {
+            if (recvPeer < 0)
+                step.fail(std::string("step type ") + net::mscclName(op.kind) +
+                          " receives, but its threadblock has recv=\"-1\"");
+            op.recvPeer = static_cast<std::uint32_t>(recvPeer);
+        }
+        if (op.kind != ProgramOpKind::Nop) {
+            op.src = ChunkRef{bufferOf(step, StepSrcBuf, "srcbuf"),
+                              static_cast<std::uint32_t>(step.integer(StepSrcOff, 0, maxCount))};
+            op.dst = ChunkRef{bufferOf(step, StepDstBuf, "dstbuf"),
+                              static_cast<std::uint32_t>(step.integer(StepDstOff, 0, maxCount))};
+            op.count = static_cast<std::uint32_t>(step.integer(StepCount, 1, maxCount));
+        }
+        auto opIndex = static_cast<std::uint32_t>(ops.size());
+        if (index > 0)
+            op.deps.push_back(opIndex - 1);
+        std::int64_t depTb = step.integer(StepDepId, -1, maxCount, -1);
+        std::int64_t depStep = step.integer(StepDeps, -1, maxCount, -1);
+        if ((depTb < 0) != (depStep < 0))
+            step.fail("depid and deps must both be -1 or both name a step");
+        if (depTb >= 0)
+            pending.push_back(Pending{opIndex, depTb, depStep, step.lineNumber()});
+        tbOps->push_back(opIndex);
+        ops.push_back(std::move(op));
+    }
+
+    // Dependencies are resolved when the GPU's threadblocks are all read (depid may name a
+    // later one).
+    void endGpu()
+    {
+        auto& ops = program.ranks[rank].ops;
+        lastRankOps = ops.size();
+        for (const Pending& dep : pending) {
+            auto block = threadblocks.find(dep.tb);
+            if (block == threadblocks.end() ||
+                dep.step >= static_cast<std::int64_t>(block->second.size()))
+                throw Error(file + ":" + std::to_string(dep.line) + ": <step>: depid=" +
+                            std::to_string(dep.tb) + " deps=" + std::to_string(dep.step) +
+                            " names no step of gpu " + std::to_string(rank));
+            ops[dep.op].deps.push_back(block->second[static_cast<std::size_t>(dep.step)]);
+        }
+    }
+
+    const std::string& file;
+    xmlParserCtxt* context;
+    Schema<11> algoSchema;
+    Schema<4> gpuSchema;
+    Schema<4> tbSchema;
+    Schema<10> stepSchema;
+    CollectiveProgram program;
+    int depth = 0;
+    bool rootSeen = false;
+    bool skipping = false;
+    long algoLine = 0;
+    std::uint32_t ranks = 0;
+    std::uint32_t gpus = 0;
+    std::vector<bool> seen;
+
+    // The GPU being read: its threadblocks' operations in step order, the pending depid/deps
+    // of its operations, its connections.
+    struct Pending {
+        std::uint32_t op;
+        std::int64_t tb;
+        std::int64_t step;
+        long line;
+    };
+    std::uint32_t rank = 0;
+    std::size_t lastRankOps = 0;
+    std::map<std::int64_t, std::vector<std::uint32_t>> threadblocks;
+    std::vector<Pending> pending;
+    std::set<std::pair<std::int64_t, std::int64_t>> sendConnections, recvConnections;
+
+    // The threadblock being read.
+    std::int64_t tbId = 0;
+    std::vector<std::uint32_t>* tbOps = nullptr;
+    std::int64_t sendPeer = -1;
+    std::int64_t recvPeer = -1;
+    std::int64_t channel = 0;
+};
+
+// What the SAX callbacks reach through the parser context's _private: the program being read
+// and the first error, which is rethrown once libxml2 has returned (an exception must not
+// cross its C frames).
+struct ParseState {
+    xmlParserCtxt* context = nullptr;
+    MscclStream* stream = nullptr;
+    std::exception_ptr error;
+};
+
+ParseState* stateOf(void* userData)
+{
+    // Elements of an entity's replacement text come through a parser context of its own
+    // (which inherits _private); the document tree did not place them among the elements
+    // either, so they are not read.
+    auto* context = static_cast<xmlParserCtxt*>(userData);
+    auto* state = static_cast<ParseState*>(context->_private);
+    return state && state->context == context ? state : nullptr;
+}
+
+void onStart(void* userData,
+             const xmlChar* localName,
+             const xmlChar* /*prefix*/,
+             const xmlChar* /*uri*/,
+             int /*namespaceCount*/,
+             const xmlChar** /*namespaces*/,
+             int attributeCount,
+             int defaultedCount,
+             const xmlChar** attributes)
+{
+    ParseState* state = stateOf(userData);
+    if (!state || state->error)
+        return;
+    try {
+        // Attributes a DTD adds are not the file's (the document tree left them out too).
+        state->stream->start(localName, attributeCount - defaultedCount, attributes);
+    } catch (...) {
+        state->error = std::current_exception();
+        xmlStopParser(static_cast<xmlParserCtxt*>(userData));
+    }
+}
+
+void onEnd(void* userData,
+           const xmlChar* /*localName*/,
+           const xmlChar* /*prefix*/,
+           const xmlChar* /*uri*/)
+{
+    ParseState* state = stateOf(userData);
+    if (!state || state->error)
+        return;
+    try {
+        state->stream->end();
+    } catch (...) {
+        state->error = std::current_exception();
+        xmlStopParser(static_cast<xmlParserCtxt*>(userData));
+    }
+}
+
+// The text may be a mapped file (loadMsccl).
+net::CollectiveProgram parseText(std::string_view text, const std::string& fileName)
+{
+    if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw Error(fileName + ": the file is too large for an MSCCL program");
+    // The input as xmlCtxtReadMemory sets it up (an empty text is then libxml2's "Document is
+    // empty", as before).
+    std::unique_ptr<xmlParserCtxt, ContextFree> context(xmlNewParserCtxt());
+    if (!context)
+        throw Error(fileName + ": cannot allocate an XML parser");
+    xmlParserInputBuffer* buffer = xmlParserInputBufferCreateMem(
+        text.data(), static_cast<int>(text.size()), XML_CHAR_ENCODING_NONE);
+    xmlParserInput* input =
+        buffer ? xmlNewIOInputStream(context.get(), buffer, XML_CHAR_ENCODING_NONE) : nullptr;
+    if (!input) {
+        if (buffer)
+            xmlFreeParserInputBuffer(buffer);
+        throw Error(fileName + ": cannot allocate an XML parser");
+    }
+    inputPush(context.get(), input);
+    // The tree builder's handlers for the DTD (so that entities are declared as before), ours
+    // for elements; text, comments and processing instructions are not read.
+    xmlSAXVersion(context->sax, 2);
+    context->sax->startElementNs = onStart;
+    context->sax->endElementNs = onEnd;
+    context->sax->characters = nullptr;
+    context->sax->ignorableWhitespace = nullptr;
+    context->sax->cdataBlock = nullptr;
+    context->sax->comment = nullptr;
+    context->sax->processingInstruction = nullptr;
+    context->sax->reference = nullptr;
+    xmlCtxtUseOptions(context.get(), XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!context->input->filename)
+        context->input->filename =
+            reinterpret_cast<char*>(xmlStrdup(reinterpret_cast<const xmlChar*>(fileName.c_str())));
+    MscclStream stream(fileName, context.get());
+    ParseState state{context.get(), &stream, nullptr};
+    context->_private = &state;
+    xmlParseDocument(context.get());
+    if (state.error)
+        std::rethrow_exception(state.error);
+    if (!context->wellFormed) {
+        const xmlError* error = xmlCtxtGetLastError(context.get());
+        std::string message = error && error->message ? error->message : "not well-formed XML";
+        while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+            message.pop_back();
+        throw Error(fileName + ":" + std::to_string(error ? error->line : 0) +
+                    ": malformed XML: " + message);
+    }
+    if (!stream.sawRoot())
+        throw Error(fileName + ": the document is empty; expected an <algo> element");
+    return stream.take();
+}
+
+} // namespace
+
+net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName)
+{
+    return parseText(text, fileName);
 }
 
 net::CollectiveProgram loadMsccl(const std::string& path)
 {
+    // A regular file is mapped, not copied: libxml2 keeps a copy of its own, and a 1,024-rank
+    // program is a quarter of a gigabyte.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat info {};
+    if (fd >= 0 && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+        auto size = static_cast<std::size_t>(info.st_size);
+        void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        ::close(fd);
+        if (mapped != MAP_FAILED) {
+            struct Unmap {
+                void* at;
+                std::size_t size;
+                ~Unmap() { ::munmap(at, size); }
+            } unmap{mapped, size};
+            return parseText(std::string_view(static_cast<const char*>(mapped), size), path);
+        }
+    } else if (fd >= 0) {
+        ::close(fd);
+    }
+    // Anything else (an empty file, a folder, a pipe) is read as a stream, as before.
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(path + ": cannot open the MSCCL program (check the path; relative paths are "
                            "taken from the platform file's folder)");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseMsccl(text.str(), path);
+    std::string text(std::istreambuf_iterator<char>(in), {});
+    return parseText(text, path);
 }
 
 } // namespace etsim::platform

@@ -35,8 +35,7 @@ std::uint32_t add(CollectiveProgram& program,
     if (extra != net::noPeer)
         op.deps.push_back(extra);
     op.threadblock = tb;
-    op.where = program.source + " gpu " + std::to_string(rank) + " op " +
-               std::to_string(ops.size()) + " (" + net::mscclName(op.kind) + ")";
+    op.origin = ops.size();
     ops.push_back(std::move(op));
     return static_cast<std::uint32_t>(ops.size() - 1);
 }
@@ -397,8 +396,9 @@ std::string writeMsccl(const CollectiveProgram& program)
                     if (position[dep].first == tb && position[dep].second + 1 == s)
                         continue;
                     if (depTb >= 0)
-                        throw Error(op.where + ": MSCCL steps have one dependency outside their "
-                                               "threadblock, this one has more");
+                        throw Error(program.where(rank, list[s]) +
+                                    ": MSCCL steps have one dependency outside their "
+                                    "threadblock, this one has more");
                     depTb = position[dep].first;
                     depStep = position[dep].second;
                 }

@@ -1,5 +1,6 @@
 #include "models/net/collectives/CollectiveProgram.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace etsim::net {
@@ -110,6 +111,51 @@ bool sends(ProgramOpKind kind)
 bool reduces(ProgramOpKind kind)
 {
     return traitsOf(kind).reduces;
+}
+
+OpDeps& OpDeps::operator=(const OpDeps& other)
+{
+    if (this == &other)
+        return *this;
+    local = other.local;
+    count = other.count;
+    capacity = other.capacity;
+    heap.reset();
+    if (other.heap) {
+        heap = std::make_unique<std::uint32_t[]>(other.capacity);
+        std::copy(other.begin(), other.end(), heap.get());
+    }
+    return *this;
+}
+
+void OpDeps::push_back(std::uint32_t dep)
+{
+    if (count == capacity) {
+        auto grown = std::make_unique<std::uint32_t[]>(2 * capacity);
+        std::copy(begin(), end(), grown.get());
+        heap = std::move(grown);
+        capacity *= 2;
+    }
+    (heap ? heap.get() : local.data())[count++] = dep;
+}
+
+std::string CollectiveProgram::where(std::uint32_t rank, std::uint32_t op) const
+{
+    const ProgramOp& at = ranks[rank].ops[op];
+    const std::string kind = mscclName(at.kind);
+    switch (origin) {
+    case ProgramOrigin::Msccl:
+        return source + ":" + std::to_string(at.origin) + " (gpu " + std::to_string(rank) + " tb " +
+               std::to_string(at.threadblock) + " step " + std::to_string(at.step) + " " + kind +
+               ")";
+    case ProgramOrigin::Chakra:
+        return source + "." + std::to_string(rank) + ".et node " + std::to_string(at.origin) +
+               " (" + ranks[rank].names.substr(at.nameBegin, at.nameSize) + ")";
+    case ProgramOrigin::Generated:
+        break;
+    }
+    return source + " gpu " + std::to_string(rank) + " op " + std::to_string(at.origin) + " (" +
+           kind + ")";
 }
 
 } // namespace etsim::net

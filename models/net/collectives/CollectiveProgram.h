@@ -11,8 +11,10 @@
 
 #include "kernel/Extensions.h"
 
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +59,32 @@ struct ChunkRef {
     std::uint32_t offset = 0;
 };
 
+/// An operation's dependencies: two inline (nearly every operation has one or two), more on
+/// the heap, so that a program of millions of operations does not allocate for each.
+class OpDeps {
+public:
+    OpDeps() = default;
+    OpDeps(const OpDeps& other) { *this = other; }
+    OpDeps(OpDeps&&) noexcept = default;
+    OpDeps& operator=(const OpDeps& other);
+    OpDeps& operator=(OpDeps&&) noexcept = default;
+    ~OpDeps() = default;
+
+    void push_back(std::uint32_t dep);
+    void clear() { count = 0; }
+    std::size_t size() const { return count; }
+    bool empty() const { return count == 0; }
+    const std::uint32_t* begin() const { return heap ? heap.get() : local.data(); }
+    const std::uint32_t* end() const { return begin() + count; }
+    std::uint32_t operator[](std::size_t index) const { return begin()[index]; }
+
+private:
+    std::array<std::uint32_t, 2> local{};
+    std::uint32_t count = 0;
+    std::uint32_t capacity = 2;
+    std::unique_ptr<std::uint32_t[]> heap;
+};
+
 struct ProgramOp {
     ProgramOpKind kind = ProgramOpKind::Nop;
     std::uint32_t sendPeer = noPeer;
@@ -69,16 +97,32 @@ struct ProgramOp {
     ChunkRef dst;
     std::uint32_t count = 1;
     /// Operations of the same rank (indices into RankProgram::ops) that must be done first.
-    std::vector<std::uint32_t> deps;
+    OpDeps deps;
     /// Message bytes fixed by the file (Chakra comm_size without chunk attributes); 0 = count
     /// chunks of the phase's chunk size.
     std::uint64_t fixedBytes = 0;
-    /// Where the operation was written, for messages: "ring.xml:14 (gpu 0 tb 0 step 3)".
-    std::string where;
+    /// Where the operation was written (CollectiveProgram::where tells it): the line of the
+    /// MSCCL step, the id of the Chakra node, or the operation's index when generated. Kept as
+    /// numbers, not text: programs hold millions of operations and messages name a few.
+    std::uint64_t origin = 0;
+    /// The MSCCL step's number in its threadblock.
+    std::uint32_t step = 0;
+    /// The Chakra node's name: RankProgram::names from nameBegin, nameSize bytes.
+    std::uint32_t nameBegin = 0;
+    std::uint32_t nameSize = 0;
 };
 
 struct RankProgram {
     std::vector<ProgramOp> ops;
+    /// The Chakra nodes' names, one after another (ProgramOp::nameBegin).
+    std::string names;
+};
+
+/// What `origin` of the operations means.
+enum class ProgramOrigin : std::uint8_t {
+    Generated, ///< "SOURCE gpu 0 op 3 (rrs)"
+    Msccl,     ///< "ring.xml:14 (gpu 0 tb 0 step 3 rrs)"
+    Chakra,    ///< "PREFIX.0.et node 5 (rrs 5)"
 };
 
 struct CollectiveProgram {
@@ -99,8 +143,11 @@ struct CollectiveProgram {
     /// verifier then checks matching and deadlocks only.
     bool chunksKnown = true;
     std::vector<RankProgram> ranks;
+    ProgramOrigin origin = ProgramOrigin::Generated;
 
     std::uint32_t rankCount() const { return static_cast<std::uint32_t>(ranks.size()); }
+    /// Where operation `op` of `rank` was written, for messages (see ProgramOrigin).
+    std::string where(std::uint32_t rank, std::uint32_t op) const;
 };
 
 } // namespace etsim::net

@@ -1,3 +1,6 @@
+// Longer than most files (about 680 lines): the four steps of the proof (structure, matching,
+// order, data; ProgramVerifier.h) share the program's numbering and the walk's order, and are
+// read in sequence.
 #include "models/net/collectives/ProgramVerifier.h"
 
 #include "kernel/Error.h"
@@ -33,10 +36,12 @@ std::string chunkText(const ChunkRef& ref)
     return std::string(bufferName(ref.buffer)) + " chunk " + std::to_string(ref.offset);
 }
 
-[[noreturn]] void
-fail(const CollectiveProgram& program, const ProgramOp& op, const std::string& problem)
+[[noreturn]] void fail(const CollectiveProgram& program,
+                       std::uint32_t rank,
+                       std::uint32_t op,
+                       const std::string& problem)
 {
-    throw Error(program.source + ": " + op.where + ": " + problem);
+    throw Error(program.source + ": " + program.where(rank, op) + ": " + problem);
 }
 
 using Span = std::pair<std::uint32_t, std::uint32_t>;
@@ -206,7 +211,8 @@ void checkStructure(const CollectiveProgram& program)
             auto peer = [&](std::uint32_t value, const char* role) {
                 if (value >= ranks || value == rank)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          std::string(mscclName(op.kind)) + " " + role + " rank " +
                              std::to_string(value) + ", which is " +
                              (value == rank ? "the rank itself"
@@ -218,14 +224,15 @@ void checkStructure(const CollectiveProgram& program)
             if (receives(op.kind))
                 peer(op.recvPeer, "receives from");
             if (op.count == 0 && op.kind != ProgramOpKind::Nop)
-                fail(program, op, "cnt must be at least 1");
+                fail(program, rank, index, "cnt must be at least 1");
             if (!program.chunksKnown)
                 continue;
             auto range = [&](const ChunkRef& ref, const char* role) {
                 std::uint32_t size = bufferSize(program, ref.buffer);
                 if (static_cast<std::uint64_t>(ref.offset) + op.count > size)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          std::string(role) + " " + chunkText(ref) + " with cnt " +
                              std::to_string(op.count) + " is out of range: the " +
                              bufferName(ref.buffer) + " buffer has " + std::to_string(size) +
@@ -243,11 +250,12 @@ void checkStructure(const CollectiveProgram& program)
             if (writesDst)
                 range(op.dst, "destination");
         }
-        for (const ProgramOp& op : ops)
-            for (std::uint32_t dep : op.deps)
+        for (std::uint32_t index = 0; index < ops.size(); ++index)
+            for (std::uint32_t dep : ops[index].deps)
                 if (dep >= ops.size())
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "depends on operation " + std::to_string(dep) + " of rank " +
                              std::to_string(rank) + ", which does not exist");
     }
@@ -269,12 +277,30 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
         const auto& ops = program.ranks[rank].ops;
         matching.sendTo[rank].assign(ops.size(), OpLink{});
         matching.recvFrom[rank].assign(ops.size(), OpLink{});
+        // A rank's operations mostly talk to the same peers on the same channel: the last
+        // connection each way is kept (map entries do not move).
+        Key lastSend{noPeer, noPeer, noPeer};
+        Key lastRecv{noPeer, noPeer, noPeer};
+        std::vector<std::uint32_t>* sendList = nullptr;
+        std::vector<std::uint32_t>* recvList = nullptr;
         for (std::uint32_t index = 0; index < ops.size(); ++index) {
             const ProgramOp& op = ops[index];
-            if (sends(op.kind))
-                channels[Key{rank, op.sendPeer, op.channel}].first.push_back(index);
-            if (receives(op.kind))
-                channels[Key{op.recvPeer, rank, op.channel}].second.push_back(index);
+            if (sends(op.kind)) {
+                Key key{rank, op.sendPeer, op.channel};
+                if (!sendList || key != lastSend) {
+                    sendList = &channels[key].first;
+                    lastSend = key;
+                }
+                sendList->push_back(index);
+            }
+            if (receives(op.kind)) {
+                Key key{op.recvPeer, rank, op.channel};
+                if (!recvList || key != lastRecv) {
+                    recvList = &channels[key].second;
+                    lastRecv = key;
+                }
+                recvList->push_back(index);
+            }
         }
     }
     for (const auto& [key, ends] : channels) {
@@ -289,11 +315,13 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
             const ProgramOp& recv = program.ranks[destination].ops[received[n]];
             if (send.count != recv.count || send.fixedBytes != recv.fixedBytes)
                 fail(program,
-                     recv,
+                     destination,
+                     received[n],
                      "receives " +
                          (recv.fixedBytes ? std::to_string(recv.fixedBytes) + " B"
                                           : std::to_string(recv.count) + " chunks") +
-                         " but the send it matches (" + send.where + ") sends " +
+                         " but the send it matches (" + program.where(source, sent[n]) +
+                         ") sends " +
                          (send.fixedBytes ? std::to_string(send.fixedBytes) + " B"
                                           : std::to_string(send.count) + " chunks"));
         }
@@ -304,7 +332,8 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
         if (received.size() > common) {
             const ProgramOp& op = program.ranks[destination].ops[received[common]];
             fail(program,
-                 op,
+                 destination,
+                 received[common],
                  "deadlock: rank " + std::to_string(destination) + " " + mscclName(op.kind) +
                      " into " + chunkText(op.dst) + " waits for a message that no send matches (" +
                      counts + ")");
@@ -312,7 +341,8 @@ ProgramMatching matchProgram(const CollectiveProgram& program)
         if (sent.size() > common) {
             const ProgramOp& op = program.ranks[source].ops[sent[common]];
             fail(program,
-                 op,
+                 source,
+                 sent[common],
                  "rank " + std::to_string(source) + " " + mscclName(op.kind) + " of " +
                      chunkText(op.src) + " is never received (" + counts + ")");
         }
@@ -367,24 +397,20 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
         return std::make_pair(edges.begin() + static_cast<std::ptrdiff_t>(firstEdge[id]),
                               edges.begin() + static_cast<std::ptrdiff_t>(firstEdge[id + 1]));
     };
-    // Ready operations on a stack (last ready, first run): a rank then runs on through its own
-    // operations while it can, which keeps the walk in cache.
+    // Ready operations in the order they become ready (Kahn's walk, breadth first): the walk
+    // then advances every rank by about one step at a time, a wavefront whose edges, counters
+    // and chunks stay in cache from one step to the next. (Depth first, a walk through a ring
+    // runs around it a thousand times ahead and comes back to operations long evicted.)
     std::vector<std::uint64_t> order;
     order.reserve(total);
-    std::vector<std::uint64_t> ready;
-    for (std::uint64_t id = total; id-- > 0;)
+    for (std::uint64_t id = 0; id < total; ++id)
         if (waiting[id] == 0)
-            ready.push_back(id);
-    while (!ready.empty()) {
-        std::uint64_t id = ready.back();
-        ready.pop_back();
-        order.push_back(id);
-        auto [from, to] = successors(id);
-        for (auto next = to; next != from;) {
-            --next;
+            order.push_back(id);
+    for (std::size_t head = 0; head < order.size(); ++head) {
+        auto [from, to] = successors(order[head]);
+        for (auto next = from; next != to; ++next)
             if (--waiting[*next] == 0)
-                ready.push_back(*next);
-        }
+                order.push_back(*next);
     }
     auto locate = [&](std::uint64_t id) {
         std::uint32_t rank = static_cast<std::uint32_t>(
@@ -416,11 +442,12 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
         std::string cycle;
         for (std::size_t n = path.size(); n-- > static_cast<std::size_t>(seen[at]);) {
             auto [rank, index] = locate(path[n]);
-            cycle += (cycle.empty() ? "" : " -> ") + program.ranks[rank].ops[index].where;
+            cycle += (cycle.empty() ? "" : " -> ") + program.where(rank, index);
         }
         auto [rank, index] = locate(at);
         fail(program,
-             program.ranks[rank].ops[index],
+             rank,
+             index,
              "deadlock: a dependency cycle (each waits for the one before): " + cycle);
     }
     if (!program.chunksKnown)
@@ -466,15 +493,41 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
     std::vector<std::uint32_t> freeBuffers;
     std::vector<std::uint32_t> bufferOf(total, noPeer);
     std::vector<Content> data;
+    // What the walk reads of each operation, side by side in global order (the walk jumps
+    // between ranks at every message; this keeps it from a binary search and three arrays).
+    struct Step {
+        ChunkRef src;
+        ChunkRef dst;
+        std::uint32_t count = 0;
+        std::uint32_t rank = 0;
+        std::uint32_t index = 0;
+        ProgramOpKind kind = ProgramOpKind::Nop;
+        std::uint64_t sender = 0; // the global id of the send a receive matches
+    };
+    std::vector<Step> steps(total);
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const auto& ops = program.ranks[rank].ops;
+        for (std::uint32_t index = 0; index < ops.size(); ++index) {
+            const ProgramOp& op = ops[index];
+            const OpLink& from = matching.recvFrom[rank][index];
+            steps[base[rank] + index] = Step{op.src,
+                                             op.dst,
+                                             op.count,
+                                             rank,
+                                             index,
+                                             op.kind,
+                                             from.rank == noPeer ? 0 : base[from.rank] + from.op};
+        }
+    }
     for (std::uint64_t id : order) {
-        auto [rank, index] = locate(id);
-        const ProgramOp& op = program.ranks[rank].ops[index];
+        const Step& op = steps[id];
+        const std::uint32_t rank = op.rank;
+        const std::uint32_t index = op.index;
         if (op.kind == ProgramOpKind::Nop)
             continue;
         data.assign(op.count, Content{});
         if (receives(op.kind)) {
-            const OpLink& from = matching.recvFrom[rank][index];
-            std::uint32_t buffer = bufferOf[base[from.rank] + from.op];
+            std::uint32_t buffer = bufferOf[op.sender];
             std::swap(data, buffers[buffer]);
             freeBuffers.push_back(buffer);
         }
@@ -491,7 +544,8 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
                 const Content& other = slot(rank, op.src, i);
                 if (other.index < 0)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "re reads " + chunkText(ChunkRef{op.src.buffer, op.src.offset + i}) +
                              ", which holds nothing yet");
                 if (data[i].index < 0) {
@@ -500,13 +554,15 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
                 }
                 if (data[i].index != other.index)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "re adds chunk " + std::to_string(other.index) + " to chunk " +
                              std::to_string(data[i].index));
                 std::uint32_t twice = data[i].ranks.add(other.ranks);
                 if (twice != noPeer)
                     fail(program,
-                         op,
+                         rank,
+                         index,
                          "re adds rank " + std::to_string(twice) + "'s contribution to chunk " +
                              std::to_string(data[i].index) + " a second time");
                 continue;
@@ -514,7 +570,8 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             ChunkRef at{srcRef.buffer, srcRef.offset + i};
             if (local.index < 0)
                 fail(program,
-                     op,
+                     rank,
+                     index,
                      std::string(mscclName(op.kind)) + " reads " + chunkText(at) + " of rank " +
                          std::to_string(rank) + ", which holds nothing yet");
             if (!reduces(op.kind)) {
@@ -523,14 +580,16 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             }
             if (data[i].index != local.index)
                 fail(program,
-                     op,
+                     rank,
+                     index,
                      std::string(mscclName(op.kind)) + " adds the received chunk " +
                          std::to_string(data[i].index) + " to chunk " +
                          std::to_string(local.index) + " (" + chunkText(at) + ")");
             std::uint32_t twice = data[i].ranks.add(local.ranks);
             if (twice != noPeer)
                 fail(program,
-                     op,
+                     rank,
+                     index,
                      std::string(mscclName(op.kind)) + " adds rank " + std::to_string(twice) +
                          "'s contribution to chunk " + std::to_string(local.index) +
                          " a second time (" + chunkText(at) + ")");
@@ -563,28 +622,24 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             const Content& content = slot(rank, ChunkRef{ProgramBuffer::Output, 0}, j);
             std::int32_t index = 0;
             std::uint32_t owner = noPeer; // the only contributor expected, or noPeer for all
-            std::string wanted;
+            // What should be there, as text only for the message (millions of chunks pass).
+            std::uint32_t wantedChunk = 0;
             switch (type) {
             case CollectiveType::AllReduce:
                 index = j;
-                wanted = "chunk " + std::to_string(j) + " reduced over all ranks";
                 break;
             case CollectiveType::ReduceScatter:
                 index = static_cast<std::int32_t>(rank * out + j);
-                wanted = "chunk " + std::to_string(index) + " reduced over all ranks";
                 break;
             case CollectiveType::AllGather:
                 index = j;
                 owner = j / in;
-                wanted =
-                    "input chunk " + std::to_string(j % in) + " of rank " + std::to_string(owner);
+                wantedChunk = j % in;
                 break;
             case CollectiveType::AllToAll: {
                 owner = j / perSource;
-                std::uint32_t chunk = rank * perSource + j % perSource;
-                index = static_cast<std::int32_t>(owner * in + chunk);
-                wanted =
-                    "input chunk " + std::to_string(chunk) + " of rank " + std::to_string(owner);
+                wantedChunk = rank * perSource + j % perSource;
+                index = static_cast<std::int32_t>(owner * in + wantedChunk);
                 break;
             }
             default:
@@ -595,6 +650,10 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
                          (owner == noPeer ? content.ranks.full(ranks) : content.ranks.only(owner));
             if (right)
                 continue;
+            std::string wanted = owner == noPeer
+                                     ? "chunk " + std::to_string(index) + " reduced over all ranks"
+                                     : "input chunk " + std::to_string(wantedChunk) + " of rank " +
+                                           std::to_string(owner);
             std::string holds;
             if (content.index < 0)
                 holds = "nothing";
@@ -608,7 +667,7 @@ VerifyResult verifyProgram(const CollectiveProgram& program)
             std::string step = content.writer == noPeer
                                    ? "no step of rank " + std::to_string(rank) + " writes it"
                                    : "the step that should have produced it: " +
-                                         program.ranks[rank].ops[content.writer].where;
+                                         program.where(rank, content.writer);
             throw Error(program.source + ": wrong result: rank " + std::to_string(rank) +
                         ", output chunk " + std::to_string(j) + " holds " + holds + " but the " +
                         toString(type) + " needs " + wanted + " there; " + step);

@@ -1,0 +1,320 @@
+// NodeView reads a record in place as the TraceNode path reads it: the same fields, the same
+// typed attribute values (whatever their encoding), the same refusals of bad records. Records
+// it does not scan itself (non-ASCII text, inputs, lists, unknown fields) go through protobuf.
+
+#include "et_driver/NodeView.h"
+
+#include "et_driver/TraceCodec.h"
+#include "et_driver/TraceReader.h"
+#include "tests/et_driver/TraceTestSupport.h"
+#include "tests/support/TempDir.h"
+
+#include <google/protobuf/stubs/logging.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace etsim::et {
+namespace {
+
+namespace pb = ChakraProtoMsg;
+
+const std::string metadataRecord("\x07\x0a\x05"
+                                 "0.0.4",
+                                 8);
+
+std::string framed(const std::string& body)
+{
+    return test::varint(body.size()) + body;
+}
+
+// What a reader sees of a node, from either path; "error: ..." for a refused file.
+struct Seen {
+    std::vector<std::string> nodes;
+    bool operator==(const Seen& other) const { return nodes == other.nodes; }
+};
+
+const Attr integerAttrs[] = {Attr::IsCpuOp,
+                             Attr::NumOps,
+                             Attr::TensorSize,
+                             Attr::CommType,
+                             Attr::CommSize,
+                             Attr::CommSrc,
+                             Attr::CommDst,
+                             Attr::CommTag,
+                             Attr::CommPriority,
+                             Attr::GemmM,
+                             Attr::GemmN,
+                             Attr::GemmK,
+                             Attr::GemmBatch};
+
+template <typename T>
+std::string text(const std::optional<T>& value)
+{
+    return value ? std::to_string(static_cast<std::int64_t>(*value)) : "-";
+}
+
+std::string deps(const std::vector<std::uint64_t>& list)
+{
+    std::string out;
+    for (std::uint64_t dep : list)
+        out += std::to_string(dep) + ",";
+    return out;
+}
+
+std::string describe(const TraceNode& node)
+{
+    std::string out = std::to_string(node.id) + " " + node.name + " " +
+                      std::to_string(static_cast<int>(node.type)) + " " + deps(node.ctrlDeps) +
+                      " " + deps(node.dataDeps) + " " + std::to_string(node.durationMicros);
+    for (Attr attr : integerAttrs) {
+        std::optional<std::int64_t> value;
+        switch (attr) {
+        case Attr::IsCpuOp:
+            value = node.isCpuOp() ? std::optional<std::int64_t>(*node.isCpuOp()) : std::nullopt;
+            break;
+        case Attr::TensorSize:
+            value = node.tensorSize()
+                        ? std::optional<std::int64_t>(static_cast<std::int64_t>(*node.tensorSize()))
+                        : std::nullopt;
+            break;
+        case Attr::CommType:
+            value = node.commType();
+            break;
+        case Attr::CommSrc:
+            value = node.commSrc();
+            break;
+        case Attr::CommDst:
+            value = node.commDst();
+            break;
+        case Attr::CommTag:
+            value = node.commTag();
+            break;
+        case Attr::CommPriority:
+            value = node.commPriority();
+            break;
+        case Attr::CommSize:
+            value = node.commSize();
+            break;
+        case Attr::NumOps:
+            value = node.numOps();
+            break;
+        case Attr::GemmM:
+            value = node.gemmM();
+            break;
+        case Attr::GemmN:
+            value = node.gemmN();
+            break;
+        case Attr::GemmK:
+            value = node.gemmK();
+            break;
+        default:
+            value = node.gemmBatch();
+            break;
+        }
+        out += " " + text(value);
+    }
+    return out;
+}
+
+std::string describe(const NodeView& node)
+{
+    std::string out = std::to_string(node.id) + " " + std::string(node.name) + " " +
+                      std::to_string(static_cast<int>(node.type)) + " " + deps(node.ctrlDeps) +
+                      " " + deps(node.dataDeps) + " " + std::to_string(node.durationMicros);
+    for (Attr attr : integerAttrs) {
+        std::optional<std::int64_t> value = node.integer(attr);
+        // The typed getters narrow to the field's type.
+        if (value && attr == Attr::IsCpuOp)
+            value = *value != 0;
+        if (value && (attr == Attr::CommType || attr == Attr::CommSrc || attr == Attr::CommDst ||
+                      attr == Attr::CommTag || attr == Attr::CommPriority))
+            value = static_cast<std::int32_t>(*value);
+        out += " " + text(value);
+    }
+    return out;
+}
+
+template <typename Node>
+Seen read(const std::filesystem::path& file)
+{
+    Seen seen;
+    try {
+        TraceReader reader(file);
+        Node node;
+        while (reader.next(node))
+            seen.nodes.push_back(describe(node));
+    } catch (const TraceError& error) {
+        seen.nodes.push_back(std::string("error: ") + error.what());
+    }
+    return seen;
+}
+
+pb::AttributeProto attribute(const std::string& name)
+{
+    pb::AttributeProto attr;
+    attr.set_name(name);
+    return attr;
+}
+
+// A node of the kind an algorithm trace holds, with typed attributes in several encodings,
+// values some fields cannot hold and repeated names.
+pb::Node algorithmNode(std::uint64_t id)
+{
+    pb::Node node;
+    node.set_id(id);
+    node.set_name("rrs " + std::to_string(id));
+    node.set_type(pb::COMM_RECV_NODE);
+    node.add_data_deps(id - 1);
+    node.add_ctrl_deps(id + 7);
+    node.set_duration_micros(3);
+    pb::AttributeProto attr = attribute("comm_src");
+    attr.set_int64_val(1LL << 40); // too large for comm_src: the next one counts
+    *node.add_attr() = attr;
+    attr.set_sint32_val(-3);
+    *node.add_attr() = attr;
+    attr = attribute("comm_size");
+    attr.set_fixed64_val(4096);
+    *node.add_attr() = attr;
+    attr = attribute("comm_tag");
+    attr.set_double_val(2.0); // not an integer: absent
+    *node.add_attr() = attr;
+    attr = attribute("comm_dst");
+    attr.set_uint32_val(5);
+    attr.set_doc_string("documented attributes stay preserved");
+    *node.add_attr() = attr;
+    attr = attribute("num_ops");
+    attr.set_sfixed32_val(-9);
+    *node.add_attr() = attr;
+    attr = attribute("is_cpu_op");
+    attr.set_bool_val(true);
+    *node.add_attr() = attr;
+    attr = attribute("comm_priority");
+    attr.set_uint64_val(~0ULL);
+    *node.add_attr() = attr;
+    attr = attribute("chunk_op");
+    attr.set_string_val("rrs");
+    *node.add_attr() = attr;
+    attr = attribute("gemm_m");
+    attr.set_fixed32_val(0xFFFFFFFFU);
+    *node.add_attr() = attr;
+    attr = attribute("gemm_n");
+    attr.set_sint64_val(-77);
+    *node.add_attr() = attr;
+    attr = attribute("gemm_k");
+    attr.set_int32_val(-1);
+    *node.add_attr() = attr;
+    attr = attribute("tensor_size");
+    attr.set_bytes_val("\x01\x02");
+    *node.add_attr() = attr;
+    return node;
+}
+
+class NodeViewTest : public ::testing::Test {
+protected:
+    etsim::test::TempDir temp;
+};
+
+TEST_F(NodeViewTest, ReadsWhatTheTraceNodePathReads)
+{
+    std::string file = metadataRecord;
+    for (std::uint64_t id = 10; id < 13; ++id)
+        file += framed(algorithmNode(id).SerializeAsString());
+    std::filesystem::path path = temp.write("v.0.et", file);
+    Seen nodes = read<TraceNode>(path);
+    ASSERT_EQ(nodes.nodes.size(), 3U);
+    EXPECT_EQ(nodes.nodes[0], "10 rrs 10 6 17, 9, 3 1 -9 - - 4096 -3 - - - 4294967295 -77 -1 -");
+    EXPECT_EQ(read<NodeView>(path), nodes);
+}
+
+TEST_F(NodeViewTest, RecordsItDoesNotScanAreReadThroughProtobuf)
+{
+    std::vector<pb::Node> nodes;
+    pb::Node node = algorithmNode(1);
+    node.set_name("r\xc3\xa9"
+                  "ception"); // UTF-8 beyond ASCII
+    nodes.push_back(node);
+    node = algorithmNode(2);
+    node.mutable_inputs()->set_values("[1]");
+    nodes.push_back(node);
+    node = algorithmNode(3);
+    node.mutable_attr(0)->mutable_int32_list()->add_values(4);
+    nodes.push_back(node);
+    node = algorithmNode(4);
+    std::string withUnknown = node.SerializeAsString() + std::string("\xa0\x06\x01", 3);
+    std::string file = metadataRecord;
+    for (const pb::Node& each : nodes) {
+        NodeView view;
+        EXPECT_FALSE(view.scan(each.SerializeAsString())) << each.id();
+        file += framed(each.SerializeAsString());
+    }
+    NodeView view;
+    EXPECT_FALSE(view.scan(withUnknown));
+    EXPECT_TRUE(view.scan(algorithmNode(5).SerializeAsString()));
+    file += framed(withUnknown);
+    std::filesystem::path path = temp.write("p.0.et", file);
+    Seen seen = read<TraceNode>(path);
+    ASSERT_EQ(seen.nodes.size(), 4U);
+    EXPECT_EQ(read<NodeView>(path), seen);
+}
+
+// A file without the metadata record: record 0 is already a node (spec 3.2).
+TEST_F(NodeViewTest, AFileWithoutMetadataStartsWithItsFirstNode)
+{
+    std::string file = framed(algorithmNode(20).SerializeAsString()) +
+                       framed(algorithmNode(21).SerializeAsString());
+    std::filesystem::path path = temp.write("legacy.0.et", file);
+    Seen seen = read<TraceNode>(path);
+    ASSERT_EQ(seen.nodes.size(), 2U);
+    EXPECT_EQ(seen.nodes[0].substr(0, 9), "20 rrs 20");
+    EXPECT_EQ(read<NodeView>(path), seen);
+}
+
+TEST_F(NodeViewTest, BadRecordsAreRefusedWithTheSameErrors)
+{
+    std::string good = framed(algorithmNode(1).SerializeAsString());
+    pb::Node badText = algorithmNode(2);
+    badText.set_name(std::string("\xff\xfe", 2));
+    for (const std::string& bad : {framed("\xff\xff\xff\xff"),
+                                   framed("\x0c"),
+                                   framed(std::string("\x00\x01", 2)),
+                                   framed(badText.SerializeAsString()),
+                                   good.substr(0, good.size() - 2),
+                                   test::varint(0)}) {
+        std::filesystem::path path = temp.write("b.0.et", metadataRecord + good + bad);
+        Seen seen = read<TraceNode>(path);
+        ASSERT_EQ(seen.nodes.size(), 2U);
+        EXPECT_EQ(seen.nodes[1].substr(0, 7), "error: ");
+        EXPECT_EQ(read<NodeView>(path), seen);
+    }
+}
+
+// Byte by byte changes of a valid record: wherever one path accepts, the other reads the same
+// node; wherever one refuses, the other refuses with the same message.
+TEST_F(NodeViewTest, AgreesWithTheTraceNodePathOnMangledRecords)
+{
+    std::string body = algorithmNode(40).SerializeAsString();
+    // Protobuf logs a line for every string that is not UTF-8; hundreds are made here.
+    google::protobuf::LogHandler* logger = google::protobuf::SetLogHandler(nullptr);
+    std::mt19937 random(25);
+    int accepted = 0;
+    for (int trial = 0; trial < 500; ++trial) {
+        std::string mangled = body;
+        for (int change = 0; change < 1 + trial % 3; ++change) {
+            std::size_t at = random() % mangled.size();
+            mangled[at] = static_cast<char>(random() % 4 == 0 ? mangled[at] ^ 0x80 : random());
+        }
+        std::filesystem::path path = temp.write("m.0.et", metadataRecord + framed(mangled));
+        Seen seen = read<TraceNode>(path);
+        accepted += seen.nodes.size() == 1 && seen.nodes[0].substr(0, 6) != "error:" ? 1 : 0;
+        ASSERT_EQ(read<NodeView>(path), seen) << "trial " << trial;
+        std::filesystem::remove(path);
+    }
+    google::protobuf::SetLogHandler(logger);
+    // Both outcomes occur.
+    EXPECT_GT(accepted, 50);
+    EXPECT_LT(accepted, 450);
+}
+
+} // namespace
+} // namespace etsim::et

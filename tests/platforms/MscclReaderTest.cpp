@@ -1,0 +1,247 @@
+// The MSCCL reader's refusals, each with its whole message: the file, the line of the element,
+// the element and what is wrong. The programs are written out here so that every line number
+// can be checked by eye.
+
+#include "platforms/collectives/MscclReader.h"
+
+#include "kernel/Error.h"
+#include "tests/support/ErrorOf.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace etsim::platform {
+namespace {
+
+// A two-rank ring all-reduce (each rank sends its chunk, receives and adds the other's, passes
+// the sum back): line 1 <algo>, line 2 <gpu 0>, line 3 <tb>, lines 4-6 its steps, line 7
+// </tb>, line 9 <gpu 1>, ...
+std::string pair(const std::string& algo = "",
+                 const std::string& gpu0 = "",
+                 const std::string& tb0 = "",
+                 const std::string& step1 = "",
+                 const std::string& gpu1 = "")
+{
+    const char* rest = R"( dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>)";
+    return R"(<algo name="pair" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" )"
+           R"(coll="allreduce" inplace="0")" +
+           algo + ">\n" + R"(  <gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0")" + gpu0 + ">\n" +
+           R"(    <tb id="0" send="1" recv="1" chan="0")" + tb0 + ">\n" +
+           R"(      <step s="0" type="s" srcbuf="i" srcoff="1")" + rest + "\n" +
+           R"(      <step s="1" type="rrc" srcbuf="i" srcoff="0")" + step1 + rest + "\n" +
+           R"(      <step s="2" type="r" srcbuf="i" srcoff="1")" + rest + "\n" +
+           "    </tb>\n  </gpu>\n" + R"(  <gpu id="1" i_chunks="2" o_chunks="2" s_chunks="0")" +
+           gpu1 + ">\n" + R"(    <tb id="0" send="0" recv="0" chan="0">)" + "\n" +
+           R"(      <step s="0" type="s" srcbuf="i" srcoff="0")" + rest + "\n" +
+           R"(      <step s="1" type="rrc" srcbuf="i" srcoff="1")" + rest + "\n" +
+           R"(      <step s="2" type="r" srcbuf="i" srcoff="0")" + rest + "\n" +
+           "    </tb>\n  </gpu>\n</algo>\n";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to)
+{
+    std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+std::string refusal(const std::string& xml)
+{
+    return test::errorOf([&] { parseMsccl(xml, "pair.xml"); });
+}
+
+TEST(MscclReaderErrors, TheProgramItselfIsRead)
+{
+    net::CollectiveProgram program = parseMsccl(pair(), "pair.xml");
+    ASSERT_EQ(program.rankCount(), 2U);
+    EXPECT_EQ(program.name, "pair");
+    EXPECT_EQ(program.inputChunks, 2U);
+    ASSERT_EQ(program.ranks[1].ops.size(), 3U);
+    const net::ProgramOp& op = program.ranks[1].ops[1];
+    EXPECT_EQ(op.kind, net::ProgramOpKind::RecvReduceCopy);
+    EXPECT_EQ(op.src.offset, 1U);
+    EXPECT_EQ(op.recvPeer, 0U);
+    EXPECT_EQ(program.where(1, 1), "pair.xml:12 (gpu 1 tb 0 step 1 rrc)");
+    ASSERT_EQ(op.deps.size(), 1U);
+    EXPECT_EQ(op.deps[0], 0U);
+}
+
+TEST(MscclReaderErrors, TheDocumentAndItsRoot)
+{
+    EXPECT_EQ(refusal(""), "pair.xml:1: malformed XML: Document is empty");
+    // The file is read as it streams: a problem of the program comes before one of the XML
+    // found further on (here the missing </gpu> at the end).
+    EXPECT_EQ(refusal(replaced(pair(), "</tb>\n  </gpu>\n  <gpu", "</tb>\n  <gpu")),
+              "pair.xml:8: <gpu>: unexpected element inside <gpu> (expected <tb>)");
+    EXPECT_EQ(refusal(replaced(pair(), "</tb>", "</block>")),
+              "pair.xml:7: malformed XML: Opening and ending tag mismatch: tb line 3 and block");
+    EXPECT_EQ(refusal("<program/>"),
+              "pair.xml:1: <program>: the root element must be <algo> (an MSCCL program)");
+    EXPECT_EQ(refusal(pair(" loop=\"1\"")),
+              "pair.xml:1: <algo>: the attribute loop is not modelled (known: coll, inplace, "
+              "maxBytes, minBytes, name, nchannels, nchunksperloop, ngpus, outofplace, proto, "
+              "redop)");
+    EXPECT_EQ(refusal(replaced(pair(), "coll=\"allreduce\"", "coll=\"broadcast\"")),
+              "pair.xml:1: <algo>: coll=\"broadcast\" is not modelled (allreduce, allgather, "
+              "reduce_scatter or alltoall)");
+    EXPECT_EQ(refusal(replaced(pair(), "coll=\"allreduce\"", "")),
+              "pair.xml:1: <algo>: needs the attribute coll");
+    EXPECT_EQ(refusal(replaced(pair(), "ngpus=\"2\"", "ngpus=\"two\"")),
+              "pair.xml:1: <algo>: ngpus=\"two\" is not an integer");
+    EXPECT_EQ(refusal(replaced(pair(), "ngpus=\"2\"", "ngpus=\"1\"")),
+              "pair.xml:1: <algo>: ngpus=1 is out of range (2 to 65536)");
+    EXPECT_EQ(refusal(replaced(pair(), "ngpus=\"2\"", "ngpus=\"3\"")),
+              "pair.xml:1: <algo>: ngpus=3 but the program has 2 <gpu> elements");
+    EXPECT_EQ(refusal(replaced(pair(), "</algo>", "  <gpu id=\"0\"><tb/></gpu>\n</algo>")),
+              "pair.xml:1: <algo>: ngpus=2 but the program has 3 <gpu> elements");
+    EXPECT_EQ(refusal(replaced(pair(), "nchunksperloop=\"2\"", "nchunksperloop=\"0\"")),
+              "pair.xml:1: <algo>: nchunksperloop=0 is out of range (1 to 16777216)");
+    EXPECT_EQ(refusal(replaced(pair(), "inplace=\"0\"", "inplace=\"2\"")),
+              "pair.xml:1: <algo>: inplace=2 is out of range (0 to 1)");
+    EXPECT_EQ(refusal(replaced(pair(), "  <gpu id=\"1\"", "  <node/>\n  <gpu id=\"1\"")),
+              "pair.xml:9: <node>: unexpected element inside <algo> (expected <gpu>)");
+}
+
+TEST(MscclReaderErrors, Gpus)
+{
+    EXPECT_EQ(refusal(pair("", " rank=\"0\"")),
+              "pair.xml:2: <gpu>: the attribute rank is not modelled (known: i_chunks, id, "
+              "o_chunks, s_chunks)");
+    EXPECT_EQ(refusal(replaced(pair(), "<gpu id=\"1\"", "<gpu id=\"2\"")),
+              "pair.xml:9: <gpu>: id=2 is out of range (0 to 1)");
+    EXPECT_EQ(refusal(replaced(pair(), "<gpu id=\"1\"", "<gpu id=\"0\"")),
+              "pair.xml:9: <gpu>: gpu id 0 appears twice");
+    EXPECT_EQ(refusal(replaced(pair(), "<gpu id=\"0\" i_chunks=\"2\"", "<gpu id=\"0\"")),
+              "pair.xml:2: <gpu>: needs the attribute i_chunks");
+    EXPECT_EQ(
+        refusal(replaced(pair(), "<gpu id=\"1\" i_chunks=\"2\"", "<gpu id=\"1\" i_chunks=\"3\"")),
+        "pair.xml:9: <gpu>: i_chunks=3 o_chunks=2 differ from the first gpu's (2, 2); "
+        "every rank must have the same buffers");
+    std::string empty =
+        replaced(pair(), "<gpu id=\"0\" i_chunks=\"2\"", "<gpu id=\"0\" i_chunks=\"0\"");
+    EXPECT_EQ(refusal(empty), "pair.xml:2: <gpu>: i_chunks must be at least 1");
+    EXPECT_EQ(refusal(replaced(pair(),
+                               "    <tb id=\"0\" send=\"0\"",
+                               "    <block/>\n    <tb id=\"0\" send=\"0\"")),
+              "pair.xml:10: <block>: unexpected element inside <gpu> (expected <tb>)");
+}
+
+TEST(MscclReaderErrors, Threadblocks)
+{
+    EXPECT_EQ(refusal(pair("", "", " proto=\"LL\"")),
+              "pair.xml:3: <tb>: the attribute proto is not modelled (known: chan, id, recv, "
+              "send)");
+    EXPECT_EQ(refusal(replaced(pair(), "send=\"1\" recv=\"1\"", "send=\"2\" recv=\"1\"")),
+              "pair.xml:3: <tb>: send=2 is out of range (-1 to 1)");
+    EXPECT_EQ(refusal(replaced(pair(), "send=\"1\" recv=\"1\"", "send=\"1\" recv=\"x\"")),
+              "pair.xml:3: <tb>: recv=\"x\" is not an integer");
+    std::string second = R"(    <tb id="0" send="-1" recv="-1" chan="0">
+    </tb>
+  </gpu>
+  <gpu id="1")";
+    EXPECT_EQ(refusal(replaced(pair(), "  </gpu>\n  <gpu id=\"1\"", second)),
+              "pair.xml:8: <tb>: threadblock id 0 appears twice in gpu 0");
+    std::string sends = R"(    <tb id="1" send="1" recv="-1" chan="0">
+    </tb>
+  </gpu>
+  <gpu id="1")";
+    EXPECT_EQ(refusal(replaced(pair(), "  </gpu>\n  <gpu id=\"1\"", sends)),
+              "pair.xml:8: <tb>: a second threadblock of gpu 0 sends to gpu 1 on channel 0 (the "
+              "order of their messages would be undefined; use another channel)");
+    std::string receives = R"(    <tb id="1" send="-1" recv="1" chan="0">
+    </tb>
+  </gpu>
+  <gpu id="1")";
+    EXPECT_EQ(refusal(replaced(pair(), "  </gpu>\n  <gpu id=\"1\"", receives)),
+              "pair.xml:8: <tb>: a second threadblock of gpu 0 receives from gpu 1 on channel 0 "
+              "(use another channel)");
+    // On another channel the second threadblock is accepted.
+    EXPECT_EQ(refusal(replaced(pair(),
+                               "  </gpu>\n  <gpu id=\"1\"",
+                               replaced(receives, "chan=\"0\"", "chan=\"1\""))),
+              "(no error)");
+    EXPECT_EQ(refusal(replaced(pair(),
+                               "      <step s=\"1\" type=\"rrc\"",
+                               "      <op/>\n      <step s=\"1\" type=\"rrc\"")),
+              "pair.xml:5: <op>: unexpected element inside <tb> (expected <step>)");
+}
+
+TEST(MscclReaderErrors, Steps)
+{
+    // Changes the second step of gpu 0 (line 5).
+    auto step = [](const std::string& from, const std::string& to) {
+        const std::string line = R"(<step s="1" type="rrc" srcbuf="i" srcoff="0" dstbuf="o" )"
+                                 R"(dstoff="0" cnt="1" depid="-1" deps="-1")";
+        return refusal(replaced(pair(), line, replaced(line, from, to)));
+    };
+    EXPECT_EQ(refusal(pair("", "", "", " loop=\"2\"")),
+              "pair.xml:5: <step>: the attribute loop is not modelled (known: cnt, depid, deps, "
+              "dstbuf, dstoff, hasdep, s, srcbuf, srcoff, type)");
+    EXPECT_EQ(step("s=\"1\"", "s=\"2\""),
+              "pair.xml:5: <step>: s=2 but the threadblock's steps must be numbered 0, 1, 2, ... "
+              "in order (expected 1)");
+    EXPECT_EQ(step("type=\"rrc\"", "type=\"rrx\""),
+              "pair.xml:5: <step>: unknown step type \"rrx\" (s, r, rrc, rrs, rcs, rrcs, cpy, re, "
+              "nop)");
+    EXPECT_EQ(step("srcbuf=\"i\"", "srcbuf=\"x\""),
+              "pair.xml:5: <step>: srcbuf=\"x\" is not a buffer (i, o or s)");
+    EXPECT_EQ(step("srcoff=\"0\"", "srcoff=\"-1\""),
+              "pair.xml:5: <step>: srcoff=-1 is out of range (0 to 16777216)");
+    EXPECT_EQ(step("srcoff=\"0\"", "srcoff=\"0x1\""),
+              "pair.xml:5: <step>: srcoff=\"0x1\" is not an integer");
+    EXPECT_EQ(step("srcoff=\"0\"", "srcoff=\"99999999999999999999\""),
+              "pair.xml:5: <step>: srcoff=\"99999999999999999999\" is not an integer");
+    EXPECT_EQ(step(" srcoff=\"0\"", ""), "pair.xml:5: <step>: needs the attribute srcoff");
+    EXPECT_EQ(step("cnt=\"1\"", "cnt=\"0\""),
+              "pair.xml:5: <step>: cnt=0 is out of range (1 to 16777216)");
+    EXPECT_EQ(step("depid=\"-1\"", "depid=\"0\""),
+              "pair.xml:5: <step>: depid and deps must both be -1 or both name a step");
+    EXPECT_EQ(step("depid=\"-1\" deps=\"-1\"", "depid=\"0\" deps=\"5\""),
+              "pair.xml:5: <step>: depid=0 deps=5 names no step of gpu 0");
+    EXPECT_EQ(step("depid=\"-1\" deps=\"-1\"", "depid=\"3\" deps=\"0\""),
+              "pair.xml:5: <step>: depid=3 deps=0 names no step of gpu 0");
+    EXPECT_EQ(refusal(replaced(pair(), "send=\"1\" recv=\"1\"", "send=\"-1\" recv=\"1\"")),
+              "pair.xml:4: <step>: step type s sends, but its threadblock has send=\"-1\"");
+    EXPECT_EQ(refusal(replaced(pair(), "send=\"1\" recv=\"1\"", "send=\"1\" recv=\"-1\"")),
+              "pair.xml:5: <step>: step type rrc receives, but its threadblock has recv=\"-1\"");
+}
+
+TEST(MscclReaderErrors, WhatTheReaderAcceptsAsBefore)
+{
+    // Leading blanks and a plus sign are read as a number (std::stoll's rules).
+    net::CollectiveProgram program =
+        parseMsccl(replaced(pair(), "srcoff=\"1\"", "srcoff=\" +1\""), "pair.xml");
+    EXPECT_EQ(program.ranks[0].ops[0].src.offset, 1U);
+    // Character references and the document's own entities are replaced in attribute values.
+    std::string entities = "<!DOCTYPE algo [<!ENTITY one \"1\">]>\n" +
+                           replaced(pair(), "srcoff=\"1\"", "srcoff=\"&#49;\"");
+    EXPECT_EQ(parseMsccl(entities, "pair.xml").ranks[0].ops[0].src.offset, 1U);
+    // Elements inside a step, comments and text are not read.
+    std::string extras =
+        replaced(pair(), "<step s=\"0\" type=\"s\"", "<!-- first -->text<step s=\"0\" type=\"s\"");
+    EXPECT_EQ(parseMsccl(extras, "pair.xml").ranks[0].ops.size(), 3U);
+    // An entity's elements stay out of the program.
+    std::string element = "<!DOCTYPE algo [<!ENTITY g \"<gpu id='7'/>\">]>\n" +
+                          replaced(pair(), "</algo>", "&g;</algo>");
+    EXPECT_EQ(parseMsccl(element, "pair.xml").rankCount(), 2U);
+    // Lines count in the DOCTYPE's lines too.
+    EXPECT_EQ(refusal("<!DOCTYPE algo>\n\n" + pair(" loop=\"1\"")).substr(0, 20),
+              "pair.xml:3: <algo>: ");
+}
+
+TEST(MscclReaderErrors, AFileThatCannotBeOpenedIsNamed)
+{
+    EXPECT_EQ(test::errorOf([] { loadMsccl("/nonexistent/ring.xml"); }),
+              "/nonexistent/ring.xml: cannot open the MSCCL program (check the path; relative "
+              "paths are taken from the platform file's folder)");
+    std::filesystem::path file = std::filesystem::temp_directory_path() / "etsim-msccl-pair.xml";
+    std::ofstream(file) << pair();
+    EXPECT_EQ(loadMsccl(file.string()).rankCount(), 2U);
+    std::filesystem::remove(file);
+}
+
+} // namespace
+} // namespace etsim::platform
