@@ -235,6 +235,8 @@ void CommEngine::dispatch(const CalendarEvent& event)
             crossArrived(tag);
         else if (tag.phaseStart)
             beginStep(tag.instance, tag.member, tag.chunk);
+        else if (tag.collectiveStart)
+            startChunks(tag.instance, tag.member);
         else
             endStep(tag.instance, tag.member, tag.chunk);
     } else {

@@ -196,6 +196,10 @@ private:
         // Members this process simulates (all of them unless the run is partitioned).
         std::uint32_t localMembers = 0;
         std::uint64_t startPs = 0;
+        // The latency model (flow, analytical): per phase, the step latency of its algorithm
+        // (empty: none), and the collective's base latency.
+        std::vector<std::uint64_t> stepLatencyPs;
+        std::uint64_t baseLatencyPs = 0;
         NodeId firstNode{};
         std::uint32_t firstRank = 0;
     };
@@ -206,10 +210,11 @@ private:
         std::uint32_t chunk = 0;
         std::uint32_t step = 0; // global step within the chunk; for p2p unused
         bool pointToPoint = false;
-        bool phaseStart = false;  // engine tasks: the phase-start delay rather than a step end
-        bool multicast = false;   // a result for every member of member's line (in-switch)
-        bool crossed = false;     // engine tasks: a message from another process arrives
-        bool programNode = false; // engine tasks: a COMP node of run `instance` (node `member`)
+        bool phaseStart = false;      // engine tasks: the phase-start delay rather than a step end
+        bool multicast = false;       // a result for every member of member's line (in-switch)
+        bool crossed = false;         // engine tasks: a message from another process arrives
+        bool programNode = false;     // engine tasks: a COMP node of run `instance` (node `member`)
+        bool collectiveStart = false; // engine tasks: a member's base latency has passed
     };
     // A collective message from another process, waiting for its arrival time.
     struct CrossArrival {
@@ -271,6 +276,10 @@ private:
 
     // The admission queue of `phase` in a member's queues.
     std::uint32_t queueOf(const Instance& instance, const Phase& phase) const;
+    // The latency model's share of `instance` (stepLatencyPs, baseLatencyPs).
+    void priceLatency(Instance& instance) const;
+    // Every chunk of a member enters its first phase.
+    void startChunks(std::uint32_t instance, std::uint32_t member);
     void enterPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
     void startPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
     void beginStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);

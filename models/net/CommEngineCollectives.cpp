@@ -5,8 +5,10 @@
 #include "kernel/Error.h"
 #include "models/net/CommEngine.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace etsim::net {
 
@@ -108,6 +110,7 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
         }
         fresh.split = splitIntoChunks(info.collective, info.bytes, settings.chunks, rankCount);
         fresh.phases = planPhases(info.collective, fresh.split.bytes, dims, settings.optimization);
+        priceLatency(fresh);
     } catch (const Error& error) {
         freeInstances.push_back(index);
         throw Error("fabric: " + where(info) + ": " + toString(info.collective) + " of " +
@@ -138,6 +141,28 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
             arrive(index, arrival.member, arrival.chunk, arrival.step);
     }
     return index;
+}
+
+void CommEngine::priceLatency(Instance& instance) const
+{
+    if (!abilitiesOf(settings.fidelity).chargesLatency)
+        return;
+    bool any = false;
+    for (const Phase& phase : instance.phases) {
+        std::uint64_t step = 0;
+        // Built-in algorithms only: a program's steps are its own (docs/network.md).
+        for (const auto& entry : algorithmNames)
+            if (std::string_view(entry.name) == phase.algorithm->name()) {
+                auto kind = static_cast<std::size_t>(entry.value);
+                step = settings.stepLatency[kind].ps();
+                instance.baseLatencyPs =
+                    std::max(instance.baseLatencyPs, settings.baseLatency[kind].ps());
+            }
+        instance.stepLatencyPs.push_back(step);
+        any = any || step > 0;
+    }
+    if (!any)
+        instance.stepLatencyPs.clear();
 }
 
 std::uint32_t CommEngine::memberIndex(const Instance& instance, std::uint32_t rank) const
@@ -221,7 +246,20 @@ void CommEngine::postCollective(const EtNodeInfo& info, std::uint64_t token)
         finishMember(index, member);
         return;
     }
-    std::uint32_t chunkCount = instance.split.count;
+    if (instance.baseLatencyPs > 0) {
+        Tag tag;
+        tag.instance = index;
+        tag.member = member;
+        tag.collectiveStart = true;
+        schedule(instance.baseLatencyPs, tag);
+        return;
+    }
+    startChunks(index, member);
+}
+
+void CommEngine::startChunks(std::uint32_t index, std::uint32_t member)
+{
+    std::uint32_t chunkCount = instances[index].split.count;
     for (std::uint32_t chunk = 0; chunk < chunkCount; ++chunk)
         enterPhase(index, member, chunk);
 }
@@ -354,6 +392,8 @@ void CommEngine::checkStep(std::uint32_t index, std::uint32_t member, std::uint3
     state.waiting = false;
     state.received -= state.expected;
     std::uint64_t delay = delayPs(state.reduced);
+    if (!instance.stepLatencyPs.empty())
+        delay += instance.stepLatencyPs[state.phase];
     if (delay > 0) {
         Tag tag;
         tag.instance = index;

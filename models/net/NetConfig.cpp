@@ -96,6 +96,12 @@ ParamTable<DimConfig> makeDimParams()
                        : "only a switch dimension has a crossbar; remove the key or use kind: "
                          "switch";
         });
+    table.value(
+        "nic_latency",
+        [](auto& d) -> auto& { return d.nicLatency; },
+        "time",
+        "NIC/RDMA latency per message that crosses this dimension (both ends' network stack), "
+        "beyond the links' latency; flow and analytical fidelities; 0 = none (NVLink)");
     return table;
 }
 
@@ -347,6 +353,30 @@ YAML::Node algorithmsYaml(const NetConfig& config)
     return node;
 }
 
+using AlgorithmLatencies = std::array<Time, builtInAlgorithmCount>;
+
+AlgorithmLatencies& latenciesOf(NetConfig& config, bool step)
+{
+    return step ? config.stepLatency : config.baseLatency;
+}
+
+// {ring: "3.4 us", double_binary_tree: "4 us"}: algorithms left out keep their value.
+void readLatencies(ConfigMap& map, AlgorithmLatencies& latencies)
+{
+    for (const auto& entry : algorithmNames)
+        if (map.has(entry.name))
+            latencies[static_cast<std::size_t>(entry.value)] = map.required<Time>(entry.name);
+}
+
+YAML::Node latenciesYaml(const AlgorithmLatencies& latencies)
+{
+    YAML::Node node(YAML::NodeType::Map);
+    node.SetStyle(YAML::EmitterStyle::Flow);
+    for (const auto& entry : algorithmNames)
+        node[std::string(entry.name)] = toString(latencies[static_cast<std::size_t>(entry.value)]);
+    return node;
+}
+
 bool isMultiDim(const NetConfig& config)
 {
     return config.topologyKind == TopologyKind::MultiDim;
@@ -491,6 +521,24 @@ ParamTable<NetConfig> makeNetParams()
         [](auto& c) -> auto& { return c.localMemoryBandwidth; },
         "bandwidth",
         "prices reductions: 3 · reduced bytes / bandwidth; 0 = free");
+    for (const bool step : {true, false})
+        table
+            .custom(
+                step ? "collectives.step_latency" : "collectives.base_latency",
+                "map: " + choiceText(algorithmNames) + " → time",
+                step ? "software/protocol latency of one step of that algorithm, at the end of "
+                       "every step (NCCL's per-hop latency); flow and analytical fidelities"
+                     : "once per collective and member, before its first phase: the largest of "
+                       "the algorithms its phases run (NCCL's base latency); flow and analytical "
+                       "fidelities",
+                [step](const ConfigNode& node, NetConfig& config) {
+                    node.map(
+                        [&](ConfigMap& sub) { readLatencies(sub, latenciesOf(config, step)); });
+                },
+                [step](const NetConfig& config) {
+                    return latenciesYaml(step ? config.stepLatency : config.baseLatency);
+                })
+            .defaultIs("0 for every algorithm");
     table.choice(
         "collectives.optimization",
         [](auto& c) -> auto& { return c.optimization; },
@@ -648,13 +696,18 @@ collectives:
 
 // Scale-out: the second dimension joins GPU i of every node through its own 400 Gb/s NIC
 // (rail-optimised: the rail switch is non-blocking), with ~1 us NIC+PCIe per side and a
-// sub-microsecond switch hop folded into the link latency.
+// sub-microsecond switch hop folded into the link latency. NIC/RDMA latency per inter-node
+// message: 10.6 us, what NCCL's latency model charges an InfiniBand ring step beyond an NVLink
+// one (NVIDIA/nccl src/graph/tuning.cc, hwLatencies, Simple: NET ring 14 us, NVLink ring
+// 3.4 us). Neither preset has a per-step or base latency: ASTRA-sim's calibrated 936.25 ns
+// per NVLink link already holds it (docs/network.md, "Latency model").
 constexpr const char* hgxH100ScaleOutYaml = R"(fidelity: flow
 topology:
   kind: multi_dim
   dims:
     - {kind: switch, size: 8, bandwidth: "450 GB/s", latency: "936.25 ns", efficiency: 0.82}
-    - {kind: switch, size: 2, bandwidth: "400 Gb/s", latency: "1.25 us", efficiency: 0.98}
+    - {kind: switch, size: 2, bandwidth: "400 Gb/s", latency: "1.25 us", efficiency: 0.98,
+       nic_latency: "10.6 us"}
 collectives:
   algorithms: {default: [ring, ring]}
   chunks: 4

@@ -28,7 +28,9 @@
 #include "kernel/Units.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,12 +73,16 @@ struct FidelityAbilities {
     /// A message's arrival is known when it starts (no link state between messages), so a
     /// run can be partitioned across processes (docs/partitioned-runs.md).
     bool timesAtStart;
+    /// Charges the collective latency model (`collectives.step_latency`, `base_latency`,
+    /// `dims[i].nic_latency`, docs/network.md); ASTRA-sim's backends have none, so the astra
+    /// fidelities leave it out and stay ASTRA-sim's numbers.
+    bool chargesLatency;
 };
 inline constexpr FidelityAbilities fidelityAbilities[] = {
-    {Fidelity::Flow, true, true, false},
-    {Fidelity::Analytical, false, true, true},
-    {Fidelity::AstraAware, false, false, false},
-    {Fidelity::AstraUnaware, false, false, true},
+    {Fidelity::Flow, true, true, false, true},
+    {Fidelity::Analytical, false, true, true, true},
+    {Fidelity::AstraAware, false, false, false, false},
+    {Fidelity::AstraUnaware, false, false, true, false},
 };
 constexpr const FidelityAbilities& abilitiesOf(Fidelity fidelity)
 {
@@ -129,6 +135,8 @@ inline constexpr EnumName<AlgorithmKind> algorithmNames[] = {
     {"double_binary_tree", AlgorithmKind::DoubleBinaryTree},
     {"in_switch", AlgorithmKind::InSwitch},
 };
+/// Built-in algorithms (every AlgorithmKind but Custom), the entries of algorithmNames.
+inline constexpr std::size_t builtInAlgorithmCount = std::size(algorithmNames);
 
 /// How an all-reduce over several dimensions is split into phases (ASTRA-sim's
 /// collective-optimization).
@@ -167,6 +175,10 @@ struct DimConfig {
     /// Switch dimensions: the internal (crossbar) bandwidth of one switch, shared by all the
     /// traffic crossing it; unset means the switch is non-blocking. Flow fidelity only.
     std::optional<Bandwidth> switchBandwidth;
+    /// NIC/RDMA latency of one message that crosses this dimension (the network stack of both
+    /// ends: work request, completion, proxy), added once per message beyond the links'
+    /// latency; 0 for dimensions without a NIC (NVLink). Flow and analytical fidelities.
+    Time nicLatency;
 
     /// bandwidth * efficiency.
     Bandwidth effectiveBandwidth() const { return bandwidth * efficiency; }
@@ -272,6 +284,12 @@ struct NetConfig {
     /// 0 = reductions are free.
     Bandwidth localMemoryBandwidth;
     CollectiveOptimization optimization = defaultOptimization;
+    /// The collective latency model (flow and analytical fidelities), per built-in algorithm
+    /// (index = AlgorithmKind, Ring .. InSwitch): a software/protocol latency at the end of
+    /// every step of that algorithm, and a base latency once per collective (the largest of
+    /// the algorithms its phases run). Zero: no latency beyond the links'.
+    std::array<Time, builtInAlgorithmCount> stepLatency{};
+    std::array<Time, builtInAlgorithmCount> baseLatency{};
 
     /// Endpoints of the topology (product of dimension sizes, or fat-tree endpoints).
     std::uint32_t endpointCount() const;

@@ -41,6 +41,32 @@ NetworkCore::NetworkCore(const TopologyIf& topologyIn,
         target.bytesPerNs = perSecond / 1e9;
     }
     policy = makeFidelity(config.fidelity, state);
+    if (abilitiesOf(config.fidelity).chargesLatency &&
+        config.topologyKind == TopologyKind::MultiDim)
+        for (const DimConfig& dim : config.dims)
+            if (dim.nicLatency.ps() > 0) {
+                for (const DimConfig& each : config.dims)
+                    nicPsByDim.push_back(each.nicLatency.ps());
+                break;
+            }
+}
+
+std::uint64_t NetworkCore::nicLatencyPs(const std::vector<std::uint32_t>& route) const
+{
+    if (nicPsByDim.empty())
+        return 0;
+    std::uint64_t crossed = 0; // a bit per dimension (at most 32)
+    std::uint64_t total = 0;
+    for (std::uint32_t link : route) {
+        if (link >= fabric.nicBase()) // the `nic:` injection and ejection links
+            continue;
+        std::uint32_t dim = state.links[link].spec.dim;
+        if ((crossed >> dim & 1U) != 0)
+            continue;
+        crossed |= std::uint64_t{1} << dim;
+        total += nicPsByDim[dim];
+    }
+    return total;
 }
 
 NetworkCore::~NetworkCore() = default;
@@ -152,7 +178,7 @@ void NetworkCore::send(std::uint32_t src,
         state.links[link].bytes += static_cast<double>(flow.bytes);
         latencyPs += state.links[link].spec.latency.ps();
     }
-    flow.latencyPs = latencyPs + config.messageDelay.ps();
+    flow.latencyPs = latencyPs + config.messageDelay.ps() + nicLatencyPs(flow.route);
 
     if (flow.route.empty()) {
         calendar.schedule(calendar.now() + config.messageDelay.ps(), EventKind::Deliver, index, 0);
@@ -191,7 +217,7 @@ void NetworkCore::launchStream(std::uint32_t index, std::uint64_t latencyPs)
     ++sent;
     for (std::uint32_t link : flow.route)
         state.links[link].bytes += static_cast<double>(flow.bytes);
-    flow.latencyPs = latencyPs + config.messageDelay.ps();
+    flow.latencyPs = latencyPs + config.messageDelay.ps() + nicLatencyPs(flow.route);
     if (flow.route.empty()) {
         calendar.schedule(calendar.now() + config.messageDelay.ps(), EventKind::Deliver, index, 0);
         return;
@@ -293,7 +319,8 @@ void NetworkCore::remoteArrived(std::uint64_t message)
                     " is not in flight on the remote network");
     Flow& flow = state.flows[message];
     flow.remaining = 0.0;
-    calendar.schedule(calendar.now() + config.messageDelay.ps(),
+    // The remote simulator carries the links; the NIC stack's latency is the fabric's.
+    calendar.schedule(calendar.now() + config.messageDelay.ps() + nicLatencyPs(flow.route),
                       EventKind::Deliver,
                       static_cast<std::uint32_t>(message),
                       0);

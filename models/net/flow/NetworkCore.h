@@ -160,6 +160,9 @@ private:
     // The route of `src` -> `dst` into `flow.route`: remembered, else built by
     // FabricLinks::appendRoute (the one route builder).
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
+    // The NIC latency of a message on `route`: dims[d].nic_latency once for every dimension
+    // d it crosses (0 without any, or in a fidelity that does not charge latency).
+    std::uint64_t nicLatencyPs(const std::vector<std::uint32_t>& route) const;
     void checkStreamAllowed(const char* what) const;
     void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void deliver(std::uint32_t index);
@@ -175,6 +178,8 @@ private:
     std::unique_ptr<FidelityIf> policy;
     RemoteNetwork* remoteNetwork = nullptr;
     CrossingSink* crossing = nullptr;
+    // dims[d].nic_latency in ps (empty when every one is 0 or latency is not charged).
+    std::vector<std::uint64_t> nicPsByDim;
     std::vector<std::uint32_t> freeFlows;
     std::vector<LinkId> routeScratch;
     std::vector<RouteSlot> routeTable; // open addressing, linear probing, power-of-two size

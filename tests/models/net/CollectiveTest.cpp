@@ -21,12 +21,7 @@ NetConfig oneDim(const std::string& kind,
                  const std::string& fidelity = "flow",
                  const std::string& extra = "")
 {
-    return loadNetConfigString("fidelity: " + fidelity +
-                               "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: " + kind +
-                               ", size: " + std::to_string(size) +
-                               ", bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
-                               "collectives:\n  algorithms: {default: [" +
-                               algorithm + "]}\n" + extra);
+    return test::oneDimConfig(kind, size, "default: [" + algorithm + "]", fidelity, extra);
 }
 
 constexpr std::uint64_t alphaPs = 500000;

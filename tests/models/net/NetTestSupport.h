@@ -11,6 +11,23 @@
 
 namespace etsim::net::test {
 
+/// One dimension of `size` members of `kind` with 100 GB/s, 500 ns links; `algorithms` is the
+/// body of the collectives.algorithms map ("default: [ring]"), `extra` more lines under
+/// `collectives:`.
+inline NetConfig oneDimConfig(const std::string& kind,
+                              std::uint32_t size,
+                              const std::string& algorithms,
+                              const std::string& fidelity,
+                              const std::string& extra)
+{
+    return loadNetConfigString("fidelity: " + fidelity +
+                               "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: " + kind +
+                               ", size: " + std::to_string(size) +
+                               ", bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+                               "collectives:\n  algorithms: {" +
+                               algorithms + "}\n" + extra);
+}
+
 /// The node description of rank `rank`'s part of a collective on all ranks.
 inline EtNodeInfo collectiveNode(std::uint32_t rank,
                                  CollectiveType type,

@@ -80,6 +80,40 @@ TEST(NetworkCore, SingleTransferIsLatencyPlusSizeOverBandwidth)
     EXPECT_EQ(net.core.linkBusyPs(1), 0U);
 }
 
+// Ring(2) x Switch(2): 0 -> 1 crosses dimension 0 (one 500 ns link), 0 -> 2 dimension 1 (two
+// 1 us links), 0 -> 3 both (one and two links, one NIC latency each). 1 kB at 100 GB/s = 10 ns
+// on the slowest link. Each message pays each crossed dimension's NIC latency once, in both
+// native fidelities; the astra fidelities leave it out.
+TEST(NetworkCore, AMessagePaysTheNicLatencyOfEachDimensionItCrossesOnce)
+{
+    for (Fidelity fidelity :
+         {Fidelity::Flow, Fidelity::Analytical, Fidelity::AstraUnaware, Fidelity::AstraAware}) {
+        DimConfig inner = link(DimKind::Ring, 2, "100 GB/s", "500 ns");
+        DimConfig outer = link(DimKind::Switch, 2, "100 GB/s", "1 us");
+        inner.nicLatency = Time::parse("3 us");
+        outer.nicLatency = Time::parse("20 us");
+        NetConfig config = withFidelity(fidelity);
+        config.dims = {inner, outer};
+        Harness net({inner, outer}, config);
+        // One at a time (100 us apart), so that no two share a link.
+        net.sendAt(0, 0, 1, 1000, 1);
+        net.sendAt(100'000'000, 0, 2, 1000, 2);
+        net.sendAt(200'000'000, 0, 3, 1000, 3);
+        net.run();
+        bool charged = abilitiesOf(fidelity).chargesLatency;
+        std::uint64_t nicInner = charged ? 3'000'000 : 0;
+        std::uint64_t nicOuter = charged ? 20'000'000 : 0;
+        if (fidelity == Fidelity::Flow || fidelity == Fidelity::Analytical) {
+            EXPECT_EQ(net.arrivals.at(1), 500'000 + 10'000 + nicInner);
+            EXPECT_EQ(net.arrivals.at(2), 100'000'000 + 2'000'000 + 10'000 + nicOuter);
+            EXPECT_EQ(net.arrivals.at(3), 200'000'000 + 2'500'000 + 10'000 + nicInner + nicOuter);
+        } else {
+            // ASTRA-sim's whole-ns rules; what matters is that no NIC latency is in them.
+            EXPECT_LT(net.arrivals.at(3), 203'000'000U);
+        }
+    }
+}
+
 TEST(NetworkCore, TwoEqualFlowsOnOneLinkFinishTogetherAtTwiceTheSoloTime)
 {
     Harness net({link(DimKind::Ring, 2, "100 GB/s", "0 ns")});
