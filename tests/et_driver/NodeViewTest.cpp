@@ -7,6 +7,7 @@
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceReader.h"
 #include "tests/et_driver/TraceTestSupport.h"
+#include "tests/support/NodeViews.h"
 #include "tests/support/TempDir.h"
 
 #include <google/protobuf/stubs/logging.h>
@@ -18,6 +19,7 @@ namespace etsim::et {
 namespace {
 
 namespace pb = ChakraProtoMsg;
+using etsim::test::describe;
 
 const std::string metadataRecord("\x07\x0a\x05"
                                  "0.0.4",
@@ -33,107 +35,6 @@ struct Seen {
     std::vector<std::string> nodes;
     bool operator==(const Seen& other) const { return nodes == other.nodes; }
 };
-
-const Attr integerAttrs[] = {Attr::IsCpuOp,
-                             Attr::NumOps,
-                             Attr::TensorSize,
-                             Attr::CommType,
-                             Attr::CommSize,
-                             Attr::CommSrc,
-                             Attr::CommDst,
-                             Attr::CommTag,
-                             Attr::CommPriority,
-                             Attr::GemmM,
-                             Attr::GemmN,
-                             Attr::GemmK,
-                             Attr::GemmBatch};
-
-template <typename T>
-std::string text(const std::optional<T>& value)
-{
-    return value ? std::to_string(static_cast<std::int64_t>(*value)) : "-";
-}
-
-std::string deps(const std::vector<std::uint64_t>& list)
-{
-    std::string out;
-    for (std::uint64_t dep : list)
-        out += std::to_string(dep) + ",";
-    return out;
-}
-
-std::string describe(const TraceNode& node)
-{
-    std::string out = std::to_string(node.id) + " " + node.name + " " +
-                      std::to_string(static_cast<int>(node.type)) + " " + deps(node.ctrlDeps) +
-                      " " + deps(node.dataDeps) + " " + std::to_string(node.durationMicros);
-    for (Attr attr : integerAttrs) {
-        std::optional<std::int64_t> value;
-        switch (attr) {
-        case Attr::IsCpuOp:
-            value = node.isCpuOp() ? std::optional<std::int64_t>(*node.isCpuOp()) : std::nullopt;
-            break;
-        case Attr::TensorSize:
-            value = node.tensorSize()
-                        ? std::optional<std::int64_t>(static_cast<std::int64_t>(*node.tensorSize()))
-                        : std::nullopt;
-            break;
-        case Attr::CommType:
-            value = node.commType();
-            break;
-        case Attr::CommSrc:
-            value = node.commSrc();
-            break;
-        case Attr::CommDst:
-            value = node.commDst();
-            break;
-        case Attr::CommTag:
-            value = node.commTag();
-            break;
-        case Attr::CommPriority:
-            value = node.commPriority();
-            break;
-        case Attr::CommSize:
-            value = node.commSize();
-            break;
-        case Attr::NumOps:
-            value = node.numOps();
-            break;
-        case Attr::GemmM:
-            value = node.gemmM();
-            break;
-        case Attr::GemmN:
-            value = node.gemmN();
-            break;
-        case Attr::GemmK:
-            value = node.gemmK();
-            break;
-        default:
-            value = node.gemmBatch();
-            break;
-        }
-        out += " " + text(value);
-    }
-    return out;
-}
-
-std::string describe(const NodeView& node)
-{
-    std::string out = std::to_string(node.id) + " " + std::string(node.name) + " " +
-                      std::to_string(static_cast<int>(node.type)) + " " + deps(node.ctrlDeps) +
-                      " " + deps(node.dataDeps) + " " + std::to_string(node.durationMicros);
-    for (Attr attr : integerAttrs) {
-        std::optional<std::int64_t> value = node.integer(attr);
-        // The typed getters narrow to the field's type.
-        if (value && attr == Attr::IsCpuOp)
-            value = *value != 0;
-        if (value && (attr == Attr::CommType || attr == Attr::CommSrc || attr == Attr::CommDst ||
-                      attr == Attr::CommTag || attr == Attr::CommPriority))
-            value = static_cast<std::int32_t>(*value);
-        out += " " + text(value);
-    }
-    return out;
-}
 
 template <typename Node>
 Seen read(const std::filesystem::path& file)
