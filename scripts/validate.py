@@ -3,17 +3,21 @@
 shared/spec/hardware-models.md section 4; writes docs/validation.md.
 
 Usage: scripts/validate.py [--etsim build/apps/etsim] [--out docs/validation.md]
-                           [--work DIR] [--quick] [--reuse]
+                           [--work DIR] [--quick] [--sections LIST] [--reuse]
 
 Only the Python standard library is used. Every figure is produced by the etsim command
 (etsim gen, etsim run, etsim mem) so that anyone can rerun it; the work folder keeps every
-trace and report. --quick skips the two training runs (minutes of simulation)."""
+trace and report, each with a stamp file (the etsim commit and the SHA-256 of the binary
+that made it) so that a figure is never taken from another binary's output. --quick skips
+the two training runs (minutes of simulation); --sections picks sections by name."""
 
 import argparse
 import json
 import math
 import os
+import hashlib
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,12 +34,66 @@ def human_size(size):
     return f"{size} B"
 
 
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def source_commit(root):
+    """`git rev-parse HEAD` of the etsim tree, with -dirty when it has uncommitted changes;
+    "unknown" outside a git checkout."""
+    def git(*args):
+        return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True)
+    head = git("rev-parse", "HEAD")
+    if head.returncode != 0:
+        return "unknown"
+    status = git("status", "--porcelain")
+    return head.stdout.strip() + ("-dirty" if status.stdout.strip() else "")
+
+
+def read_stamp(path):
+    """The stamp of a kept report or trace, or None when it has none or cannot be read."""
+    try:
+        with open(path) as f:
+            stamp = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return stamp if isinstance(stamp, dict) else None
+
+
 class Etsim:
-    def __init__(self, binary, work, reuse):
+    def __init__(self, binary, work, reuse, commit):
         self.binary = binary
         self.work = work
         self.reuse = reuse
         self.commands = []
+        self.stamp = {"etsim_commit": commit, "etsim_sha256": file_sha256(binary)}
+
+    def write_stamp(self, path):
+        with open(path, "w") as f:
+            json.dump(self.stamp, f, indent=2)
+            f.write("\n")
+
+    def reusable(self, what, output, stamp_path):
+        """Whether a kept output may be used: it exists and its stamp names this binary.
+        Says why when it is made again."""
+        if not os.path.exists(output):
+            return False
+        stamp = read_stamp(stamp_path)
+        if stamp is None:
+            reason = "it has no stamp"
+        elif stamp.get("etsim_sha256") != self.stamp["etsim_sha256"]:
+            reason = (f"it was made by another etsim binary (SHA-256 "
+                      f"{stamp.get('etsim_sha256')}, this one {self.stamp['etsim_sha256']})")
+        else:
+            print(f"validate: reusing {what} {output}", file=sys.stderr)
+            return True
+        print(f"validate: not reusing {what} {output}: {reason}; running it again",
+              file=sys.stderr)
+        return False
 
     def __call__(self, *args, record=True):
         command = [self.binary] + [str(a) for a in args]
@@ -51,10 +109,15 @@ class Etsim:
     def gen(self, name, *args):
         folder = os.path.join(self.work, name)
         full = ["gen", *args, "--out", folder, "--name", name]
-        if os.path.exists(os.path.join(folder, name + ".0.et")):
+        # A trace is a pure function of the binary and the arguments (the folder is named
+        # after them), so the same binary's trace is kept even without --reuse.
+        stamp = os.path.join(folder, "stamp.json")
+        if self.reusable("trace", os.path.join(folder, name + ".0.et"), stamp):
             self.commands.append(" ".join(shlex.quote(str(c)) for c in full))
         else:
+            shutil.rmtree(folder, ignore_errors=True)
             self(*full)
+            self.write_stamp(stamp)
         return os.path.join(folder, name)
 
     def run(self, name, platform, trace, sets=()):
@@ -62,11 +125,16 @@ class Etsim:
         args = ["run", "--platform", platform, "--trace", trace, "--quiet", "--report", report]
         for s in sets:
             args += ["--set", s]
-        if self.reuse and os.path.exists(report):
+        stamp = report + ".stamp.json"
+        if self.reuse and self.reusable("report", report, stamp):
             self.commands.append(" ".join(shlex.quote(str(c)) for c in args))
             wall = None
         else:
+            # A report left without a stamp is never reused, should this run fail.
+            if os.path.exists(stamp):
+                os.remove(stamp)
             _, wall = self(*args)
+            self.write_stamp(stamp)
         with open(report) as f:
             data = json.load(f)
         # The simulator's own time when the report was reused.
@@ -166,8 +234,12 @@ def in_switch_16(etsim, r16):
     name = f"ar16_{size}"
     trace = etsim.gen(name, "microbench", "--ranks", 16, "--collective", "all_reduce",
                       "--size", f"{size} B", "--iterations", 1)
-    ring = next(r for r in r16 if r[0] == human_size(size))
-    rows.append(("ring in the node, ring across (the preset); local_bw_aware", ring[4]))
+    if r16:
+        ring_bw = next(r for r in r16 if r[0] == human_size(size))[4]
+    else:
+        ring_bw = busbw(size, allreduce_time_ns(etsim.run(
+            name, "hgx_h100_4node", trace, ["ranks=16", "fabric.topology.dims[1].size=2"])), 16)
+    rows.append(("ring in the node, ring across (the preset); local_bw_aware", ring_bw))
     for i, (label, extra) in enumerate(IN_SWITCH_16):
         report = etsim.run(f"ar16_in_switch{i}_{size}", "hgx_h100_4node", trace,
                            ["ranks=16", "fabric.topology.dims[1].size=2"] + extra)
@@ -285,31 +357,28 @@ def copy_bursts(etsim):
 
 
 # ------------------------------------------------------------------------------------------
-# --quick: the training sections of the previous document are carried over unchanged.
+# Sections, their kinds and the summary verdicts
 
-TRAINING_ROWS = ("| GPT-3 175B iteration", "| Llama 3 405B-class")
-TRAINING_SECTIONS = ("## GPT-3 175B training iteration", "## Llama 3 405B-class training")
+# The sections in the order they run; --quick leaves out the training runs.
+SECTIONS = ("nccl8", "nccl16", "nvls", "hbm", "gpt3", "llama3")
+TRAINING = ("gpt3", "llama3")
+SECTION_TITLES = {"nccl8": "NCCL all-reduce on 8 x H100 (4.1)",
+                  "nccl16": "NCCL all-reduce on 2 x 8 H100 (4.2)",
+                  "nvls": "in-switch reduction (NVLS), evaluated (4.1, 4.2)",
+                  "hbm": "HBM sustained bandwidth (4.4)",
+                  "gpt3": "GPT-3 175B training iteration on 1,024 A100 (4.5)",
+                  "llama3": "Llama 3 405B-class training on H100 (4.5)"}
+
+# What a summary row is, following docs/calibration.md: a row whose parameter was fitted on
+# the figure it compares with is a calibration; a row against a stand-in (not a measurement)
+# is a stand-in; neither counts as validation.
+VALIDATION = "validation"
+CALIBRATION = "calibration"
+STAND_IN = "stand-in"
 
 
-def previous_training(path):
-    """Summary rows, sections and commands of the training runs in an earlier output file,
-    or None when it has none."""
-    if not os.path.exists(path):
-        return None
-    lines = open(path).read().split("\n")
-    rows = [line for line in lines if line.startswith(TRAINING_ROWS)]
-    sections = []
-    inside = False
-    for line in lines:
-        if line.startswith("## "):
-            inside = line.startswith(TRAINING_SECTIONS)
-        if inside:
-            sections.append(line)
-    commands = [line for line in lines
-                if line.startswith("etsim ") and ("$WORK/gpt3" in line or "$WORK/llama3" in line)]
-    if not rows or not sections:
-        return None
-    return {"rows": rows, "sections": sections, "commands": commands}
+def result_cell(passed):
+    return "pass" if passed else "**MISS**"
 
 
 # ------------------------------------------------------------------------------------------
@@ -322,32 +391,53 @@ def main():
     parser.add_argument("--out", default=os.path.join(root, "docs", "validation.md"))
     parser.add_argument("--work", default=None, help="keep traces and reports here")
     parser.add_argument("--quick", action="store_true", help="skip the training runs")
+    parser.add_argument("--sections", default=None,
+                        help="comma-separated sections to run, of " + ", ".join(SECTIONS) +
+                             " (default: all; with --quick, all but the training runs)")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse reports already in the work folder (same etsim only)")
     args = parser.parse_args()
+    if args.sections is None:
+        chosen = [n for n in SECTIONS if not (args.quick and n in TRAINING)]
+    else:
+        chosen = [n.strip() for n in args.sections.split(",") if n.strip()]
+        unknown = [n for n in chosen if n not in SECTIONS]
+        if unknown:
+            parser.error(f"--sections: unknown section {', '.join(unknown)}; "
+                         f"choose from {', '.join(SECTIONS)}")
+        if args.quick:
+            chosen = [n for n in chosen if n not in TRAINING]
+    skipped = {}
+    for n in SECTIONS:
+        if n not in chosen:
+            skipped[n] = ("--quick skips the training runs" if args.quick and n in TRAINING
+                          else "not selected with --sections")
     work = args.work or tempfile.mkdtemp(prefix="etsim-validate-")
     os.makedirs(work, exist_ok=True)
-    etsim = Etsim(os.path.abspath(args.etsim), work, args.reuse)
+    if not os.path.isfile(args.etsim):
+        sys.exit(f"validate: no etsim binary at {args.etsim}; build it "
+                 "(cmake --build build --target etsim) or pass --etsim PATH")
+    etsim = Etsim(os.path.abspath(args.etsim), work, args.reuse, source_commit(root))
     version, _ = etsim("--version", record=False)
+    print(f"validate: etsim {etsim.stamp['etsim_commit']}, binary SHA-256 "
+          f"{etsim.stamp['etsim_sha256']}", file=sys.stderr)
 
     started = time.monotonic()
-    print("validate: NCCL all-reduce, 8 x H100", file=sys.stderr)
-    r8 = nccl_8(etsim)
-    print("validate: NCCL all-reduce, 2 x 8 H100", file=sys.stderr)
-    r16 = nccl_16(etsim)
-    print("validate: in-switch reduction (NVLS), evaluated", file=sys.stderr)
-    nvls8 = nvls_8(etsim)
-    sw16 = in_switch_16(etsim, r16)
-    print("validate: HBM", file=sys.stderr)
-    mem_rows = memory(etsim)
-    bursts = copy_bursts(etsim)
-    g = l = None
-    kept = previous_training(args.out) if args.quick else None
-    if not args.quick:
-        print("validate: GPT-3 175B on 1,024 A100", file=sys.stderr)
-        g = gpt3(etsim)
-        print("validate: Llama 3 405B-class on H100", file=sys.stderr)
-        l = llama3(etsim)
+    # Each section's runs, in SECTIONS order (the NVLS rows reuse the 2-node ring figure).
+    runners = {"nccl8": lambda done: nccl_8(etsim),
+               "nccl16": lambda done: nccl_16(etsim),
+               "nvls": lambda done: (nvls_8(etsim), in_switch_16(etsim, done.get("nccl16"))),
+               "hbm": lambda done: (memory(etsim), copy_bursts(etsim)),
+               "gpt3": lambda done: gpt3(etsim),
+               "llama3": lambda done: llama3(etsim)}
+    done = {}
+    for n in SECTIONS:
+        if n in chosen:
+            print(f"validate: {SECTION_TITLES[n]}", file=sys.stderr)
+            done[n] = runners[n](done)
+    r8, r16, g, l = (done.get(n) for n in ("nccl8", "nccl16", "gpt3", "llama3"))
+    nvls8, sw16 = done.get("nvls", (None, None))
+    mem_rows, bursts = done.get("hbm", (None, None))
     elapsed = time.monotonic() - started
 
     out = []
@@ -357,84 +447,122 @@ def main():
       "Regenerate with the command below (about 30 minutes on a loaded 2-core machine, "
       "almost all of it the two training runs; `--quick` skips them; this invocation took "
       f"{elapsed:.0f} s" + (", with --quick" if args.quick else "") + "):\n")
-    if kept:
-        w("The training figures (GPT-3 and Llama 3 rows and sections) were carried over "
-          "unchanged from the previous full run because this one used `--quick`.\n")
     w("```sh\nscripts/validate.py --etsim build/apps/etsim --out docs/validation.md\n```\n")
+    w(f"etsim commit `{etsim.stamp['etsim_commit']}`, binary SHA-256 "
+      f"`{etsim.stamp['etsim_sha256']}`. Every trace and report in the work folder carries "
+      "the same stamp (`stamp.json` in a trace's folder, `<report>.stamp.json` beside a "
+      "report); `--reuse` takes only those of this binary.\n")
+    if skipped:
+        w("Sections not run, so left out of this document (no figure is carried over from "
+          "an earlier run):\n")
+        for n, reason in skipped.items():
+            w(f"- {SECTION_TITLES[n]}: {reason}.")
+        w("")
     w("Published figures are those of `shared/spec/hardware-models.md` section 4 (sources "
       "S1-S29 there). Error = (etsim - published) / published. Every figure below comes from "
       "the bundled presets and `etsim gen`; the commands are listed at the end.\n")
 
     w("## Summary\n")
-    w("| anchor | published | etsim | error | target |")
-    w("|---|---|---|---|---|")
-    big8 = r8[-1]
-    w(f"| NCCL ring all-reduce busbw, 8 x H100, 8 GiB | {big8[3]} GB/s | {big8[2]:.0f} GB/s | "
-      f"{big8[4]:+.1f} % | within 10 % |")
-    g16 = geomean_abs([r[6] for r in r16 if r[5] >= 10])
-    w(f"| NCCL all-reduce busbw, 2 x 8 H100, 1 MiB-16 GiB | table 4.2 | table below | "
-      f"{g16:.1f} % geomean abs | within 20 % |")
+    w("Kind follows docs/calibration.md: *calibration* rows compare with the figure a "
+      "parameter was fitted on, *stand-in* rows compare with a substitute for a measurement; "
+      "only *validation* rows test the model.\n")
+    rows = []  # (anchor, kind, published, etsim, error, target, passed)
+    if r8:
+        g8 = geomean_abs([r[4] for r in r8])
+        rows.append(("NCCL ring all-reduce busbw, 8 x H100, 1 MiB-8 GiB",
+                     f"{STAND_IN}, {CALIBRATION}", "ASTRA-sim curve, table 4.1", "table below",
+                     f"{g8:.2f} % geomean abs", "geomean within 15 %", g8 <= 15))
+        big8 = r8[-1]
+        rows.append(("NCCL ring all-reduce busbw, 8 x H100, 8 GiB", CALIBRATION,
+                     f"{big8[3]} GB/s", f"{big8[2]:.0f} GB/s", f"{big8[4]:+.1f} %",
+                     "within 10 %", abs(big8[4]) <= 10))
+    if r16:
+        g16 = geomean_abs([r[6] for r in r16])
+        worst = max(r16, key=lambda r: abs(r[6]))
+        rows.append(("NCCL all-reduce busbw, 2 x 8 H100, 64 KiB-16 GiB", VALIDATION,
+                     "table 4.2", "table below",
+                     f"{g16:.2f} % geomean abs, worst {worst[6]:+.1f} % ({worst[0]})",
+                     "geomean within 20 %, every size within 35 %",
+                     g16 <= 20 and abs(worst[6]) <= 35))
     if g:
-        w(f"| GPT-3 175B iteration, 1,024 A100 | 31.5 s (140 TF/GPU) | {g['total_s']:.1f} s "
-          f"({g['tflops']:.0f} TF/GPU) | {error_pct(g['total_s'], 31.5):+.1f} % | within 15 % |")
+        err = error_pct(g["total_s"], 31.5)
+        rows.append(("GPT-3 175B iteration, 1,024 A100", VALIDATION, "31.5 s (140 TF/GPU)",
+                     f"{g['total_s']:.1f} s ({g['tflops']:.0f} TF/GPU)", f"{err:+.1f} %",
+                     "within 15 %", abs(err) <= 15))
     if l:
-        w(f"| Llama 3 405B-class, TFLOP/s per H100 | 430 | {l['tflops']:.0f} | "
-          f"{error_pct(l['tflops'], 430):+.1f} % | within 15 % |")
-    if kept:
-        for row in kept["rows"]:
-            w(row)
-    for name, value, published, _ in mem_rows[:2]:
-        w(f"| {name} | {published} % of peak | {value:.1f} % | "
-          f"{error_pct(value, published):+.1f} % | within 10 % |")
-    w("")
-
-    w("## NCCL all-reduce on one HGX H100 node (8 GPUs), section 4.1\n")
-    w("Preset `hgx_h100` (NVLink4 through NVSwitch, 450 GB/s per direction at efficiency 0.82, "
-      "ring, 4 chunks), one all-reduce per size (`etsim gen microbench --collective "
-      "all_reduce`). busbw = size / time x 2(n-1)/n, as nccl-tests reports it; time is the "
-      "report's collective time (first post to last completion).\n")
-    w("| size | etsim time (us) | etsim busbw (GB/s) | published busbw (GB/s) | error |")
-    w("|---|---|---|---|---|")
-    for size, t, bw, published, err in r8:
-        w(f"| {size} | {t:.1f} | {bw:.1f} | {published} | {err:+.1f} % |")
-    w(f"\nGeomean absolute error {geomean_abs([r[4] for r in r8]):.1f} %. The published column "
-      "is the spec's stand-in: the curve of ASTRA-sim's calibrated HGX-H100 parameters at the "
-      "measured ring bandwidth B = 370 GB/s; its large-message end is the measured NCCL ring "
-      "peak of about 370 GB/s (nccl-tests #212), the figure NCCL reaches with "
-      "`NCCL_ALGO=RING`; the preset keeps ring, as ASTRA-sim's validated HGX-H100 inputs do.\n")
-    w("NVLS (NCCL's default all-reduce on H100, NVSwitch multicast and in-switch reduction) "
-      "evaluated with etsim's `in_switch` algorithm (`--set "
-      "'fabric.collectives.algorithms.all_reduce=[in_switch]'`), which reduces at line rate "
-      "in one step:\n")
-    w("| size | etsim time (us) | etsim algbw (GB/s) | published algbw (GB/s) | error | "
-      "etsim busbw (GB/s) | published busbw (GB/s) | error |")
-    w("|---|---|---|---|---|---|---|---|")
-    w(f"| {nvls8['size']} | {nvls8['us']:.1f} | {nvls8['algbw']:.0f} | 275 | "
-      f"{error_pct(nvls8['algbw'], 275):+.1f} % | {nvls8['busbw']:.0f} | 480 | "
-      f"{error_pct(nvls8['busbw'], 480):+.1f} % |\n")
-
-    w("## NCCL all-reduce on 2 nodes x 8 H100 (16 ranks), section 4.2\n")
-    w("Preset `hgx_h100_4node` cut to two nodes (`--set ranks=16 --set "
-      "fabric.topology.dims[1].size=2`): NVSwitch inside a node, one 400 Gb/s NIC per GPU on "
-      "rail switches (AWS p5: 3,200 Gb/s EFA per node), hierarchical ring (reduce-scatter in "
-      "the node, all-reduce across, all-gather in the node). Published: AWS 2 x p5.48xlarge, "
-      "nccl-tests out of place.\n")
-    w("| size | etsim time (us) | published time (us) | error | etsim busbw (GB/s) | "
-      "published busbw (GB/s) | error |")
+        err = error_pct(l["tflops"], 430)
+        rows.append(("Llama 3 405B-class, TFLOP/s per H100", VALIDATION, "430",
+                     f"{l['tflops']:.0f}", f"{err:+.1f} %", "within 15 %", abs(err) <= 15))
+    if mem_rows:
+        # The copy row's burst length was chosen to match it (COPY_BURST).
+        for (name, value, published, _), kind in zip(mem_rows[:2], (CALIBRATION, VALIDATION)):
+            err = error_pct(value, published)
+            rows.append((name, kind, f"{published} % of peak", f"{value:.1f} %",
+                         f"{err:+.1f} %", "within 10 %", abs(err) <= 10))
+    w("| anchor | kind | published | etsim | error | target | result |")
     w("|---|---|---|---|---|---|---|")
-    for size, t, pt, terr, bw, pbw, berr in r16:
-        w(f"| {size} | {t:.1f} | {pt} | {terr:+.1f} % | {bw:.1f} | {pbw} | {berr:+.1f} % |")
-    w("")
-    w("In-switch reduction evaluated at 1 GiB (published busbw 437.0 GB/s), as whole "
-      "all-reduces entering the hierarchical all-reduce in these ways "
-      "(`--set fabric.collectives.algorithms.all_reduce=[...]`, and "
-      "`fabric.collectives.optimization`); in-switch reduce-scatter and all-gather phases in "
-      "the node (`all_reduce_phases`) are evaluated in the notes below:\n")
-    w("| algorithms (node, across); optimization | etsim busbw (GB/s) | error |")
-    w("|---|---|---|")
-    for label, bw in sw16:
-        w(f"| {label} | {bw:.1f} | {error_pct(bw, 437.0):+.1f} % |")
-    w("")
+    for anchor, kind, published, value, err, target, passed in rows:
+        w(f"| {anchor} | {kind} | {published} | {value} | {err} | {target} | "
+          f"{result_cell(passed)} |")
+    checked = [r for r in rows if r[1] == VALIDATION]
+    w(f"\nValidation rows: {sum(1 for r in checked if r[6])} of {len(checked)} within "
+      "target; calibration and stand-in rows are not counted.\n")
+
+    if r8:
+        w("## NCCL all-reduce on one HGX H100 node (8 GPUs), section 4.1\n")
+        w("Preset `hgx_h100` (NVLink4 through NVSwitch, 450 GB/s per direction at efficiency 0.82, "
+          "ring, 4 chunks), one all-reduce per size (`etsim gen microbench --collective "
+          "all_reduce`). busbw = size / time x 2(n-1)/n, as nccl-tests reports it; time is the "
+          "report's collective time (first post to last completion).\n")
+        w("| size | etsim time (us) | etsim busbw (GB/s) | published busbw (GB/s) | error |")
+        w("|---|---|---|---|---|")
+        for size, t, bw, published, err in r8:
+            w(f"| {size} | {t:.1f} | {bw:.1f} | {published} | {err:+.1f} % |")
+        w(f"\nGeomean absolute error {geomean_abs([r[4] for r in r8]):.1f} %. The published column "
+          "is the spec's stand-in: the curve of ASTRA-sim's calibrated HGX-H100 parameters at the "
+          "measured ring bandwidth B = 370 GB/s; its large-message end is the measured NCCL ring "
+          "peak of about 370 GB/s (nccl-tests #212), the figure NCCL reaches with "
+          "`NCCL_ALGO=RING`; the preset keeps ring, as ASTRA-sim's validated HGX-H100 inputs do. "
+          "These rows are calibration against a stand-in, not validation: the NVLink4 "
+          "efficiency was fitted on the same curve (docs/calibration.md).\n")
+    if nvls8:
+        if not r8:
+            w("## NCCL NVLS all-reduce on one HGX H100 node (8 GPUs), section 4.1\n")
+        w("NVLS (NCCL's default all-reduce on H100, NVSwitch multicast and in-switch reduction) "
+          "evaluated with etsim's `in_switch` algorithm (`--set "
+          "'fabric.collectives.algorithms.all_reduce=[in_switch]'`), which reduces at line rate "
+          "in one step:\n")
+        w("| size | etsim time (us) | etsim algbw (GB/s) | published algbw (GB/s) | error | "
+          "etsim busbw (GB/s) | published busbw (GB/s) | error |")
+        w("|---|---|---|---|---|---|---|---|")
+        w(f"| {nvls8['size']} | {nvls8['us']:.1f} | {nvls8['algbw']:.0f} | 275 | "
+          f"{error_pct(nvls8['algbw'], 275):+.1f} % | {nvls8['busbw']:.0f} | 480 | "
+          f"{error_pct(nvls8['busbw'], 480):+.1f} % |\n")
+
+    if r16:
+        w("## NCCL all-reduce on 2 nodes x 8 H100 (16 ranks), section 4.2\n")
+        w("Preset `hgx_h100_4node` cut to two nodes (`--set ranks=16 --set "
+          "fabric.topology.dims[1].size=2`): NVSwitch inside a node, one 400 Gb/s NIC per GPU on "
+          "rail switches (AWS p5: 3,200 Gb/s EFA per node), hierarchical ring (reduce-scatter in "
+          "the node, all-reduce across, all-gather in the node). Published: AWS 2 x p5.48xlarge, "
+          "nccl-tests out of place.\n")
+        w("| size | etsim time (us) | published time (us) | error | etsim busbw (GB/s) | "
+          "published busbw (GB/s) | error |")
+        w("|---|---|---|---|---|---|---|")
+        for size, t, pt, terr, bw, pbw, berr in r16:
+            w(f"| {size} | {t:.1f} | {pt} | {terr:+.1f} % | {bw:.1f} | {pbw} | {berr:+.1f} % |")
+        w("")
+    if sw16:
+        w("In-switch reduction evaluated at 1 GiB (published busbw 437.0 GB/s), as whole "
+          "all-reduces entering the hierarchical all-reduce in these ways "
+          "(`--set fabric.collectives.algorithms.all_reduce=[...]`, and "
+          "`fabric.collectives.optimization`); in-switch reduce-scatter and all-gather phases in "
+          "the node (`all_reduce_phases`) are evaluated in the notes below:\n")
+        w("| algorithms (node, across); optimization | etsim busbw (GB/s) | error |")
+        w("|---|---|---|")
+        for label, bw in sw16:
+            w(f"| {label} | {bw:.1f} | {error_pct(bw, 437.0):+.1f} % |")
+        w("")
 
     if g:
         w("## GPT-3 175B training iteration on 1,024 A100, section 4.5\n")
@@ -497,30 +625,28 @@ def main():
         w(f"\nParameters of the generated model: {l['params']/1e9:.0f} B; "
           f"{l['nodes']:,} nodes simulated in {l['wall']:.0f} s.\n")
 
-    if kept:
-        w("\n".join(kept["sections"]).rstrip() + "\n")
-
-    w("## HBM sustained bandwidth, sections 2.4, 2.5 and 4.4\n")
-    w("`etsim mem` with the detailed HBM model, closed loop, 256 requests outstanding. The "
-      "first two rows are measurements (error against them); the last two are upper bounds "
-      "the model must respect (section 2.4), so they say whether the bound holds.\n")
-    w("| measurement | published (% of peak) | etsim (% of peak) | error |")
-    w("|---|---|---|---|")
-    for name, value, published, bound in mem_rows:
-        if bound:
-            verdict = "bound holds" if value <= published + 0.05 else "bound VIOLATED"
-        else:
-            verdict = f"{error_pct(value, published):+.1f} %"
-        w(f"| {name} | {'<= ' if bound else ''}{published} | {value:.1f} | {verdict} |")
-    w("")
-    w("The H100 copy figure against the length of the read and write bursts (`etsim mem "
-      "--preset hbm3_h100 --size '2048 B' --count 32768 --outstanding 256 --pattern copy "
-      "--burst N`; published 86.7 %):\n")
-    w("| traffic | etsim (% of peak) | read/write switches |")
-    w("|---|---|---|")
-    for label, value, switches in bursts:
-        w(f"| {label} | {value:.1f} | {switches:,} |")
-    w("")
+    if mem_rows:
+        w("## HBM sustained bandwidth, sections 2.4, 2.5 and 4.4\n")
+        w("`etsim mem` with the detailed HBM model, closed loop, 256 requests outstanding. The "
+          "first two rows are measurements (error against them); the last two are upper bounds "
+          "the model must respect (section 2.4), so they say whether the bound holds.\n")
+        w("| measurement | published (% of peak) | etsim (% of peak) | error |")
+        w("|---|---|---|---|")
+        for name, value, published, bound in mem_rows:
+            if bound:
+                verdict = "bound holds" if value <= published + 0.05 else "bound VIOLATED"
+            else:
+                verdict = f"{error_pct(value, published):+.1f} %"
+            w(f"| {name} | {'<= ' if bound else ''}{published} | {value:.1f} | {verdict} |")
+        w("")
+        w("The H100 copy figure against the length of the read and write bursts (`etsim mem "
+          "--preset hbm3_h100 --size '2048 B' --count 32768 --outstanding 256 --pattern copy "
+          "--burst N`; published 86.7 %):\n")
+        w("| traffic | etsim (% of peak) | read/write switches |")
+        w("|---|---|---|")
+        for label, value, switches in bursts:
+            w(f"| {label} | {value:.1f} | {switches:,} |")
+        w("")
 
     w("## Where etsim misses, and why\n")
     w("MISSES_PLACEHOLDER\n")
@@ -530,9 +656,6 @@ def main():
     w("```")
     for c in etsim.commands:
         w("etsim " + c.replace(work, "$WORK"))
-    if kept:
-        for c in kept["commands"]:
-            w(c)
     w("```")
     text = "\n".join(out) + "\n"
     notes_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation-notes.md")
