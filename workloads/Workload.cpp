@@ -64,12 +64,12 @@ void RankEmitter::processGroups(const std::vector<CommGroup>& groups)
     finish();
 }
 
-void RankEmitter::writeTensors(et::DataType dtype, const NodeTensors& tensors)
+void RankEmitter::writeTensors(et::TraceNode& node, et::DataType dtype, const NodeTensors& tensors)
 {
     if (tensors.inputs.empty() && tensors.outputs.empty())
         return;
     const int elementBytes = et::bytesPerElement(dtype);
-    et::setNodeTensors(scratch,
+    et::setNodeTensors(node,
                        tensors.inputs,
                        tensors.outputs,
                        elementBytes > 0 ? static_cast<uint64_t>(elementBytes) : 1,
@@ -85,7 +85,7 @@ uint64_t RankEmitter::compute(const std::string& name,
     TraceNode& node = start(name, NodeType::Comp, deps);
     et::applyOperatorInfo(node, info);
     node.setTensorSize(tensorBytes);
-    writeTensors(info.dtype, tensors);
+    writeTensors(scratch, info.dtype, tensors);
     return finish();
 }
 
@@ -102,7 +102,7 @@ uint64_t RankEmitter::compute(const std::string& name,
     node.setDtype(std::string(et::dataTypeName(dtype)));
     node.setNumOps(numOps);
     node.setTensorSize(tensorBytes);
-    writeTensors(dtype, tensors);
+    writeTensors(scratch, dtype, tensors);
     return finish();
 }
 

@@ -93,6 +93,10 @@ public:
                     const std::vector<uint64_t>& deps,
                     const std::function<void(et::TraceNode&)>& fill);
 
+    // Sets a node's Chakra inputs and outputs to `tensors` as tensors of `dtype` (bytes per
+    // element from it, 1 for Unknown); nothing when both lists are empty.
+    static void writeTensors(et::TraceNode& node, et::DataType dtype, const NodeTensors& tensors);
+
     uint64_t nodes() const { return next; }
     // Sum of num_ops over this rank's nodes, FLOPs.
     double flops() const { return totalFlops; }
@@ -101,7 +105,6 @@ private:
     et::TraceNode&
     start(const std::string& name, et::NodeType type, const std::vector<uint64_t>& deps);
     uint64_t finish();
-    void writeTensors(et::DataType dtype, const NodeTensors& tensors);
 
     uint32_t self;
     NodeSink& sink;

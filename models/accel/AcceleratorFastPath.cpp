@@ -3,10 +3,9 @@
 // engine in the order the per-chunk transactions would have reached them, or handed back to
 // the per-chunk path (Accelerator.cpp) when another node arrives while it runs.
 
-#include "models/accel/Accelerator.h"
-
 #include "kernel/ScTime.h"
 #include "kernel/Units.h"
+#include "models/accel/Accelerator.h"
 
 #include <algorithm>
 

@@ -1,8 +1,10 @@
 // The synthetic-trace model: learning from generated workloads, sampling valid traces that
 // keep the learned statistics, determinism, the JSON file and its errors.
 
+#include "et_driver/NodeTensors.h"
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceSet.h"
+#include "et_driver/TraceWriter.h"
 #include "kernel/Error.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/TempDir.h"
@@ -393,6 +395,19 @@ TEST(Synth, ModelRoundTripsThroughJson)
 }
 
 // A valid model file's JSON, for the mutation cases below.
+// A valid kinds.<kind>.tensors for a kind of at least one node: one node reading two tensors
+// (one fresh, one another node's output 1 back) and writing one.
+json validTensors()
+{
+    json distance = {{"count", 1}, {"quantiles", json::array()}};
+    for (int i = 0; i < 33; ++i)
+        distance["quantiles"].push_back(1);
+    return {{"inputs", {{"2", 1}}},
+            {"outputs", {{"1", 1}}},
+            {"source", {{"0:output", 1}, {"1:fresh", 1}}},
+            {"distance", distance}};
+}
+
 json validModel()
 {
     etsim::test::TempDir dir;
@@ -473,6 +488,42 @@ TEST(Synth, BadModelErrorsNameTheField)
         {[](json& m) { m["ngrams"].erase(""); },
          "m.json: ngrams[\"\"]: missing or empty; the unigram counts are required"},
         {[](json& m) { m = json::array(); }, "m.json: (top level): is array, expected an object"},
+        {[](json& m) { m["kinds"]["coll.all_reduce"]["tensors"] = json::object(); },
+         "m.json: kinds.coll.all_reduce.tensors: is only for compute and memory kinds"},
+        {[](json& m) { m["kinds"]["comp.gemm"]["tensors"] = validTensors(); }, "(no error)"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["tensors"] = validTensors();
+             m["kinds"]["comp.gemm"]["tensors"]["inputs"]["x"] = 1;
+         },
+         "m.json: kinds.comp.gemm.tensors.inputs.x: must be a tensor count 0..16"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["tensors"] = validTensors();
+             m["kinds"]["comp.gemm"]["tensors"]["outputs"]["1"] = 2;
+         },
+         "m.json: kinds.comp.gemm.tensors.outputs: counts 2 nodes but inputs counts 1"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["tensors"] = validTensors();
+             m["kinds"]["comp.gemm"]["tensors"]["source"]["0:weights"] = 1;
+         },
+         "m.json: kinds.comp.gemm.tensors.source.0:weights: must be \"<input position "
+         "0..15>:<fresh, "
+         "output or input>\""},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["tensors"] = validTensors();
+             m["kinds"]["comp.gemm"]["tensors"]["source"]["1:fresh"] = 5;
+         },
+         "m.json: kinds.comp.gemm.tensors.source: counts 6 inputs, more than the 2 that inputs "
+         "gives"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["tensors"] = validTensors();
+             m["kinds"]["comp.gemm"]["tensors"].erase("distance");
+         },
+         "m.json: kinds.comp.gemm.tensors.distance: missing, but source has reused inputs"},
+        {[](json& m) {
+             m["kinds"]["comp.gemm"]["tensors"] = validTensors();
+             m["kinds"]["comp.gemm"]["tensors"]["distance"]["quantiles"][0] = 0;
+         },
+         "m.json: kinds.comp.gemm.tensors.distance.quantiles[0]: is below 1"},
     };
     for (const Case& c : cases) {
         json model = good;
@@ -481,6 +532,110 @@ TEST(Synth, BadModelErrorsNameTheField)
         EXPECT_EQ(error.substr(0, c.message.size()), c.message) << error;
     }
     EXPECT_NO_THROW(modelFromJson(good, "m.json"));
+}
+
+// A compute node of `bytes` reading `inputs` and writing `outputs` (tensor ids, 1 KiB each).
+et::TraceNode
+tensorNode(uint64_t id, const std::vector<uint64_t>& inputs, const std::vector<uint64_t>& outputs)
+{
+    et::TraceNode node;
+    node.id = id;
+    node.name = "n" + std::to_string(id);
+    node.type = et::NodeType::Comp;
+    node.setOpKind("gemm");
+    node.setNumOps(1000);
+    node.setTensorSize(1024 * (inputs.size() + outputs.size()));
+    std::vector<TensorUse> in;
+    std::vector<TensorUse> out;
+    for (uint64_t t : inputs)
+        in.push_back({t, 1024});
+    for (uint64_t t : outputs)
+        out.push_back({t, 1024});
+    et::setNodeTensors(node, in, out, 2, "Tensor(c10::BFloat16)");
+    return node;
+}
+
+TEST(Synth, LearnsWhereEachInputTensorWasLastSeen)
+{
+    // A writes t1 from t0; B reads t1 (A's output, 1 back) and writes t2; C reads t1 (last
+    // read by B: an input, 1 back) and t0 (last read by A: an input, 2 back) and writes t3.
+    etsim::test::TempDir dir;
+    {
+        et::TraceWriter writer(dir.path() / "hand.0.et");
+        for (const et::TraceNode& node :
+             {tensorNode(1, {0}, {1}), tensorNode(2, {1}, {2}), tensorNode(3, {1, 0}, {3})})
+            writer.write(node);
+        writer.close();
+    }
+    TraceModel model = learnModel({dir.path() / "hand"});
+    const KindStats& gemm = model.kinds.at("comp.gemm");
+    EXPECT_EQ(gemm.tensorInputs, (Categorical{{"1", 2}, {"2", 1}}));
+    EXPECT_EQ(gemm.tensorOutputs, (Categorical{{"1", 3}}));
+    EXPECT_EQ(gemm.inputSources,
+              (Categorical{{"0:fresh", 1}, {"0:output", 1}, {"0:input", 1}, {"1:input", 1}}));
+    ASSERT_EQ(gemm.reuseDistance.count(), 3U);
+    EXPECT_EQ(gemm.reuseDistance.values().front(), 1.0);
+    EXPECT_EQ(gemm.reuseDistance.values().back(), 2.0);
+    // Written and read back, the statistics are the same.
+    TraceModel again = modelFromJson(json::parse(modelToJson(model).dump()), "m.json");
+    EXPECT_EQ(again.kinds.at("comp.gemm").inputSources, gemm.inputSources);
+    EXPECT_EQ(again.kinds.at("comp.gemm").reuseDistance.values(), gemm.reuseDistance.values());
+}
+
+TEST(Synth, TensorReuseSurvivesSynthesis)
+{
+    etsim::test::TempDir dir;
+    TraceModel model =
+        learnModel({writeSource(Transformer(transformer(2, 1, 2)), dir.path() / "src")});
+    auto reusedShare = [](const KindStats& kind) {
+        uint64_t all = total(kind.inputSources);
+        uint64_t fresh = 0;
+        for (const auto& [key, count] : kind.inputSources)
+            if (key.find(":fresh") != std::string::npos)
+                fresh += count;
+        return static_cast<double>(all - fresh) / static_cast<double>(all);
+    };
+    const KindStats& learned = model.kinds.at("comp.gemm");
+    ASSERT_GT(total(learned.tensorInputs), 0U);
+    const double share = reusedShare(learned);
+    ASSERT_GT(share, 0.2);
+    ASSERT_LT(share, 0.8);
+
+    SynthSpec spec;
+    spec.ranks = 2;
+    spec.nodes = 4000;
+    WriteOptions options;
+    options.folder = dir.path() / "syn";
+    options.name = "syn";
+    const fs::path synthetic = writeWorkload(Synthesizer(model, spec), options).prefix;
+    // Every synthetic compute node that carries a tensor_size names tensors in the model's
+    // share, and an input reused from an earlier node has that node's tensor size.
+    TraceModel relearned = learnModel({synthetic});
+    const KindStats& gemm = relearned.kinds.at("comp.gemm");
+    const double named =
+        static_cast<double>(total(gemm.tensorInputs)) / static_cast<double>(gemm.count);
+    const double learnedNamed =
+        static_cast<double>(total(learned.tensorInputs)) / static_cast<double>(learned.count);
+    EXPECT_NEAR(named, learnedNamed, 0.05);
+    EXPECT_NEAR(reusedShare(gemm), share, 0.08);
+    std::map<uint64_t, uint64_t> bytesOf;
+    uint64_t reused = 0;
+    et::TraceReader reader(fs::path(synthetic.string() + ".0.et"));
+    et::TraceNode node;
+    while (reader.next(node))
+        if (std::optional<NodeTensors> tensors = et::nodeTensors(node)) {
+            for (const TensorUse& input : tensors->inputs) {
+                auto [at, fresh] = bytesOf.emplace(input.id, input.bytes);
+                if (!fresh) {
+                    ++reused;
+                    EXPECT_EQ(at->second, input.bytes) << "tensor " << input.id;
+                }
+            }
+            for (const TensorUse& output : tensors->outputs)
+                EXPECT_TRUE(bytesOf.emplace(output.id, output.bytes).second)
+                    << "tensor " << output.id << " written twice";
+        }
+    EXPECT_GT(reused, 100U);
 }
 
 TEST(Synth, CorruptModelFilesAreRejectedClearly)

@@ -4,6 +4,7 @@
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 #include "workloads/Microbench.h"
+#include "workloads/synth/TraceModelDetail.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,8 @@
 namespace etsim::workloads::synth {
 
 namespace fs = std::filesystem;
+using detail::freshSource;
+using detail::outputSource;
 using et::NodeType;
 using et::TraceNode;
 
@@ -244,6 +247,93 @@ void Synthesizer::plan(const TraceModel& model)
         layout.firstId = nextId;
         nextId += spec.ranks / layout.size;
     }
+    // Last, so a model without tensor statistics draws exactly what it drew before.
+    assignTensors(random);
+}
+
+// Each node of a kind whose model names tensors names them with the model's share: its input
+// and output counts drawn from the model, each input fresh or the output (input) of the
+// tensor-naming node the drawn distance back, as learned. Reused inputs keep their tensor's
+// bytes; fresh inputs and the outputs share what the node's tensor_size leaves.
+void Synthesizer::assignTensors(Random& random)
+{
+    std::vector<std::size_t> naming; // skeleton indices of the tensor-naming nodes so far
+    uint64_t nextTensor = 1;
+    const auto sizeBit = static_cast<int>(Quantity::TensorSize);
+    for (std::size_t i = 0; i < skeleton.size(); ++i) {
+        Entry& entry = skeleton[i];
+        const KindStats& stats = kindStats[entry.kind];
+        const uint64_t named = total(stats.tensorInputs);
+        if (named == 0 || !(entry.present >> sizeBit & 1U))
+            continue;
+        if (random.uniform() * static_cast<double>(stats.count) >= static_cast<double>(named))
+            continue;
+        const uint64_t inputs = std::stoull(pick(stats.tensorInputs, random.uniform()));
+        const uint64_t outputs = std::stoull(pick(stats.tensorOutputs, random.uniform()));
+        if (inputs + outputs == 0)
+            continue;
+        uint64_t reusedBytes = 0;
+        std::size_t freshInputs = 0;
+        for (uint64_t k = 0; k < inputs; ++k) {
+            // The sources the model saw at this input position.
+            Categorical atPosition;
+            for (const auto& [key, count] : stats.inputSources)
+                if (const auto [position, source] = detail::sourceKey(key);
+                    position == static_cast<int>(std::min<uint64_t>(k, detail::maxTensorCount - 1)))
+                    atPosition[source] = count;
+            const std::string source = total(atPosition) == 0 ? std::string(freshSource)
+                                                              : pick(atPosition, random.uniform());
+            // An earlier tensor of the drawn role; a draw that lands on one this node already
+            // reads is drawn again (two inputs rarely come from one tensor), a few times.
+            const TensorUse* reused = nullptr;
+            for (int attempt = 0;
+                 attempt < 4 && reused == nullptr && source != freshSource && !naming.empty();
+                 ++attempt) {
+                const auto back = static_cast<std::size_t>(
+                    std::clamp<double>(std::round(stats.reuseDistance.sample(random.uniform())),
+                                       1.0,
+                                       static_cast<double>(naming.size())));
+                const Entry& earlier = skeleton[naming[naming.size() - back]];
+                const std::vector<TensorUse>& list =
+                    source == outputSource ? earlier.outputs : earlier.inputs;
+                if (list.empty())
+                    continue;
+                const TensorUse& candidate = list[std::min(
+                    list.size() - 1,
+                    static_cast<std::size_t>(random.uniform() * static_cast<double>(list.size())))];
+                if (std::none_of(entry.inputs.begin(), entry.inputs.end(), [&](const TensorUse& t) {
+                        return t.id == candidate.id;
+                    }))
+                    reused = &candidate;
+            }
+            if (reused != nullptr) {
+                entry.inputs.push_back(*reused);
+                reusedBytes += reused->bytes;
+            } else {
+                ++freshInputs;
+            }
+        }
+        // Fresh tensors split what the reused ones leave of tensor_size, and never get less
+        // than an even split of it (a drawn tensor_size may be below a reused tensor's bytes),
+        // in whole elements of the node's type.
+        const uint64_t bytes = toCount(entry.values[sizeBit]);
+        const uint64_t freshCount = freshInputs + outputs;
+        const std::optional<et::DataType> dtype =
+            entry.dtype != 0 ? et::dataTypeFromName(dtypeNames[entry.dtype]) : std::nullopt;
+        const auto element =
+            static_cast<uint64_t>(std::max(1, dtype ? et::bytesPerElement(*dtype) : 1));
+        uint64_t share = 0;
+        if (freshCount > 0) {
+            share = std::max((bytes > reusedBytes ? bytes - reusedBytes : 0) / freshCount,
+                             bytes / (inputs + outputs));
+            share = std::max(element, share / element * element);
+        }
+        for (std::size_t k = 0; k < freshInputs; ++k)
+            entry.inputs.push_back({nextTensor++, share});
+        for (uint64_t k = 0; k < outputs; ++k)
+            entry.outputs.push_back({nextTensor++, share});
+        naming.push_back(i);
+    }
 }
 
 // Quota (stratified) sampling: the n nodes of a kind split [0, 1) into n equal strata, one
@@ -418,6 +508,13 @@ void Synthesizer::emitRank(uint32_t rank, RankEmitter& out) const
         else if (kind.rfind("coll.", 0) == 0)
             type = NodeType::CommColl;
 
+        auto writeTensors = [&](TraceNode& node) {
+            const std::optional<et::DataType> dtype =
+                entry.dtype != 0 ? et::dataTypeFromName(dtypeNames[entry.dtype]) : std::nullopt;
+            RankEmitter::writeTensors(node,
+                                      dtype.value_or(et::DataType::Unknown),
+                                      NodeTensors{entry.inputs, entry.outputs});
+        };
         out.custom("op_" + std::to_string(base + i), type, deps, [&](TraceNode& node) {
             if (std::optional<uint64_t> micros = value(Quantity::Duration))
                 node.durationMicros = *micros;
@@ -440,10 +537,12 @@ void Synthesizer::emitRank(uint32_t rank, RankEmitter& out) const
                     node.setGemmK(shape[2]);
                     node.setGemmBatch(shape[3]);
                 }
+                writeTensors(node);
                 break;
             case NodeType::MemLoad:
             case NodeType::MemStore:
                 node.setTensorSize(std::max<uint64_t>(1, value(Quantity::TensorSize).value_or(1)));
+                writeTensors(node);
                 break;
             case NodeType::CommSend:
                 node.setCommSrc(static_cast<int32_t>(rank));
@@ -507,10 +606,12 @@ nlohmann::ordered_json Synthesizer::summary() const
                    "collective types, sizes and communicator-group shapes (with the mean size "
                    "per shape)",
                    "GEMM shapes as quarter-octave classes (written shrunk by 1/64)",
-                   "point-to-point peer offsets (as rank offsets)"};
+                   "point-to-point peer offsets (as rank offsets)",
+                   "tensors per compute and memory node, and which earlier node wrote or read "
+                   "each input (on-chip reuse), as counts and distances"};
     out["not_kept"] = {"node names (written as op_<id>)",
                        "operator names, schemas, tensor shapes and exact GEMM shapes",
-                       "node ids, timestamps, inputs, outputs and other attributes",
+                       "node ids, timestamps, tensor ids and sizes, other attributes",
                        "process-group names and descriptions",
                        "differences between ranks (every rank follows one shared skeleton)"};
     return out;

@@ -69,6 +69,10 @@ private:
         // Index into gemmClassNames of a GEMM-like node; -1 = no shape written.
         int32_t gemmClass = -1;
         std::vector<uint64_t> deps;
+        // A compute or memory node's tensor identities (the same ids on every rank, each rank
+        // having its own accelerator); both empty when it names none.
+        std::vector<TensorUse> inputs;
+        std::vector<TensorUse> outputs;
     };
     struct Layout {
         uint32_t size = 0;
@@ -82,6 +86,9 @@ private:
     // `occurrences` holds the skeleton index of each node of each kind (of an exchange, the
     // send; its receive follows it).
     void assignValues(const std::vector<std::vector<uint64_t>>& occurrences, Random& random);
+    // Gives nodes of kinds whose model names tensors their tensor identities (after
+    // assignValues: fresh tensors share the node's tensor_size).
+    void assignTensors(Random& random);
     int32_t layoutFor(const std::string& shape);
     // Group of `rank` under a layout: its id and members.
     CommGroup groupOf(std::size_t layout, uint32_t rank) const;

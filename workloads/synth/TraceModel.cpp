@@ -61,6 +61,20 @@ std::vector<int64_t> classExponents(const std::string& gemmClass)
     return exponents;
 }
 
+std::pair<int, std::string> sourceKey(const std::string& key)
+{
+    const std::size_t colon = key.find(':');
+    const std::string position = key.substr(0, colon);
+    if (colon == std::string::npos || position.empty() || position.size() > 2 ||
+        position.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoull(position) >= maxTensorCount)
+        return {-1, {}};
+    std::string source = key.substr(colon + 1);
+    if (source != freshSource && source != outputSource && source != inputSource)
+        return {-1, {}};
+    return {std::stoi(position), source};
+}
+
 } // namespace detail
 
 using detail::classExponents;

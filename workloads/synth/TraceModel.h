@@ -9,7 +9,9 @@
 //    duration_micros, the element types, the number of dependencies, their targets' kinds and
 //    distances (in nodes of the target's kind, file order), the communicator-group shapes of
 //    collectives (with their mean size) and the peer offsets of sends and receives;
-//  - per GEMM-like kind, the quarter-octave classes of the GEMM shapes.
+//  - per GEMM-like kind, the quarter-octave classes of the GEMM shapes;
+//  - per compute and memory kind, how many tensors a node names and where each input was
+//    last seen (which earlier node wrote or read it), so on-chip reuse survives synthesis.
 //
 // Nothing else of the input is kept: no names, exact shapes, ids, timestamps or other
 // attributes.
@@ -65,6 +67,18 @@ struct KindStats {
     /// GEMM-like compute kinds (gemm, bmm, conv2d, attention): the quarter-octave class of
     /// each node's GEMM shape (gemmClassOf), for nodes that carry one. No shape is kept.
     Categorical gemmClasses;
+    /// Compute and memory kinds whose nodes name tensors (Chakra tensor tuples, the identities
+    /// the on-chip residency model keys on): input and output tensors per such node ("0",
+    /// "1", ...), and for each input, by its position in the node's list ("0:", "1:", ...),
+    /// where it was last seen on the rank: "fresh" (nowhere), "output" or "input" (written or
+    /// read by an earlier tensor-naming node), with that node's distance counted in
+    /// tensor-naming nodes (1 = the one just before). Keeping the position keeps "the first
+    /// input is the previous node's output, the second a weight seen long ago". No id or size
+    /// is kept: sizes come from tensor_size when synthesised.
+    Categorical tensorInputs;
+    Categorical tensorOutputs;
+    Categorical inputSources;
+    Quantiles reuseDistance;
 
     const Quantiles& quantity(Quantity q) const { return quantities[static_cast<int>(q)]; }
     Quantiles& quantity(Quantity q) { return quantities[static_cast<int>(q)]; }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etsim::workloads::synth::detail {
@@ -14,6 +15,16 @@ constexpr int maxOrder = 8;
 constexpr uint64_t maxDepCount = 16;
 // The dependency target "the node just before" (as opposed to a signed offset).
 constexpr const char* previousTarget = "previous";
+// Tensors per node above this are pooled under it.
+constexpr uint64_t maxTensorCount = 16;
+// Where an input tensor was last seen on the rank: nowhere, written or read by an earlier node.
+// A model's keys put the input's position first: "0:fresh", "1:output".
+constexpr const char* freshSource = "fresh";
+constexpr const char* outputSource = "output";
+constexpr const char* inputSource = "input";
+
+// The position and the source of a key "<position>:<source>"; position -1 when malformed.
+std::pair<int, std::string> sourceKey(const std::string& key);
 
 // "coll.all_reduce", ... for a Chakra collective type; every one of them in type order.
 std::string collectiveKind(int32_t type);

@@ -186,6 +186,72 @@ bool isGroupShape(const std::string& text)
     return std::stoull(text.substr(0, x)) >= 1 && std::stoull(text.substr(x + 1)) >= 1;
 }
 
+// A count key "0".."max" (dependencies or tensors per node).
+bool isSmallCount(const std::string& key, uint64_t max)
+{
+    return !key.empty() && key.size() <= 3 &&
+           key.find_first_not_of("0123456789") == std::string::npos && std::stoull(key) <= max;
+}
+
+// kinds.<kind>.tensors: tensors per node and where each input was last seen.
+void readTensors(const Reader& in,
+                 const json& value,
+                 const std::string& path,
+                 const std::string& kind,
+                 KindStats& stats)
+{
+    in.check(value, path, json::value_t::object);
+    if (kind.rfind("comp.", 0) != 0 && kind != "host" && kind != "mem_load" && kind != "mem_store")
+        in.fail(path, "is only for compute and memory kinds (comp.*, host, mem_load, mem_store)");
+    auto perNode = [&](const char* key) {
+        std::string at = path + "." + key;
+        Categorical counts = in.categorical(
+            in.member(value, path, key, json::value_t::object), at, [&](const std::string& n) {
+                if (!isSmallCount(n, maxTensorCount))
+                    in.fail(at + "." + n,
+                            "must be a tensor count 0.." + std::to_string(maxTensorCount));
+            });
+        if (total(counts) > stats.count)
+            in.fail(at, "counts more nodes than the kind's count " + std::to_string(stats.count));
+        return counts;
+    };
+    stats.tensorInputs = perNode("inputs");
+    stats.tensorOutputs = perNode("outputs");
+    if (total(stats.tensorInputs) != total(stats.tensorOutputs))
+        in.fail(path + ".outputs",
+                "counts " + std::to_string(total(stats.tensorOutputs)) +
+                    " nodes but inputs counts " + std::to_string(total(stats.tensorInputs)) +
+                    "; both count the nodes that name tensors");
+    uint64_t inputs = 0;
+    for (const auto& [n, nodes] : stats.tensorInputs)
+        inputs += std::stoull(n) * nodes;
+    const std::string at = path + ".source";
+    uint64_t reused = 0;
+    stats.inputSources = in.categorical(
+        in.member(value, path, "source", json::value_t::object), at, [&](const std::string& key) {
+            if (sourceKey(key).first < 0)
+                in.fail(at + "." + key,
+                        "must be \"<input position 0.." + std::to_string(maxTensorCount - 1) +
+                            ">:<fresh, output or input>\", e.g. \"0:output\"");
+        });
+    for (const auto& [key, count] : stats.inputSources)
+        if (sourceKey(key).second != freshSource)
+            reused += count;
+    if (total(stats.inputSources) > inputs)
+        in.fail(at,
+                "counts " + std::to_string(total(stats.inputSources)) + " inputs, more than the " +
+                    std::to_string(inputs) + " that inputs gives");
+    if (value.contains("distance")) {
+        stats.reuseDistance = in.quantiles(value["distance"], path + ".distance");
+        if (stats.reuseDistance.values().front() < 1)
+            in.fail(path + ".distance.quantiles[0]",
+                    "is below 1; 1 is the tensor-naming node just before");
+    }
+    if (reused > 0 && stats.reuseDistance.empty())
+        in.fail(path + ".distance",
+                "missing, but source has reused inputs; give the distance quantiles");
+}
+
 } // namespace
 
 ordered_json modelToJson(const TraceModel& model)
@@ -226,6 +292,14 @@ ordered_json modelToJson(const TraceModel& model)
             kind["gemm_class"] = categoricalToJson(stats.gemmClasses);
         if (!stats.peerOffsets.empty())
             kind["peer_offset"] = categoricalToJson(stats.peerOffsets);
+        if (!stats.tensorInputs.empty()) {
+            ordered_json& tensors = kind["tensors"];
+            tensors["inputs"] = categoricalToJson(stats.tensorInputs);
+            tensors["outputs"] = categoricalToJson(stats.tensorOutputs);
+            tensors["source"] = categoricalToJson(stats.inputSources);
+            if (!stats.reuseDistance.empty())
+                tensors["distance"] = quantilesToJson(stats.reuseDistance);
+        }
     }
     ordered_json& ngrams = out["ngrams"];
     ngrams = ordered_json::object();
@@ -304,9 +378,7 @@ TraceModel modelFromJson(const json& root, const std::string& where)
             in.member(deps, path + ".deps", "count", json::value_t::object),
             path + ".deps.count",
             [&](const std::string& key) {
-                if (key.empty() || key.size() > 3 ||
-                    key.find_first_not_of("0123456789") != std::string::npos ||
-                    std::stoull(key) > maxDepCount)
+                if (!isSmallCount(key, maxDepCount))
                     in.fail(path + ".deps.count." + key,
                             "must be a dependency count 0.." + std::to_string(maxDepCount));
             });
@@ -373,6 +445,8 @@ TraceModel modelFromJson(const json& root, const std::string& where)
                         in.fail(path + ".peer_offset." + key,
                                 "must be a signed non-zero rank offset such as \"+1\" or \"-2\"");
                 });
+        if (entry.contains("tensors"))
+            readTensors(in, entry["tensors"], path + ".tensors", name, stats);
     }
 
     for (const auto& [name, stats] : model.kinds)

@@ -1,5 +1,6 @@
 // Learning a TraceModel from Chakra traces: one pass over each rank's nodes, counting kinds,
 // n-grams, dependency shapes, sizes and peers.
+#include "et_driver/NodeTensors.h"
 #include "et_driver/OperatorInfo.h"
 #include "et_driver/ProcessGroups.h"
 #include "et_driver/TraceCodec.h"
@@ -80,6 +81,10 @@ struct KindSamples {
     std::map<std::string, std::pair<double, uint64_t>> groupSizes;
     Categorical peerOffsets;
     Categorical gemmClasses;
+    Categorical tensorInputs;
+    Categorical tensorOutputs;
+    Categorical inputSources;
+    std::vector<double> reuseDistance;
 };
 
 class Learner {
@@ -193,6 +198,10 @@ void Learner::learnRank(const fs::path& file,
     std::unordered_map<uint64_t, uint64_t> position;
     std::vector<std::string> sequence;
     std::map<std::string, std::vector<uint64_t>> kindPositions;
+    // Each tensor id the rank has named: the tensor-naming node that last touched it (counted
+    // in such nodes) and whether that node wrote it.
+    std::unordered_map<uint64_t, std::pair<uint64_t, bool>> lastTouch;
+    uint64_t tensorNodes = 0;
     for (const TraceNode& current : nodes) {
         std::string kind = current.name == processGroupNodeName ? "" : kindOf(current);
         if (kind.empty()) {
@@ -250,6 +259,33 @@ void Learner::learnRank(const fs::path& file,
                     ++samples.peerOffsets[signedText(offset)];
             }
         }
+
+        if (current.type == NodeType::Comp || current.type == NodeType::MemLoad ||
+            current.type == NodeType::MemStore)
+            if (std::optional<NodeTensors> tensors = et::nodeTensors(current)) {
+                ++tensorNodes;
+                ++samples.tensorInputs[std::to_string(
+                    std::min<std::size_t>(tensors->inputs.size(), maxTensorCount))];
+                ++samples.tensorOutputs[std::to_string(
+                    std::min<std::size_t>(tensors->outputs.size(), maxTensorCount))];
+                for (std::size_t k = 0; k < tensors->inputs.size(); ++k) {
+                    const std::string position =
+                        std::to_string(std::min<std::size_t>(k, maxTensorCount - 1)) + ":";
+                    auto seen = lastTouch.find(tensors->inputs[k].id);
+                    if (seen == lastTouch.end()) {
+                        ++samples.inputSources[position + freshSource];
+                        continue;
+                    }
+                    ++samples.inputSources[position +
+                                           (seen->second.second ? outputSource : inputSource)];
+                    samples.reuseDistance.push_back(
+                        static_cast<double>(tensorNodes - seen->second.first));
+                }
+                for (const TensorUse& input : tensors->inputs)
+                    lastTouch[input.id] = {tensorNodes, false};
+                for (const TensorUse& output : tensors->outputs)
+                    lastTouch[output.id] = {tensorNodes, true};
+            }
 
         const std::vector<uint64_t>& deps = anyData ? current.dataDeps : current.ctrlDeps;
         std::set<uint64_t> targets;
@@ -310,6 +346,10 @@ TraceModel Learner::finish()
             stats.groupMeanSize[shape] = sum.first / static_cast<double>(sum.second);
         stats.gemmClasses = std::move(samples.gemmClasses);
         stats.peerOffsets = std::move(samples.peerOffsets);
+        stats.tensorInputs = std::move(samples.tensorInputs);
+        stats.tensorOutputs = std::move(samples.tensorOutputs);
+        stats.inputSources = std::move(samples.inputSources);
+        stats.reuseDistance = Quantiles::fromSamples(std::move(samples.reuseDistance));
     }
     return model;
 }
