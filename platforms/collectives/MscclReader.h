@@ -17,12 +17,24 @@
 
 #include "models/net/collectives/CollectiveProgram.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace etsim::platform {
 
 /// Parses `text` (named `fileName` in messages).
 net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName);
+
+/// The first reader parseMsccl tries, alone: the program when `text` keeps to the XML that
+/// programs are written in (elements, attributes in single or double quotes, blanks; no DTD,
+/// references, CDATA, comments, processing instructions, text or CR) and the program has no
+/// problem; nothing otherwise, for libxml2 to read and report.
+std::optional<net::CollectiveProgram> parseMscclSubset(std::string_view text,
+                                                       const std::string& fileName);
+
+/// The reader parseMsccl falls back to, alone (libxml2's): every message comes from it.
+net::CollectiveProgram parseMscclWithLibxml2(std::string_view text, const std::string& fileName);
 
 /// Reads and parses a file.
 net::CollectiveProgram loadMsccl(const std::string& path);
