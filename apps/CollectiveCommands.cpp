@@ -64,8 +64,8 @@ ExitCode verify(const std::vector<std::string>& files, unsigned threads)
         }
         try {
             // The same readers as a platform file's custom algorithms (etsim run).
-            net::CollectiveProgram program =
-                xml ? platform::loadMsccl(file) : platform::loadChakraAlgorithm(file, threads);
+            net::CollectiveProgram program = xml ? platform::loadMsccl(file, threads)
+                                                 : platform::loadChakraAlgorithm(file, threads);
             net::VerifyResult result = net::verifyProgram(program);
             std::cout << file << ": " << program.rankCount() << " ranks, " << result.operations
                       << " operations, " << result.messages << " messages: ";
@@ -130,8 +130,8 @@ void addCollectiveCommands(CLI::App& app, ExitCode& result)
     verifyCommand
         ->add_option("--threads",
                      *threads,
-                     "Algorithm trace files read at once (1: one after another; the result and "
-                     "the first error are the same for any number)")
+                     "Threads reading a program (algorithm trace files, or parts of a large MSCCL "
+                     "file) at once; the result and the first error are the same for any number")
         ->check(CLI::Range(1U, 64U))
         ->capture_default_str();
     verifyCommand->callback([files, threads, &result]() { result = verify(*files, *threads); });

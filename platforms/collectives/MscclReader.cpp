@@ -1,7 +1,7 @@
-// Longer than most files (about 950 lines): the reader is one state machine (each element's
+// Longer than most files (about 1,100 lines): the reader is one state machine (each element's
 // schema, the element being read, the program built from the tags) fed by two tokenizers that
-// must agree: libxml2's SAX2 callbacks, and the subset reader that handles what programs are
-// written in and hands anything else to libxml2; they make sense only together.
+// must agree: libxml2's SAX2 callbacks, and the subset reader (in pieces at once) that handles
+// what programs are written in and hands anything else to libxml2; they make sense together.
 #include "platforms/collectives/MscclReader.h"
 
 #include "kernel/Error.h"
@@ -24,6 +24,7 @@
 #include <string_view>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -401,6 +402,10 @@ public:
     /// The depth of the element being read (1 for <algo>).
     int level() const { return depth; }
     void setLine(long current) { subsetLine = current; }
+    /// A piece of the file (SubsetReader): the <gpu> count is checked by whoever joins them.
+    void setPartial() { partial = true; }
+    std::uint32_t gpuCount() const { return gpus; }
+    bool hasGpu(std::uint32_t id) const { return id < seen.size() && seen[id]; }
     CollectiveProgram take() { return std::move(program); }
 
 private:
@@ -444,7 +449,7 @@ private:
 
     void endAlgo()
     {
-        if (gpus != ranks)
+        if (!partial && gpus != ranks)
             throw Error(file + ":" + std::to_string(algoLine) +
                         ": <algo>: ngpus=" + std::to_string(ranks) + " but the program has " +
                         std::to_string(gpus) + " <gpu> elements");
@@ -588,6 +593,7 @@ private:
     int depth = 0;
     bool rootSeen = false;
     bool skipping = false;
+    bool partial = false;
     long subsetLine = 0;
     long algoLine = 0;
     std::uint32_t ranks = 0;
@@ -681,8 +687,21 @@ void onEnd(void* userData,
 class SubsetReader {
 public:
     SubsetReader(std::string_view text, const std::string& fileName)
-        : at(text.data()), end(text.data() + text.size()), stream(fileName, nullptr)
+        : text(text)
+        , at(text.data())
+        , end(text.data() + text.size())
+        , stop(end)
+        , stream(fileName, nullptr)
     {
+    }
+
+    /// Reads only the <gpu> elements from `from` to `to` (offsets of <gpu> tags inside the
+    /// root, or the end), after the root's start tag: one piece of readPieces.
+    void piece(std::size_t from, std::size_t to)
+    {
+        resume = from > 0 ? text.data() + from : nullptr;
+        stop = text.data() + to;
+        stream.setPartial();
     }
 
     std::optional<CollectiveProgram> read()
@@ -694,10 +713,13 @@ public:
         } catch (const Error&) {
             return std::nullopt;
         }
-        if (!stream.sawRoot() || !open.empty())
+        // A piece but the last ends inside the root; the last and a whole file after it.
+        if (!stream.sawRoot() || open.size() != (stop != end ? 1U : 0U))
             return std::nullopt;
         return stream.take();
     }
+
+    const MscclStream& state() const { return stream; }
 
 private:
     // Below libxml2's own limits (names, values, depth), which are then its to report.
@@ -747,6 +769,12 @@ private:
             }
             if (at == end)
                 return;
+            if (at >= stop) {
+                // The next piece's first <gpu>, reached between the root's children.
+                if (at != stop || open.size() != 1)
+                    throw OutsideSubset{};
+                return;
+            }
             // Text, a second root and whatever begins with "<!" or "<?" are not in the subset.
             if (rootDone || *at != '<')
                 throw OutsideSubset{};
@@ -755,6 +783,14 @@ private:
                 endTag();
             else
                 startTag();
+            if (resume) {
+                // A piece after the first: on from its first <gpu>, the lines before counted.
+                if (open.size() != 1 || at > resume)
+                    throw OutsideSubset{};
+                line += std::count(at, resume, '\n');
+                at = resume;
+                resume = nullptr;
+            }
             rootDone = open.empty();
         }
     }
@@ -832,13 +868,96 @@ private:
             open.push_back(element);
     }
 
+    std::string_view text;
     const char* at;
     const char* end;
+    // Where the piece begins (after the root's start tag) and ends.
+    const char* resume = nullptr;
+    const char* stop;
     long line = 1;
     MscclStream stream;
     PlainAttributes attributes;
     std::vector<std::string_view> open;
 };
+
+// Reads the file in `threads` pieces at once, each beginning at a <gpu> tag near an even share
+// of the file (<gpu> elements are independent until the verifier). Joined in file order they
+// are what one reader gives; a problem in any piece or in joining them (a gpu id twice, other
+// buffers, a wrong count) is nothing, for libxml2 to read and report.
+std::vector<std::size_t> pieceStarts(std::string_view text, unsigned threads)
+{
+    // Smaller pieces cost more in threads than they save.
+    constexpr std::size_t smallestPiece = 1 << 16;
+    std::vector<std::size_t> starts{0};
+    for (unsigned piece = 1; piece < threads; ++piece) {
+        std::size_t at = text.find("<gpu", std::max(starts.back(), text.size() / threads * piece));
+        while (at != std::string_view::npos && at + 4 < text.size() &&
+               std::string_view(" \t\n>/").find(text[at + 4]) == std::string_view::npos)
+            at = text.find("<gpu", at + 4);
+        if (at == std::string_view::npos || at + 4 >= text.size() ||
+            at - starts.back() < smallestPiece)
+            continue;
+        starts.push_back(at);
+    }
+    return starts;
+}
+
+std::optional<CollectiveProgram>
+readPieces(std::string_view text, const std::string& fileName, unsigned threads)
+{
+    std::vector<std::size_t> starts = pieceStarts(text, threads);
+    if (starts.size() == 1)
+        return SubsetReader(text, fileName).read();
+    starts.push_back(text.size());
+    const std::size_t pieces = starts.size() - 1;
+    std::vector<std::unique_ptr<SubsetReader>> readers;
+    std::vector<std::optional<CollectiveProgram>> parts(pieces);
+    for (std::size_t piece = 0; piece < pieces; ++piece) {
+        readers.push_back(std::make_unique<SubsetReader>(text, fileName));
+        readers.back()->piece(starts[piece], starts[piece + 1]);
+    }
+    {
+        std::vector<std::thread> workers;
+        for (std::size_t piece = 1; piece < pieces; ++piece)
+            workers.emplace_back([&, piece] { parts[piece] = readers[piece]->read(); });
+        parts[0] = readers[0]->read();
+        for (std::thread& worker : workers)
+            worker.join();
+    }
+    for (const std::optional<CollectiveProgram>& part : parts)
+        if (!part)
+            return std::nullopt;
+    CollectiveProgram joined = std::move(*parts[0]);
+    std::vector<bool> seen(joined.rankCount(), false);
+    std::uint32_t gpus = 0;
+    for (std::size_t piece = 0; piece < pieces; ++piece) {
+        const MscclStream& state = readers[piece]->state();
+        CollectiveProgram& part = *parts[piece];
+        if (state.gpuCount() == 0)
+            continue;
+        if (gpus == 0) {
+            joined.inputChunks = part.inputChunks;
+            joined.outputChunks = part.outputChunks;
+        } else if (part.inputChunks != joined.inputChunks ||
+                   part.outputChunks != joined.outputChunks) {
+            return std::nullopt;
+        }
+        joined.scratchChunks = std::max(joined.scratchChunks, part.scratchChunks);
+        gpus += state.gpuCount();
+        for (std::uint32_t rank = 0; rank < joined.rankCount(); ++rank) {
+            if (!state.hasGpu(rank))
+                continue;
+            if (seen[rank])
+                return std::nullopt;
+            seen[rank] = true;
+            if (piece > 0)
+                joined.ranks[rank] = std::move(part.ranks[rank]);
+        }
+    }
+    if (gpus != joined.rankCount())
+        return std::nullopt;
+    return joined;
+}
 
 void refuseHuge(std::string_view text, const std::string& fileName)
 {
@@ -899,25 +1018,32 @@ net::CollectiveProgram parseWithLibxml2(std::string_view text, const std::string
     return stream.take();
 }
 
-net::CollectiveProgram parseText(std::string_view text, const std::string& fileName)
+net::CollectiveProgram
+parseText(std::string_view text, const std::string& fileName, unsigned threads)
 {
     refuseHuge(text, fileName);
-    if (std::optional<CollectiveProgram> program = SubsetReader(text, fileName).read())
+    if (std::optional<CollectiveProgram> program = readPieces(text, fileName, threads))
         return std::move(*program);
     return parseWithLibxml2(text, fileName);
 }
 
 } // namespace
 
-net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName)
+net::CollectiveProgram
+parseMsccl(const std::string& text, const std::string& fileName, unsigned threads)
 {
-    return parseText(text, fileName);
+    return parseText(text, fileName, threads);
 }
 
-std::optional<net::CollectiveProgram> parseMscclSubset(std::string_view text,
-                                                       const std::string& fileName)
+std::optional<net::CollectiveProgram>
+parseMscclSubset(std::string_view text, const std::string& fileName, unsigned threads)
 {
-    return SubsetReader(text, fileName).read();
+    return readPieces(text, fileName, threads);
+}
+
+std::size_t mscclPieces(std::string_view text, unsigned threads)
+{
+    return pieceStarts(text, threads).size();
 }
 
 net::CollectiveProgram parseMscclWithLibxml2(std::string_view text, const std::string& fileName)
@@ -925,7 +1051,7 @@ net::CollectiveProgram parseMscclWithLibxml2(std::string_view text, const std::s
     return parseWithLibxml2(text, fileName);
 }
 
-net::CollectiveProgram loadMsccl(const std::string& path)
+net::CollectiveProgram loadMsccl(const std::string& path, unsigned threads)
 {
     // A regular file is mapped, not copied: libxml2 keeps a copy of its own, and a 1,024-rank
     // program is a quarter of a gigabyte.
@@ -941,7 +1067,8 @@ net::CollectiveProgram loadMsccl(const std::string& path)
                 std::size_t size;
                 ~Unmap() { ::munmap(at, size); }
             } unmap{mapped, size};
-            return parseText(std::string_view(static_cast<const char*>(mapped), size), path);
+            return parseText(
+                std::string_view(static_cast<const char*>(mapped), size), path, threads);
         }
     } else if (fd >= 0) {
         ::close(fd);
@@ -952,7 +1079,7 @@ net::CollectiveProgram loadMsccl(const std::string& path)
         throw Error(path + ": cannot open the MSCCL program (check the path; relative paths are "
                            "taken from the platform file's folder)");
     std::string text(std::istreambuf_iterator<char>(in), {});
-    return parseText(text, path);
+    return parseText(text, path, threads);
 }
 
 } // namespace etsim::platform

@@ -354,6 +354,60 @@ TEST(MscclSubsetReader, HandsOverToLibxml2)
               "pair.xml:4: malformed XML: Attribute cnt redefined");
 }
 
+// A large program read in pieces at once: the same program, and any problem that spans the
+// pieces (which no piece sees alone) still handed to libxml2.
+TEST(MscclSubsetReader, PiecesReadAtOnceJoinAsOneReaderReads)
+{
+    std::string xml =
+        writeMsccl(generateProgram(net::AlgorithmKind::Ring,
+                                   CollectiveType::AllReduce,
+                                   64)); // 965 kB: at most 13 pieces of 64 kB from a <gpu>
+    EXPECT_EQ(mscclPieces(xml, 1), 1U);
+    EXPECT_EQ(mscclPieces(xml, 2), 2U);
+    EXPECT_EQ(mscclPieces(xml, 3), 3U);
+    EXPECT_EQ(mscclPieces(xml, 64), 13U);
+    EXPECT_EQ(mscclPieces(pair(), 2), 1U);
+    std::optional<net::CollectiveProgram> alone = parseMscclSubset(xml, "ring.xml", 1);
+    ASSERT_TRUE(alone.has_value());
+    for (unsigned threads : {2U, 3U, 15U, 64U}) {
+        SCOPED_TRACE(threads);
+        std::optional<net::CollectiveProgram> pieces = parseMscclSubset(xml, "ring.xml", threads);
+        ASSERT_TRUE(pieces.has_value());
+        expectSamePrograms(*pieces, *alone);
+        expectSamePrograms(parseMsccl(xml, "ring.xml", threads), *alone);
+    }
+    // Late in the file (another piece than the first gpu's): a gpu id given twice, other
+    // buffers, a gpu fewer, a comment. Each is libxml2's to read, with its message.
+    std::string lastGpu = "  <gpu id=\"63\"";
+    std::size_t last = xml.rfind(lastGpu);
+    ASSERT_NE(last, std::string::npos);
+    std::size_t lastEnd = xml.find("</gpu>\n", last) + 7;
+    std::string withoutLast = xml.substr(0, last) + xml.substr(lastEnd);
+    const std::string spanning[] = {
+        xml.substr(0, last) + "  <gpu id=\"1\"" + xml.substr(last + lastGpu.size()),
+        xml.substr(0, last) + "  <gpu id=\"63\" i_chunks=\"65\"" +
+            xml.substr(xml.find(" o_chunks", last)),
+        withoutLast,
+        xml.substr(0, last) + "<!-- <gpu id=\"63\"> -->\n" + xml.substr(last),
+    };
+    for (const std::string& text : spanning) {
+        for (unsigned threads : {1U, 2U, 7U}) {
+            SCOPED_TRACE(threads);
+            EXPECT_FALSE(parseMscclSubset(text, "ring.xml", threads).has_value());
+            net::CollectiveProgram program;
+            std::string message =
+                test::errorOf([&] { program = parseMsccl(text, "ring.xml", threads); });
+            net::CollectiveProgram reference;
+            EXPECT_EQ(message,
+                      test::errorOf([&] { reference = parseMscclWithLibxml2(text, "ring.xml"); }));
+            if (message == "(no error)")
+                expectSamePrograms(program, reference);
+        }
+    }
+    EXPECT_EQ(test::errorOf([&] { parseMsccl(withoutLast, "ring.xml", 7); }),
+              "ring.xml:1: <algo>: ngpus=64 but the program has 63 <gpu> elements");
+}
+
 TEST(MscclReaderErrors, AFileThatCannotBeOpenedIsNamed)
 {
     EXPECT_EQ(test::errorOf([] { loadMsccl("/nonexistent/ring.xml"); }),
