@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -366,8 +367,13 @@ readRanks(const std::string& prefix, CollectiveProgram& program, unsigned thread
     };
     threads = std::max(1U, std::min<unsigned>(threads, ranks));
     std::vector<std::thread> workers;
-    for (unsigned extra = 1; extra < threads; ++extra)
-        workers.emplace_back(work);
+    for (unsigned extra = 1; extra < threads; ++extra) {
+        try {
+            workers.emplace_back(work);
+        } catch (const std::system_error&) {
+            break; // fewer threads read the same ranks
+        }
+    }
     work();
     for (std::thread& worker : workers)
         worker.join();

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 #include <utility>
@@ -917,10 +918,24 @@ readPieces(std::string_view text, const std::string& fileName, unsigned threads)
         readers.back()->piece(starts[piece], starts[piece + 1]);
     }
     {
+        // Whatever a piece throws (memory) leaves it empty: libxml2 then reads the file, on
+        // this thread, and throws it there if it must.
+        auto read = [&](std::size_t piece) {
+            try {
+                parts[piece] = readers[piece]->read();
+            } catch (...) {
+                parts[piece].reset();
+            }
+        };
         std::vector<std::thread> workers;
-        for (std::size_t piece = 1; piece < pieces; ++piece)
-            workers.emplace_back([&, piece] { parts[piece] = readers[piece]->read(); });
-        parts[0] = readers[0]->read();
+        for (std::size_t piece = 1; piece < pieces; ++piece) {
+            try {
+                workers.emplace_back(read, piece);
+            } catch (const std::system_error&) {
+                read(piece); // no thread to be had: read here
+            }
+        }
+        read(0);
         for (std::thread& worker : workers)
             worker.join();
     }
