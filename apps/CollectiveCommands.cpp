@@ -51,7 +51,7 @@ bool isXml(const std::string& path)
     return fs::path(path).extension() == ".xml";
 }
 
-ExitCode verify(const std::vector<std::string>& files)
+ExitCode verify(const std::vector<std::string>& files, unsigned threads)
 {
     ExitCode code = ExitCode::Success;
     for (const std::string& file : files) {
@@ -64,8 +64,8 @@ ExitCode verify(const std::vector<std::string>& files)
         }
         try {
             // The same readers as a platform file's custom algorithms (etsim run).
-            net::CollectiveProgram program =
-                xml ? platform::loadMsccl(file) : platform::loadChakraAlgorithm(file);
+            net::CollectiveProgram program = xml ? platform::loadMsccl(file, threads)
+                                                 : platform::loadChakraAlgorithm(file, threads);
             net::VerifyResult result = net::verifyProgram(program);
             std::cout << file << ": " << program.rankCount() << " ranks, " << result.operations
                       << " operations, " << result.messages << " messages: ";
@@ -126,7 +126,15 @@ void addCollectiveCommands(CLI::App& app, ExitCode& result)
         "Prove that an MSCCL program (.xml) or algorithm traces (PREFIX for PREFIX.<rank>.et) "
         "compute their collective and cannot deadlock");
     verifyCommand->add_option("files", *files, "Programs to verify")->required();
-    verifyCommand->callback([files, &result]() { result = verify(*files); });
+    auto threads = std::make_shared<unsigned>(platform::defaultReadThreads());
+    verifyCommand
+        ->add_option("--threads",
+                     *threads,
+                     "Threads reading a program (algorithm trace files, or parts of a large MSCCL "
+                     "file) at once; the result and the first error are the same for any number")
+        ->check(CLI::Range(1U, 64U))
+        ->capture_default_str();
+    verifyCommand->callback([files, threads, &result]() { result = verify(*files, *threads); });
 
     CLI::App* gen = app.get_subcommand("gen");
     auto options = std::make_shared<GenOptions>();

@@ -5,11 +5,16 @@
 #include "et_driver/TraceWriter.h"
 #include "kernel/Error.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace etsim::platform {
@@ -166,20 +171,27 @@ std::uint32_t countRankFiles(const std::string& prefix)
     return ranks;
 }
 
-} // namespace
-
-CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
-{
-    CollectiveProgram program;
-    program.source = prefix;
-    program.origin = net::ProgramOrigin::Chakra;
-    program.name = fs::path(prefix).filename().string();
-    const std::uint32_t ranks = countRankFiles(prefix);
-    program.ranks.resize(ranks);
+// What reading one rank file finds besides its operations.
+struct RankFound {
     bool annotated = true;
+    // The highest peer a node names, and that node's place.
     std::uint32_t highestPeer = 0;
     std::string highestWhere;
-    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+};
+
+// Reads rank `rank`'s file into program.ranks[rank] (and, for rank 0, the program's collective
+// and buffers from its metadata). Touches nothing of the other ranks: ranks are read in
+// parallel. `expectedOps` is how many operations to make room for.
+RankFound readRank(const std::string& prefix,
+                   std::uint32_t rank,
+                   CollectiveProgram& program,
+                   std::size_t expectedOps)
+{
+    RankFound found;
+    bool& annotated = found.annotated;
+    std::uint32_t& highestPeer = found.highestPeer;
+    std::string& highestWhere = found.highestWhere;
+    {
         std::string file = rankFile(prefix, rank);
         et::TraceReader reader(file);
         const et::TraceMetadata& meta = reader.metadata();
@@ -204,8 +216,7 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
         net::RankProgram& rankProgram = program.ranks[rank];
         auto& ops = rankProgram.ops;
         // Ranks of a collective usually have as many operations as each other.
-        if (rank > 0)
-            ops.reserve(program.ranks[rank - 1].ops.size());
+        ops.reserve(expectedOps);
         NodeIndex opOfNode;
         // Every operation's dependencies as node ids (from depBegin[op] to depBegin[op + 1])
         // until every node is read.
@@ -321,6 +332,83 @@ CollectiveProgram loadChakraAlgorithm(const std::string& prefix)
                 throw Error(program.where(rank, index) +
                             ": an rrs, rcs or rrcs receive needs a following "
                             "chunk_op \"send\" node that depends on it");
+    }
+    return found;
+}
+
+// Reads every rank with `threads` workers, each taking the next rank not yet taken. The
+// result is the same as reading them in order: each rank's operations go to its own place,
+// and of the ranks that fail, the first in order is the error reported (a worker stops once
+// a rank before the one it would take has failed).
+std::vector<RankFound>
+readRanks(const std::string& prefix, CollectiveProgram& program, unsigned threads)
+{
+    const auto ranks = static_cast<std::uint32_t>(program.ranks.size());
+    std::vector<RankFound> found(ranks);
+    std::vector<std::exception_ptr> errors(ranks);
+    std::atomic<std::uint32_t> next{0};
+    std::atomic<std::uint32_t> firstFailed{ranks};
+    auto work = [&] {
+        std::size_t expectedOps = 0;
+        for (;;) {
+            std::uint32_t rank = next.fetch_add(1);
+            if (rank >= ranks || rank > firstFailed.load())
+                return;
+            try {
+                found[rank] = readRank(prefix, rank, program, expectedOps);
+                expectedOps = program.ranks[rank].ops.size();
+            } catch (...) {
+                errors[rank] = std::current_exception();
+                std::uint32_t failed = firstFailed.load();
+                while (rank < failed && !firstFailed.compare_exchange_weak(failed, rank)) {
+                }
+            }
+        }
+    };
+    threads = std::max(1U, std::min<unsigned>(threads, ranks));
+    std::vector<std::thread> workers;
+    for (unsigned extra = 1; extra < threads; ++extra) {
+        try {
+            workers.emplace_back(work);
+        } catch (const std::system_error&) {
+            break; // fewer threads read the same ranks
+        }
+    }
+    work();
+    for (std::thread& worker : workers)
+        worker.join();
+    for (const std::exception_ptr& error : errors)
+        if (error)
+            std::rethrow_exception(error);
+    return found;
+}
+
+} // namespace
+
+unsigned defaultReadThreads()
+{
+    // Reading is per file and memory-bound past a few threads.
+    return std::max(1U, std::min(4U, std::thread::hardware_concurrency()));
+}
+
+CollectiveProgram loadChakraAlgorithm(const std::string& prefix, unsigned threads)
+{
+    CollectiveProgram program;
+    program.source = prefix;
+    program.origin = net::ProgramOrigin::Chakra;
+    program.name = fs::path(prefix).filename().string();
+    const std::uint32_t ranks = countRankFiles(prefix);
+    program.ranks.resize(ranks);
+    bool annotated = true;
+    std::uint32_t highestPeer = 0;
+    std::string highestWhere;
+    // In rank order, as a single reader finds them: the first of the highest peers counts.
+    for (RankFound& rank : readRanks(prefix, program, threads)) {
+        annotated = annotated && rank.annotated;
+        if (rank.highestPeer > highestPeer) {
+            highestPeer = rank.highestPeer;
+            highestWhere = std::move(rank.highestWhere);
+        }
     }
     if (highestPeer >= ranks && highestPeer != net::noPeer)
         throw Error(highestWhere + ": talks to rank " + std::to_string(highestPeer) + ", but " +

@@ -22,10 +22,15 @@
 
 namespace etsim::platform {
 
+/// How many threads loadChakraAlgorithm reads with unless told: the cores, at most 4.
+unsigned defaultReadThreads();
+
 /// Reads PREFIX.0.et, PREFIX.1.et, ... (as many as exist, gzip or plain); throws etsim::Error
 /// naming the file and node, e.g. for a rank file missing from the sequence or a peer with no
-/// file.
-net::CollectiveProgram loadChakraAlgorithm(const std::string& prefix);
+/// file. `threads` read rank files at once (1: one after another); the program and the error,
+/// the first in rank order, are the same for any number.
+net::CollectiveProgram loadChakraAlgorithm(const std::string& prefix,
+                                           unsigned threads = defaultReadThreads());
 
 /// The same files node by node, as ASTRA-sim's Collective API runs them (NodeProgram.h): every
 /// node's comm_size, comm_tag and duration as written, whatever the chunk attributes. Throws

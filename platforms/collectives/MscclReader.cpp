@@ -1,6 +1,7 @@
-// Longer than most files (about 680 lines): the reader is one state machine over libxml2's
-// SAX2 callbacks (each element's schema, the element being read, the program built from the
-// tags, the callbacks); its parts share the parser context and make sense only together.
+// Longer than most files (about 1,100 lines): the reader is one state machine (each element's
+// schema, the element being read, the program built from the tags) fed by two tokenizers that
+// must agree: libxml2's SAX2 callbacks, and the subset reader (in pieces at once) that handles
+// what programs are written in and hands anything else to libxml2; they make sense together.
 #include "platforms/collectives/MscclReader.h"
 
 #include "kernel/Error.h"
@@ -18,10 +19,13 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -56,6 +60,26 @@ std::string_view view(const xmlChar* text)
     return reinterpret_cast<const char*>(text);
 }
 
+// A start tag's attributes as libxml2's SAX2 interface gives them (five pointers each).
+struct SaxAttributes {
+    int count;
+    const xmlChar** values;
+};
+
+// A start tag's attributes as the subset reader finds them (pointers into the file).
+struct PlainAttributes {
+    struct Item {
+        std::string_view name;
+        std::string_view value;
+    };
+    static constexpr std::size_t capacity = 16;
+    std::array<Item, capacity> items;
+    std::size_t count = 0;
+};
+
+// Thrown by the subset reader for what it leaves to libxml2.
+struct OutsideSubset {};
+
 // The attributes an element may have, in the order of the SAX attribute array's names. Names
 // are looked up once in the parser's dictionary, which interns every name it reads, so an
 // attribute is matched by comparing a pointer.
@@ -65,8 +89,11 @@ public:
     Schema(xmlDict* dict, const std::array<const char*, N>& names) : names(names)
     {
         for (std::size_t index = 0; index < N; ++index)
+            texts[index] = names[index];
+        for (std::size_t index = 0; index < N; ++index)
             interned[index] =
-                xmlDictLookup(dict, reinterpret_cast<const xmlChar*>(names[index]), -1);
+                dict ? xmlDictLookup(dict, reinterpret_cast<const xmlChar*>(names[index]), -1)
+                     : nullptr;
     }
     /// The index of `name`, or N.
     std::size_t find(const xmlChar* name) const
@@ -77,6 +104,16 @@ public:
         // A name from another dictionary (not expected): compare the text.
         for (std::size_t index = 0; index < N; ++index)
             if (view(name) == names[index])
+                return index;
+        return N;
+    }
+    /// The index of `name`, or N; `hint` is tried first (writers keep the attributes in order).
+    std::size_t find(std::string_view name, std::size_t hint) const
+    {
+        if (hint < N && same(name, texts[hint]))
+            return hint;
+        for (std::size_t index = 0; index < N; ++index)
+            if (same(name, texts[index]))
                 return index;
         return N;
     }
@@ -91,7 +128,19 @@ public:
     }
 
 private:
+    // Names are a few bytes: compared here, not by a call to memcmp.
+    static bool same(std::string_view a, std::string_view b)
+    {
+        if (a.size() != b.size())
+            return false;
+        for (std::size_t at = 0; at < a.size(); ++at)
+            if (a[at] != b[at])
+                return false;
+        return true;
+    }
+
     std::array<const char*, N> names;
+    std::array<std::string_view, N> texts{};
     std::array<const xmlChar*, N> interned{};
 };
 
@@ -100,19 +149,20 @@ private:
 template <std::size_t N>
 class Element {
 public:
+    // Where the element is: the parser (null for the subset reader), the line and the name.
+    struct Place {
+        const std::string& file;
+        xmlParserCtxt* context;
+        long line;
+        std::string_view name;
+    };
+
     /// Refuses attributes outside the schema (the first check of every element, as they come).
-    Element(const std::string& file,
-            xmlParserCtxt* context,
-            std::string_view name,
-            const Schema<N>& schema,
-            int attributeCount,
-            const xmlChar** attributes)
-        : file(file)
-        , context(context)
-        , elementName(name)
-        , line(xmlSAX2GetLineNumber(context))
-        , schema(schema)
+    Element(const Place& place, const Schema<N>& schema, const SaxAttributes& attrs)
+        : Element(place, schema)
     {
+        const int attributeCount = attrs.count;
+        const xmlChar** attributes = attrs.values;
         for (int at = 0; at < attributeCount; ++at) {
             const xmlChar** attr = attributes + 5 * at;
             // A prefix without a namespace keeps its prefix in the name (libxml2's tree did).
@@ -126,6 +176,22 @@ public:
             if (!values[index].data())
                 values[index] = std::string_view(reinterpret_cast<const char*>(attr[3]),
                                                  static_cast<std::size_t>(attr[4] - attr[3]));
+        }
+    }
+
+    /// The same from the subset reader (no namespaces, no references; context is null).
+    Element(const Place& place, const Schema<N>& schema, const PlainAttributes& attrs)
+        : Element(place, schema)
+    {
+        for (std::size_t at = 0; at < attrs.count; ++at) {
+            std::size_t index = schema.find(attrs.items[at].name, at);
+            if (index == N)
+                fail("the attribute " + std::string(attrs.items[at].name) +
+                     " is not modelled (known: " + schema.known() + ")");
+            // Twice the same name is malformed XML: libxml2's to say.
+            if (values[index].data())
+                throw OutsideSubset{};
+            values[index] = attrs.items[at].value;
         }
     }
 
@@ -185,6 +251,15 @@ public:
     }
 
 private:
+    Element(const Place& place, const Schema<N>& schema)
+        : file(place.file)
+        , context(place.context)
+        , elementName(place.name)
+        , line(place.line)
+        , schema(schema)
+    {
+    }
+
     // A value holding character or entity references, which the parser leaves in it: replaced
     // as the document tree would (entities of the document's own DTD).
     std::string withReferences(std::string_view value) const
@@ -253,10 +328,11 @@ constexpr std::int64_t maxCount = 1 << 24;
 // holds is ignored.
 class MscclStream {
 public:
+    // `context` is null for the subset reader, which sets the line itself (setLine).
     MscclStream(const std::string& file, xmlParserCtxt* context)
         : file(file)
         , context(context)
-        , algoSchema(context->dict,
+        , algoSchema(context ? context->dict : nullptr,
                      {"name",
                       "proto",
                       "nchannels",
@@ -268,9 +344,9 @@ public:
                       "redop",
                       "minBytes",
                       "maxBytes"})
-        , gpuSchema(context->dict, {"id", "i_chunks", "o_chunks", "s_chunks"})
-        , tbSchema(context->dict, {"id", "send", "recv", "chan"})
-        , stepSchema(context->dict,
+        , gpuSchema(context ? context->dict : nullptr, {"id", "i_chunks", "o_chunks", "s_chunks"})
+        , tbSchema(context ? context->dict : nullptr, {"id", "send", "recv", "chan"})
+        , stepSchema(context ? context->dict : nullptr,
                      {"s",
                       "type",
                       "srcbuf",
@@ -286,30 +362,30 @@ public:
         program.origin = net::ProgramOrigin::Msccl;
     }
 
-    void start(const xmlChar* localName, int attributeCount, const xmlChar** attributes)
+    template <typename Attributes>
+    void start(std::string_view name, const Attributes& attributes)
     {
-        std::string_view name = view(localName);
         ++depth;
         if (depth > 4 || (skipping && depth > 2))
             return;
         switch (depth) {
         case 1:
-            startAlgo(name, attributeCount, attributes);
+            startAlgo(name, attributes);
             break;
         case 2:
             if (name != "gpu")
                 unexpected(name, "algo", "gpu");
-            startGpu(attributeCount, attributes);
+            startGpu(attributes);
             break;
         case 3:
             if (name != "tb")
                 unexpected(name, "gpu", "tb");
-            startTb(attributeCount, attributes);
+            startTb(attributes);
             break;
         default:
             if (name != "step")
                 unexpected(name, "tb", "step");
-            startStep(attributeCount, attributes);
+            startStep(attributes);
             break;
         }
     }
@@ -324,24 +400,38 @@ public:
     }
 
     bool sawRoot() const { return rootSeen; }
+    /// The depth of the element being read (1 for <algo>).
+    int level() const { return depth; }
+    void setLine(long current) { subsetLine = current; }
+    /// A piece of the file (SubsetReader): the <gpu> count is checked by whoever joins them.
+    void setPartial() { partial = true; }
+    std::uint32_t gpuCount() const { return gpus; }
+    bool hasGpu(std::uint32_t id) const { return id < seen.size() && seen[id]; }
     CollectiveProgram take() { return std::move(program); }
 
 private:
     [[noreturn]] void unexpected(std::string_view name, const char* parent, const char* child)
     {
-        throw Error(file + ":" + std::to_string(xmlSAX2GetLineNumber(context)) + ": <" +
-                    std::string(name) + ">: unexpected element inside <" + parent +
-                    "> (expected <" + child + ">)");
+        throw Error(file + ":" + std::to_string(line()) + ": <" + std::string(name) +
+                    ">: unexpected element inside <" + parent + "> (expected <" + child + ">)");
     }
 
-    void startAlgo(std::string_view name, int attributeCount, const xmlChar** attributes)
+    long line() const { return context ? xmlSAX2GetLineNumber(context) : subsetLine; }
+
+    template <std::size_t N, typename Attributes>
+    Element<N> element(std::string_view name, const Schema<N>& schema, const Attributes& attributes)
+    {
+        return Element<N>({file, context, line(), name}, schema, attributes);
+    }
+
+    template <typename Attributes>
+    void startAlgo(std::string_view name, const Attributes& attributes)
     {
         rootSeen = true;
         if (name != "algo")
-            throw Error(file + ":" + std::to_string(xmlSAX2GetLineNumber(context)) + ": <" +
-                        std::string(name) +
+            throw Error(file + ":" + std::to_string(line()) + ": <" + std::string(name) +
                         ">: the root element must be <algo> (an MSCCL program)");
-        Element<11> algo(file, context, name, algoSchema, attributeCount, attributes);
+        Element<11> algo = element(name, algoSchema, attributes);
         algoLine = algo.lineNumber();
         program.name = algo.has(AlgoName) ? algo.text(AlgoName) : file;
         std::string coll = algo.text(AlgoColl);
@@ -360,20 +450,21 @@ private:
 
     void endAlgo()
     {
-        if (gpus != ranks)
+        if (!partial && gpus != ranks)
             throw Error(file + ":" + std::to_string(algoLine) +
                         ": <algo>: ngpus=" + std::to_string(ranks) + " but the program has " +
                         std::to_string(gpus) + " <gpu> elements");
     }
 
-    void startGpu(int attributeCount, const xmlChar** attributes)
+    template <typename Attributes>
+    void startGpu(const Attributes& attributes)
     {
         // More <gpu> elements than ngpus: only counted, for the message at </algo>.
         if (++gpus > ranks)
             skipping = true;
         if (skipping)
             return;
-        Element<4> gpu(file, context, "gpu", gpuSchema, attributeCount, attributes);
+        Element<4> gpu = element("gpu", gpuSchema, attributes);
         auto id = static_cast<std::uint32_t>(gpu.integer(GpuId, 0, ranks - 1));
         if (seen[id])
             gpu.fail("gpu id " + std::to_string(id) + " appears twice");
@@ -403,9 +494,10 @@ private:
         recvConnections.clear();
     }
 
-    void startTb(int attributeCount, const xmlChar** attributes)
+    template <typename Attributes>
+    void startTb(const Attributes& attributes)
     {
-        Element<4> tb(file, context, "tb", tbSchema, attributeCount, attributes);
+        Element<4> tb = element("tb", tbSchema, attributes);
         tbId = tb.integer(TbId, 0, maxCount);
         auto [block, added] = threadblocks.try_emplace(tbId);
         if (!added)
@@ -425,9 +517,10 @@ private:
                     " (use another channel)");
     }
 
-    void startStep(int attributeCount, const xmlChar** attributes)
+    template <typename Attributes>
+    void startStep(const Attributes& attributes)
     {
-        Element<10> step(file, context, "step", stepSchema, attributeCount, attributes);
+        Element<10> step = element("step", stepSchema, attributes);
         auto& ops = program.ranks[rank].ops;
         std::int64_t index = step.integer(StepIndex, 0, maxCount);
         auto expected = static_cast<std::int64_t>(tbOps->size());
@@ -501,6 +594,8 @@ private:
     int depth = 0;
     bool rootSeen = false;
     bool skipping = false;
+    bool partial = false;
+    long subsetLine = 0;
     long algoLine = 0;
     std::uint32_t ranks = 0;
     std::uint32_t gpus = 0;
@@ -562,7 +657,8 @@ void onStart(void* userData,
         return;
     try {
         // Attributes a DTD adds are not the file's (the document tree left them out too).
-        state->stream->start(localName, attributeCount - defaultedCount, attributes);
+        state->stream->start(view(localName),
+                             SaxAttributes{attributeCount - defaultedCount, attributes});
     } catch (...) {
         state->error = std::current_exception();
         xmlStopParser(static_cast<xmlParserCtxt*>(userData));
@@ -585,11 +681,309 @@ void onEnd(void* userData,
     }
 }
 
-// The text may be a mapped file (loadMsccl).
-net::CollectiveProgram parseText(std::string_view text, const std::string& fileName)
+// The subset of XML that programs are written in, read without libxml2 (which costs more than
+// the rest of `etsim collective verify` on a 1,024-rank ring): elements, attributes in quotes,
+// blanks between them. Whatever is outside it, malformed or a problem of the program makes the
+// reader give up, and libxml2 reads the file from the start: every message comes from there.
+class SubsetReader {
+public:
+    SubsetReader(std::string_view text, const std::string& fileName)
+        : text(text)
+        , at(text.data())
+        , end(text.data() + text.size())
+        , stop(end)
+        , stream(fileName, nullptr)
+    {
+    }
+
+    /// Reads only the <gpu> elements from `from` to `to` (offsets of <gpu> tags inside the
+    /// root, or the end), after the root's start tag: one piece of readPieces.
+    void piece(std::size_t from, std::size_t to)
+    {
+        resume = from > 0 ? text.data() + from : nullptr;
+        stop = text.data() + to;
+        stream.setPartial();
+    }
+
+    std::optional<CollectiveProgram> read()
+    {
+        try {
+            readElements();
+        } catch (const OutsideSubset&) {
+            return std::nullopt;
+        } catch (const Error&) {
+            return std::nullopt;
+        }
+        // A piece but the last ends inside the root; the last and a whole file after it.
+        if (!stream.sawRoot() || open.size() != (stop != end ? 1U : 0U))
+            return std::nullopt;
+        return stream.take();
+    }
+
+    const MscclStream& state() const { return stream; }
+
+private:
+    // Below libxml2's own limits (names, values, depth), which are then its to report.
+    static constexpr std::ptrdiff_t longest = 1 << 16;
+    static constexpr std::size_t deepest = 64;
+
+    static bool nameStart(char c)
+    {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    }
+    static bool nameChar(char c)
+    {
+        return nameStart(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    }
+    // Blanks inside a tag: a tag on one line has the line libxml2 gives its element.
+    void skipBlanks()
+    {
+        while (at < end && (*at == ' ' || *at == '\t'))
+            ++at;
+    }
+    void expect(char c)
+    {
+        if (at == end || *at != c)
+            throw OutsideSubset{};
+        ++at;
+    }
+    std::string_view name()
+    {
+        const char* begin = at;
+        if (at == end || !nameStart(*at))
+            throw OutsideSubset{};
+        while (at < end && nameChar(*at))
+            ++at;
+        if (at - begin > longest)
+            throw OutsideSubset{};
+        return {begin, static_cast<std::size_t>(at - begin)};
+    }
+
+    void readElements()
+    {
+        bool rootDone = false;
+        for (;;) {
+            // Between tags only blanks; CR (which XML turns into LF) is left to libxml2.
+            while (at < end && (*at == ' ' || *at == '\t' || *at == '\n')) {
+                line += *at == '\n';
+                ++at;
+            }
+            if (at == end)
+                return;
+            if (at >= stop) {
+                // The next piece's first <gpu>, reached between the root's children.
+                if (at != stop || open.size() != 1)
+                    throw OutsideSubset{};
+                return;
+            }
+            // Text, a second root and whatever begins with "<!" or "<?" are not in the subset.
+            if (rootDone || *at != '<')
+                throw OutsideSubset{};
+            ++at;
+            if (at < end && *at == '/')
+                endTag();
+            else
+                startTag();
+            if (resume) {
+                // A piece after the first: on from its first <gpu>, the lines before counted.
+                if (open.size() != 1 || at > resume)
+                    throw OutsideSubset{};
+                line += std::count(at, resume, '\n');
+                at = resume;
+                resume = nullptr;
+            }
+            rootDone = open.empty();
+        }
+    }
+
+    void endTag()
+    {
+        ++at;
+        std::string_view closing = name();
+        skipBlanks();
+        expect('>');
+        if (open.empty() || open.back() != closing)
+            throw OutsideSubset{};
+        open.pop_back();
+        stream.setLine(line);
+        stream.end();
+    }
+
+    void startTag()
+    {
+        std::string_view element = name();
+        attributes.count = 0;
+        bool empty = false;
+        for (;;) {
+            const char* before = at;
+            skipBlanks();
+            if (at < end && *at == '>') {
+                ++at;
+                break;
+            }
+            if (at < end && *at == '/') {
+                ++at;
+                expect('>');
+                empty = true;
+                break;
+            }
+            // Attributes are separated by blanks.
+            if (at == before || attributes.count == PlainAttributes::capacity)
+                throw OutsideSubset{};
+            std::string_view attribute = name();
+            skipBlanks();
+            expect('=');
+            skipBlanks();
+            if (at == end || (*at != '"' && *at != '\''))
+                throw OutsideSubset{};
+            const char quote = *at++;
+            const char* value = at;
+            // References, '<', control characters (which libxml2 normalises or refuses) and
+            // anything not ASCII (whose encoding is libxml2's to check) end the subset.
+            while (at < end && *at != quote) {
+                auto c = static_cast<unsigned char>(*at);
+                if (c < 0x20 || c >= 0x80 || c == '<' || c == '&')
+                    throw OutsideSubset{};
+                ++at;
+            }
+            if (at == end || at - value > longest)
+                throw OutsideSubset{};
+            attributes.items[attributes.count++] = {
+                attribute, std::string_view(value, static_cast<std::size_t>(at - value))};
+            ++at;
+        }
+        if (open.size() == deepest)
+            throw OutsideSubset{};
+        // The reader skips what a <step> holds, but a name given twice there is still
+        // malformed.
+        if (open.size() >= 4)
+            for (std::size_t first = 0; first < attributes.count; ++first)
+                for (std::size_t second = first + 1; second < attributes.count; ++second)
+                    if (attributes.items[first].name == attributes.items[second].name)
+                        throw OutsideSubset{};
+        stream.setLine(line);
+        stream.start(element, attributes);
+        if (empty)
+            stream.end();
+        else
+            open.push_back(element);
+    }
+
+    std::string_view text;
+    const char* at;
+    const char* end;
+    // Where the piece begins (after the root's start tag) and ends.
+    const char* resume = nullptr;
+    const char* stop;
+    long line = 1;
+    MscclStream stream;
+    PlainAttributes attributes;
+    std::vector<std::string_view> open;
+};
+
+// Reads the file in `threads` pieces at once, each beginning at a <gpu> tag near an even share
+// of the file (<gpu> elements are independent until the verifier). Joined in file order they
+// are what one reader gives; a problem in any piece or in joining them (a gpu id twice, other
+// buffers, a wrong count) is nothing, for libxml2 to read and report.
+std::vector<std::size_t> pieceStarts(std::string_view text, unsigned threads)
+{
+    // Smaller pieces cost more in threads than they save.
+    constexpr std::size_t smallestPiece = 1 << 16;
+    std::vector<std::size_t> starts{0};
+    for (unsigned piece = 1; piece < threads; ++piece) {
+        std::size_t at = text.find("<gpu", std::max(starts.back(), text.size() / threads * piece));
+        while (at != std::string_view::npos && at + 4 < text.size() &&
+               std::string_view(" \t\n>/").find(text[at + 4]) == std::string_view::npos)
+            at = text.find("<gpu", at + 4);
+        if (at == std::string_view::npos || at + 4 >= text.size() ||
+            at - starts.back() < smallestPiece)
+            continue;
+        starts.push_back(at);
+    }
+    return starts;
+}
+
+std::optional<CollectiveProgram>
+readPieces(std::string_view text, const std::string& fileName, unsigned threads)
+{
+    std::vector<std::size_t> starts = pieceStarts(text, threads);
+    if (starts.size() == 1)
+        return SubsetReader(text, fileName).read();
+    starts.push_back(text.size());
+    const std::size_t pieces = starts.size() - 1;
+    std::vector<std::unique_ptr<SubsetReader>> readers;
+    std::vector<std::optional<CollectiveProgram>> parts(pieces);
+    for (std::size_t piece = 0; piece < pieces; ++piece) {
+        readers.push_back(std::make_unique<SubsetReader>(text, fileName));
+        readers.back()->piece(starts[piece], starts[piece + 1]);
+    }
+    {
+        // Whatever a piece throws (memory) leaves it empty: libxml2 then reads the file, on
+        // this thread, and throws it there if it must.
+        auto read = [&](std::size_t piece) {
+            try {
+                parts[piece] = readers[piece]->read();
+            } catch (...) {
+                parts[piece].reset();
+            }
+        };
+        std::vector<std::thread> workers;
+        for (std::size_t piece = 1; piece < pieces; ++piece) {
+            try {
+                workers.emplace_back(read, piece);
+            } catch (const std::system_error&) {
+                read(piece); // no thread to be had: read here
+            }
+        }
+        read(0);
+        for (std::thread& worker : workers)
+            worker.join();
+    }
+    for (const std::optional<CollectiveProgram>& part : parts)
+        if (!part)
+            return std::nullopt;
+    CollectiveProgram joined = std::move(*parts[0]);
+    std::vector<bool> seen(joined.rankCount(), false);
+    std::uint32_t gpus = 0;
+    for (std::size_t piece = 0; piece < pieces; ++piece) {
+        const MscclStream& state = readers[piece]->state();
+        CollectiveProgram& part = *parts[piece];
+        if (state.gpuCount() == 0)
+            continue;
+        if (gpus == 0) {
+            joined.inputChunks = part.inputChunks;
+            joined.outputChunks = part.outputChunks;
+        } else if (part.inputChunks != joined.inputChunks ||
+                   part.outputChunks != joined.outputChunks) {
+            return std::nullopt;
+        }
+        joined.scratchChunks = std::max(joined.scratchChunks, part.scratchChunks);
+        gpus += state.gpuCount();
+        for (std::uint32_t rank = 0; rank < joined.rankCount(); ++rank) {
+            if (!state.hasGpu(rank))
+                continue;
+            if (seen[rank])
+                return std::nullopt;
+            seen[rank] = true;
+            if (piece > 0)
+                joined.ranks[rank] = std::move(part.ranks[rank]);
+        }
+    }
+    if (gpus != joined.rankCount())
+        return std::nullopt;
+    return joined;
+}
+
+void refuseHuge(std::string_view text, const std::string& fileName)
 {
     if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         throw Error(fileName + ": the file is too large for an MSCCL program");
+}
+
+// The text may be a mapped file (loadMsccl).
+net::CollectiveProgram parseWithLibxml2(std::string_view text, const std::string& fileName)
+{
+    refuseHuge(text, fileName);
     // The input as xmlCtxtReadMemory sets it up (an empty text is then libxml2's "Document is
     // empty", as before).
     std::unique_ptr<xmlParserCtxt, ContextFree> context(xmlNewParserCtxt());
@@ -639,14 +1033,40 @@ net::CollectiveProgram parseText(std::string_view text, const std::string& fileN
     return stream.take();
 }
 
-} // namespace
-
-net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName)
+net::CollectiveProgram
+parseText(std::string_view text, const std::string& fileName, unsigned threads)
 {
-    return parseText(text, fileName);
+    refuseHuge(text, fileName);
+    if (std::optional<CollectiveProgram> program = readPieces(text, fileName, threads))
+        return std::move(*program);
+    return parseWithLibxml2(text, fileName);
 }
 
-net::CollectiveProgram loadMsccl(const std::string& path)
+} // namespace
+
+net::CollectiveProgram
+parseMsccl(const std::string& text, const std::string& fileName, unsigned threads)
+{
+    return parseText(text, fileName, threads);
+}
+
+std::optional<net::CollectiveProgram>
+parseMscclSubset(std::string_view text, const std::string& fileName, unsigned threads)
+{
+    return readPieces(text, fileName, threads);
+}
+
+std::size_t mscclPieces(std::string_view text, unsigned threads)
+{
+    return pieceStarts(text, threads).size();
+}
+
+net::CollectiveProgram parseMscclWithLibxml2(std::string_view text, const std::string& fileName)
+{
+    return parseWithLibxml2(text, fileName);
+}
+
+net::CollectiveProgram loadMsccl(const std::string& path, unsigned threads)
 {
     // A regular file is mapped, not copied: libxml2 keeps a copy of its own, and a 1,024-rank
     // program is a quarter of a gigabyte.
@@ -662,7 +1082,8 @@ net::CollectiveProgram loadMsccl(const std::string& path)
                 std::size_t size;
                 ~Unmap() { ::munmap(at, size); }
             } unmap{mapped, size};
-            return parseText(std::string_view(static_cast<const char*>(mapped), size), path);
+            return parseText(
+                std::string_view(static_cast<const char*>(mapped), size), path, threads);
         }
     } else if (fd >= 0) {
         ::close(fd);
@@ -673,7 +1094,7 @@ net::CollectiveProgram loadMsccl(const std::string& path)
         throw Error(path + ": cannot open the MSCCL program (check the path; relative paths are "
                            "taken from the platform file's folder)");
     std::string text(std::istreambuf_iterator<char>(in), {});
-    return parseText(text, path);
+    return parseText(text, path, threads);
 }
 
 } // namespace etsim::platform

@@ -17,14 +17,32 @@
 
 #include "models/net/collectives/CollectiveProgram.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace etsim::platform {
 
-/// Parses `text` (named `fileName` in messages).
-net::CollectiveProgram parseMsccl(const std::string& text, const std::string& fileName);
+/// Parses `text` (named `fileName` in messages). `threads` read a large program's <gpu>
+/// elements at once; the program and every message are the same for any number.
+net::CollectiveProgram
+parseMsccl(const std::string& text, const std::string& fileName, unsigned threads = 1);
+
+/// The first reader parseMsccl tries, alone: the program when `text` keeps to the XML that
+/// programs are written in (elements, attributes in single or double quotes, blanks; no DTD,
+/// references, CDATA, comments, processing instructions, text or CR) and the program has no
+/// problem; nothing otherwise, for libxml2 to read and report.
+std::optional<net::CollectiveProgram>
+parseMscclSubset(std::string_view text, const std::string& fileName, unsigned threads = 1);
+
+/// How many pieces, read at once, parseMscclSubset splits `text` into for `threads`: each but
+/// the first begins at a <gpu> tag, and none is smaller than 64 KiB.
+std::size_t mscclPieces(std::string_view text, unsigned threads);
+
+/// The reader parseMsccl falls back to, alone (libxml2's): every message comes from it.
+net::CollectiveProgram parseMscclWithLibxml2(std::string_view text, const std::string& fileName);
 
 /// Reads and parses a file.
-net::CollectiveProgram loadMsccl(const std::string& path);
+net::CollectiveProgram loadMsccl(const std::string& path, unsigned threads = 1);
 
 } // namespace etsim::platform

@@ -48,6 +48,36 @@ TEST(GenCommands, ListShowsThePresets)
     }
 }
 
+// `etsim collective verify` reads algorithm traces with as many threads as --threads says and
+// prints the same whatever the number; the XML form too, as generated.
+TEST(GenCommands, CollectiveProgramsVerifyWithAnyNumberOfThreads)
+{
+    etsim::test::TempDir dir;
+    std::string prefix = dir.path().string() + "/ring";
+    ASSERT_EQ(runEtsim("gen collective --ranks 16 --format chakra --out '" + prefix + "'").code, 0);
+    ASSERT_EQ(runEtsim("gen collective --ranks 16 --out '" + prefix + ".xml'").code, 0);
+    Result one = runEtsim("collective verify --threads 1 '" + prefix + "'");
+    EXPECT_EQ(one.code, 0) << one.output;
+    EXPECT_TRUE(contains(one.output, "16 ranks, 496 operations, 480 messages: verified"))
+        << one.output;
+    for (const char* threads : {"2", "7"}) {
+        Result more =
+            runEtsim(std::string("collective verify --threads ") + threads + " '" + prefix + "'");
+        EXPECT_EQ(more.code, 0) << more.output;
+        EXPECT_EQ(more.output, one.output);
+    }
+    Result xml = runEtsim("collective verify '" + prefix + ".xml'");
+    EXPECT_EQ(xml.code, 0) << xml.output;
+    EXPECT_TRUE(contains(xml.output, "16 ranks, 496 operations, 480 messages: verified"))
+        << xml.output;
+    Result zero = runEtsim("collective verify --threads 0 '" + prefix + "'");
+    EXPECT_EQ(zero.code, 2);
+    EXPECT_TRUE(contains(zero.output, "--threads")) << zero.output;
+    EXPECT_TRUE(
+        contains(runEtsim("collective verify --help").output, "--threads UINT:UINT in [1 - 64]"))
+        << runEtsim("collective verify --help").output;
+}
+
 TEST(GenCommands, WritesTracesThatValidate)
 {
     etsim::test::TempDir dir;

@@ -543,6 +543,49 @@ TEST(ChakraAlgorithm, RoundTripKeepsTheProgramAndMissingFilesAreNamed)
     }
 }
 
+// Rank files read by several threads give the program, and the error, of reading them in turn.
+TEST(ChakraAlgorithm, ThreadsReadTheSameProgramAndTheFirstErrorInRankOrder)
+{
+    Scratch scratch;
+    std::string prefix = scratch.write("ring", "");
+    writeChakraAlgorithm(
+        generateProgram(AlgorithmKind::Ring, CollectiveType::AllReduce, 16), prefix, 1 << 20);
+    net::CollectiveProgram alone = loadChakraAlgorithm(prefix, 1);
+    for (unsigned threads : {2U, 3U, 16U, 64U}) {
+        SCOPED_TRACE(threads);
+        net::CollectiveProgram read = loadChakraAlgorithm(prefix, threads);
+        EXPECT_TRUE(read.chunksKnown);
+        EXPECT_EQ(writeMsccl(read), writeMsccl(alone));
+        ASSERT_EQ(read.rankCount(), 16U);
+        for (std::uint32_t rank = 0; rank < 16; ++rank) {
+            EXPECT_EQ(read.ranks[rank].names, alone.ranks[rank].names);
+            for (std::uint32_t op = 0; op < read.ranks[rank].ops.size(); ++op)
+                EXPECT_EQ(read.where(rank, op), alone.where(rank, op));
+        }
+    }
+    // Rank files 14 and 15 missing: the first node (in rank order) naming rank 14 is named.
+    for (const char* rank : {".14", ".15"})
+        fs::rename(prefix + rank + ".et", prefix + rank + ".bak");
+    std::string missing = test::errorOf([&] { loadChakraAlgorithm(prefix, 1); });
+    EXPECT_NE(missing.find("ring.0.et node "), std::string::npos) << missing;
+    EXPECT_NE(missing.find("talks to rank 15, but " + prefix + ".14.et is missing"),
+              std::string::npos)
+        << missing;
+    for (unsigned threads : {2U, 5U})
+        EXPECT_EQ(test::errorOf([&] { loadChakraAlgorithm(prefix, threads); }), missing);
+    for (const char* rank : {".14", ".15"})
+        fs::rename(prefix + rank + ".bak", prefix + rank + ".et");
+    // Ranks 3 and 9 unreadable: rank 3's error, however many threads read.
+    scratch.write("ring.9.et", "not a trace");
+    std::string ninth = test::errorOf([&] { loadChakraAlgorithm(prefix, 1); });
+    EXPECT_NE(ninth.find("ring.9.et"), std::string::npos) << ninth;
+    scratch.write("ring.3.et", "not a trace");
+    std::string third = test::errorOf([&] { loadChakraAlgorithm(prefix, 1); });
+    EXPECT_NE(third.find("ring.3.et"), std::string::npos) << third;
+    for (unsigned threads : {2U, 4U, 16U})
+        EXPECT_EQ(test::errorOf([&] { loadChakraAlgorithm(prefix, threads); }), third);
+}
+
 TEST(MscclReader, PlatformFileFindsTheProgramBesideIt)
 {
     Scratch scratch;

@@ -5,13 +5,16 @@
 #include "platforms/collectives/MscclReader.h"
 
 #include "kernel/Error.h"
+#include "platforms/collectives/ProgramGen.h"
 #include "tests/support/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace etsim::platform {
 namespace {
@@ -230,6 +233,179 @@ TEST(MscclReaderErrors, WhatTheReaderAcceptsAsBefore)
     // Lines count in the DOCTYPE's lines too.
     EXPECT_EQ(refusal("<!DOCTYPE algo>\n\n" + pair(" loop=\"1\"")).substr(0, 20),
               "pair.xml:3: <algo>: ");
+}
+
+// Both readers give the same program, operation by operation (the line of each included).
+void expectSamePrograms(const net::CollectiveProgram& a, const net::CollectiveProgram& b)
+{
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.source, b.source);
+    EXPECT_EQ(a.type, b.type);
+    EXPECT_EQ(a.inputChunks, b.inputChunks);
+    EXPECT_EQ(a.outputChunks, b.outputChunks);
+    EXPECT_EQ(a.scratchChunks, b.scratchChunks);
+    EXPECT_EQ(a.chunksPerLoop, b.chunksPerLoop);
+    EXPECT_EQ(a.inPlace, b.inPlace);
+    EXPECT_EQ(a.origin, b.origin);
+    ASSERT_EQ(a.rankCount(), b.rankCount());
+    for (std::uint32_t rank = 0; rank < a.rankCount(); ++rank) {
+        ASSERT_EQ(a.ranks[rank].ops.size(), b.ranks[rank].ops.size()) << "rank " << rank;
+        for (std::size_t index = 0; index < a.ranks[rank].ops.size(); ++index) {
+            const net::ProgramOp& x = a.ranks[rank].ops[index];
+            const net::ProgramOp& y = b.ranks[rank].ops[index];
+            SCOPED_TRACE("rank " + std::to_string(rank) + " op " + std::to_string(index));
+            EXPECT_EQ(x.kind, y.kind);
+            EXPECT_EQ(x.sendPeer, y.sendPeer);
+            EXPECT_EQ(x.recvPeer, y.recvPeer);
+            EXPECT_EQ(x.channel, y.channel);
+            EXPECT_EQ(x.threadblock, y.threadblock);
+            EXPECT_EQ(x.src.buffer, y.src.buffer);
+            EXPECT_EQ(x.src.offset, y.src.offset);
+            EXPECT_EQ(x.dst.buffer, y.dst.buffer);
+            EXPECT_EQ(x.dst.offset, y.dst.offset);
+            EXPECT_EQ(x.count, y.count);
+            EXPECT_EQ(std::vector<std::uint32_t>(x.deps.begin(), x.deps.end()),
+                      std::vector<std::uint32_t>(y.deps.begin(), y.deps.end()));
+            EXPECT_EQ(x.origin, y.origin);
+            EXPECT_EQ(x.step, y.step);
+        }
+    }
+}
+
+TEST(MscclSubsetReader, ReadsWrittenProgramsAsLibxml2Does)
+{
+    std::optional<net::CollectiveProgram> fast = parseMscclSubset(pair(), "pair.xml");
+    ASSERT_TRUE(fast.has_value());
+    expectSamePrograms(*fast, parseMscclWithLibxml2(pair(), "pair.xml"));
+    EXPECT_EQ(fast->where(1, 1), "pair.xml:12 (gpu 1 tb 0 step 1 rrc)");
+    // What etsim writes, for every algorithm it writes.
+    for (net::AlgorithmKind algorithm : {net::AlgorithmKind::Ring,
+                                         net::AlgorithmKind::Direct,
+                                         net::AlgorithmKind::HalvingDoubling,
+                                         net::AlgorithmKind::DoubleBinaryTree}) {
+        std::string xml = writeMsccl(generateProgram(algorithm, CollectiveType::AllReduce, 8));
+        fast = parseMscclSubset(xml, "gen.xml");
+        ASSERT_TRUE(fast.has_value());
+        expectSamePrograms(*fast, parseMscclWithLibxml2(xml, "gen.xml"));
+    }
+    // Single quotes, blanks around '=', before '>' and in end tags, '>' in a value, steps
+    // holding elements, an empty root element's refusal aside: all in the subset.
+    std::string variants = replaced(
+        replaced(replaced(replaced(pair(), "name=\"pair\"", "name = 'p>air'"), "</tb>", "</tb >"),
+                 "chan=\"0\">",
+                 "chan=\"0\"\t >"),
+        "hasdep=\"0\"/>",
+        "hasdep=\"0\"><note a=\"1\" b=\"1\"/></step>");
+    fast = parseMscclSubset(variants, "pair.xml");
+    ASSERT_TRUE(fast.has_value());
+    EXPECT_EQ(fast->name, "p>air");
+    expectSamePrograms(*fast, parseMscclWithLibxml2(variants, "pair.xml"));
+}
+
+TEST(MscclSubsetReader, HandsOverToLibxml2)
+{
+    // Each is outside the subset; parseMsccl then reads it with libxml2 alone, from the start.
+    const std::string outside[] = {
+        "<?xml version=\"1.0\"?>\n" + pair(),
+        "<!-- a comment -->\n" + pair(),
+        "<!DOCTYPE algo>\n" + pair(),
+        replaced(pair(), "srcoff=\"1\"", "srcoff=\"&#49;\""),
+        replaced(pair(), "srcoff=\"1\"", "srcoff=\"&quot;1\""),
+        replaced(pair(), "\n", "\r\n"),
+        replaced(pair(), "<step s=\"0\" type=\"s\"", "text<step s=\"0\" type=\"s\""),
+        replaced(pair(), "<step s=\"0\" type=\"s\"", "<![CDATA[x]]><step s=\"0\" type=\"s\""),
+        replaced(pair(), "send=\"1\" recv=\"1\"", "send=\"1\"\n recv=\"1\""),
+        replaced(pair(), "name=\"pair\"", "name=\"p\xc3\xa4ir\""),
+        replaced(pair(), "name=\"pair\"", "name=\"p\tair\""),
+        replaced(pair(), "<algo ", "<m:algo xmlns:m=\"urn:x\" "),
+        pair() + "<!-- after the root -->\n",
+    };
+    for (const std::string& text : outside) {
+        SCOPED_TRACE(text.substr(0, 60));
+        EXPECT_FALSE(parseMscclSubset(text, "pair.xml").has_value());
+        net::CollectiveProgram program;
+        std::string viaBoth = test::errorOf([&] { program = parseMsccl(text, "pair.xml"); });
+        net::CollectiveProgram alone;
+        std::string viaLibxml2 =
+            test::errorOf([&] { alone = parseMscclWithLibxml2(text, "pair.xml"); });
+        EXPECT_EQ(viaBoth, viaLibxml2);
+        if (viaLibxml2 == "(no error)")
+            expectSamePrograms(program, alone);
+    }
+    // Refused ones: libxml2's messages (every message comes from one reader).
+    const std::string refused[] = {
+        replaced(pair(), "cnt=\"1\"", "cnt=\"1\" cnt=\"1\""),
+        replaced(pair(), "hasdep=\"0\"/>", "hasdep=\"0\"><note a=\"1\" a=\"2\"/></step>"),
+        replaced(pair(), "cnt=\"1\"", "cnt=\"1\"deps=\"-1\""),
+        replaced(pair(), "</algo>", "</algo><algo/>"),
+        replaced(pair(), "</algo>\n", ""),
+        replaced(pair(), "cnt=\"1\"", "cnt=1"),
+        replaced(pair(), "<step s=\"2\"", "<step s=\"4\""),
+        pair().substr(0, 300),
+    };
+    for (const std::string& text : refused) {
+        SCOPED_TRACE(text.substr(0, 60));
+        EXPECT_FALSE(parseMscclSubset(text, "pair.xml").has_value());
+        std::string message = refusal(text);
+        EXPECT_NE(message, "(no error)");
+        EXPECT_EQ(message, test::errorOf([&] { parseMscclWithLibxml2(text, "pair.xml"); }));
+    }
+    EXPECT_EQ(refusal(replaced(pair(), "cnt=\"1\"", "cnt=\"1\" cnt=\"1\"")),
+              "pair.xml:4: malformed XML: Attribute cnt redefined");
+}
+
+// A large program read in pieces at once: the same program, and any problem that spans the
+// pieces (which no piece sees alone) still handed to libxml2.
+TEST(MscclSubsetReader, PiecesReadAtOnceJoinAsOneReaderReads)
+{
+    std::string xml =
+        writeMsccl(generateProgram(net::AlgorithmKind::Ring,
+                                   CollectiveType::AllReduce,
+                                   64)); // 965 kB: at most 13 pieces of 64 kB from a <gpu>
+    EXPECT_EQ(mscclPieces(xml, 1), 1U);
+    EXPECT_EQ(mscclPieces(xml, 2), 2U);
+    EXPECT_EQ(mscclPieces(xml, 3), 3U);
+    EXPECT_EQ(mscclPieces(xml, 64), 13U);
+    EXPECT_EQ(mscclPieces(pair(), 2), 1U);
+    std::optional<net::CollectiveProgram> alone = parseMscclSubset(xml, "ring.xml", 1);
+    ASSERT_TRUE(alone.has_value());
+    for (unsigned threads : {2U, 3U, 15U, 64U}) {
+        SCOPED_TRACE(threads);
+        std::optional<net::CollectiveProgram> pieces = parseMscclSubset(xml, "ring.xml", threads);
+        ASSERT_TRUE(pieces.has_value());
+        expectSamePrograms(*pieces, *alone);
+        expectSamePrograms(parseMsccl(xml, "ring.xml", threads), *alone);
+    }
+    // Late in the file (another piece than the first gpu's): a gpu id given twice, other
+    // buffers, a gpu fewer, a comment. Each is libxml2's to read, with its message.
+    std::string lastGpu = "  <gpu id=\"63\"";
+    std::size_t last = xml.rfind(lastGpu);
+    ASSERT_NE(last, std::string::npos);
+    std::size_t lastEnd = xml.find("</gpu>\n", last) + 7;
+    std::string withoutLast = xml.substr(0, last) + xml.substr(lastEnd);
+    const std::string spanning[] = {
+        xml.substr(0, last) + "  <gpu id=\"1\"" + xml.substr(last + lastGpu.size()),
+        xml.substr(0, last) + "  <gpu id=\"63\" i_chunks=\"65\"" +
+            xml.substr(xml.find(" o_chunks", last)),
+        withoutLast,
+        xml.substr(0, last) + "<!-- <gpu id=\"63\"> -->\n" + xml.substr(last),
+    };
+    for (const std::string& text : spanning) {
+        for (unsigned threads : {1U, 2U, 7U}) {
+            SCOPED_TRACE(threads);
+            EXPECT_FALSE(parseMscclSubset(text, "ring.xml", threads).has_value());
+            net::CollectiveProgram program;
+            std::string message =
+                test::errorOf([&] { program = parseMsccl(text, "ring.xml", threads); });
+            net::CollectiveProgram reference;
+            EXPECT_EQ(message,
+                      test::errorOf([&] { reference = parseMscclWithLibxml2(text, "ring.xml"); }));
+            if (message == "(no error)")
+                expectSamePrograms(program, reference);
+        }
+    }
+    EXPECT_EQ(test::errorOf([&] { parseMsccl(withoutLast, "ring.xml", 7); }),
+              "ring.xml:1: <algo>: ngpus=64 but the program has 63 <gpu> elements");
 }
 
 TEST(MscclReaderErrors, AFileThatCannotBeOpenedIsNamed)
