@@ -1,3 +1,5 @@
+// Longer than most files: one case per field, error and sampling rule of the synthetic-trace
+// model, all on the same few generated source workloads.
 // The synthetic-trace model: learning from generated workloads, sampling valid traces that
 // keep the learned statistics, determinism, the JSON file and its errors.
 
