@@ -88,6 +88,24 @@ private:
                                 deps(),
                                 tensors));
     }
+    // Adam over `params` parameters: about 10 operations a parameter; reads the gradient and
+    // the fp32 master weight, momentum and variance (12 B a parameter), writes those three back
+    // and the parameter. Each byte moved is one tensor byte, read or written, not both.
+    uint64_t adam(const std::string& name, double params)
+    {
+        const auto weights = static_cast<uint64_t>(params * bytes);
+        const auto state = static_cast<uint64_t>(params * 12);
+        NodeTensors tensors;
+        tensors.inputs = {fresh(weights), fresh(state)};
+        tensors.outputs = {fresh(state), output(weights)};
+        return step(out.compute(name,
+                                et::OpKind::Elementwise,
+                                spec.dtype,
+                                static_cast<int64_t>(10 * params),
+                                2 * (weights + state),
+                                deps(),
+                                tensors));
+    }
     uint64_t attention(
         const std::string& name, int64_t queries, int64_t keys, int64_t batch, uint64_t extraBytes)
     {

@@ -45,9 +45,7 @@ void Transformer::RankPlan::optimizer()
     if (experts > 0 && edp > 1)
         collective("expert_grad_allreduce", CollectiveType::AllReduce, expertBytes, edpGroup);
     double shard = (sharded ? dense / p.dp : dense) + experts;
-    // Adam: about 10 operations per parameter; reads and writes fp32 master weight, momentum
-    // and variance, reads the gradient and writes the parameter.
-    elementwise("optimizer.adam", 10 * shard, shard * (24.0 / bytes + 2));
+    adam("optimizer.adam", shard);
     if (p.dp > 1 && (spec.zero == 1 || spec.zero == 2))
         collective("param_allgather",
                    CollectiveType::AllGather,
