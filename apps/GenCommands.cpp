@@ -50,6 +50,7 @@ struct TransformerOptions {
     std::string dtype = "bf16";
     std::string recompute = "none";
     uint32_t zero = 0;
+    uint32_t optimizerShards = 1;
     std::string offload = "none";
     uint32_t decodeTokens = 0;
     OutputOptions output{"", "transformer", false};
@@ -217,6 +218,7 @@ ExitCode runTransformer(TransformerOptions& o)
     spec.microBatch = o.microBatch;
     spec.globalBatch = o.globalBatch;
     spec.zero = o.zero;
+    spec.optimizerShards = o.optimizerShards;
     spec.decodeTokens = o.decodeTokens;
     try {
         wl::Transformer job(spec);
@@ -366,6 +368,12 @@ void addGenCommands(CLI::App& app, ExitCode& result)
     transformer->add_option("--recompute", tf->recompute, "Activation recomputation: none, full")
         ->capture_default_str();
     transformer->add_option("--zero", tf->zero, "ZeRO stage 0..3 (training)")
+        ->capture_default_str();
+    transformer
+        ->add_option("--optimizer-shards",
+                     tf->optimizerShards,
+                     "With --dp 1, for one replica of a larger job: ranks the optimizer state "
+                     "is sharded over (FSDP/ZeRO across the replicas left out)")
         ->capture_default_str();
     transformer
         ->add_option(

@@ -284,11 +284,14 @@ def llama3(etsim):
     """Llama 3 405B-class on H100: TP8 x PP16 x DP64 = 8,192 GPUs, seq 8,192, 16 M tokens per
     step (2,048 sequences, 32 per replica), BF16, no recompute. One replica (128 ranks on 16
     HGX nodes) is simulated; data-parallel communication is taken as hidden behind compute,
-    as the Llama 3 paper overlaps its FSDP traffic."""
+    as the Llama 3 paper overlaps its FSDP traffic. FSDP also shards the optimizer state over
+    the 64 replicas (--optimizer-shards 64): unsharded, a rank's Adam state alone (3.2 G
+    parameters x 16 B) would not fit in its 80 GB of HBM, and etsim refuses the node."""
     trace = etsim.gen("llama3", "transformer", "--layers", 128, "--hidden", 16384, "--heads", 128,
                       "--kv-heads", 8, "--ffn", 53248, "--vocab", 128256, "--gated-mlp",
-                      "--tp", 8, "--pp", 16, "--dp", 1, "--micro-batch", 1,
-                      "--global-batch", 32, "--seq-len", 8192, "--dtype", "bf16")
+                      "--tp", 8, "--pp", 16, "--dp", 1, "--optimizer-shards", 64,
+                      "--micro-batch", 1, "--global-batch", 32, "--seq-len", 8192,
+                      "--dtype", "bf16")
     report = etsim.run("llama3", "hgx_h100_4node", trace,
                        ["ranks=128", "fabric.topology.dims[1].size=16"])
     seconds = report["simulated_time_ns"] / 1e9

@@ -173,6 +173,12 @@ Transformer::Transformer(TransformerSpec s) : spec(std::move(s))
                 std::to_string(p.dp) + ",");
     if (spec.zero > 3)
         fail("zero must be 0, 1, 2 or 3");
+    if (spec.optimizerShards == 0)
+        fail("optimizer-shards must be at least 1 (1: the optimizer state is not sharded)");
+    if (spec.optimizerShards > 1 && p.dp > 1)
+        fail("optimizer-shards stands for data-parallel replicas the trace leaves out (dp 1); "
+             "with dp " +
+             std::to_string(p.dp) + " use --zero to shard over the replicas in the trace");
     if (et::bytesPerElement(spec.dtype) == 0)
         fail("dtype must be a known element type");
     uint64_t ranks = uint64_t{p.tp} * p.pp * p.dp;
@@ -209,7 +215,10 @@ std::string Transformer::description() const
                        std::to_string(p.ep);
     if (spec.phase == Phase::Training)
         text += ", recompute " + std::string(recomputeName(spec.recompute)) + ", zero " +
-                std::to_string(spec.zero);
+                std::to_string(spec.zero) +
+                (spec.optimizerShards > 1
+                     ? ", optimizer sharded " + std::to_string(spec.optimizerShards) + " ways"
+                     : "");
     else
         text += ", decode " + std::to_string(spec.decodeTokens) + " tokens";
     return text;

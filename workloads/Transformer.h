@@ -105,6 +105,10 @@ struct TransformerSpec {
     Recompute recompute = Recompute::None;
     // ZeRO stage 0..3 (training with dp > 1).
     uint32_t zero = 0;
+    // Training, when the trace is one data-parallel replica of a larger job (dp 1): the ranks
+    // its optimizer state is sharded over (FSDP or ZeRO across replicas the trace leaves out),
+    // so each rank's Adam step updates 1/N of its stage's parameters. 1: not sharded.
+    uint32_t optimizerShards = 1;
     Offload offload = Offload::None;
     // Inference: tokens generated after the prefill.
     uint32_t decodeTokens = 0;

@@ -44,7 +44,7 @@ void Transformer::RankPlan::optimizer()
     uint32_t edp = p.dp / p.ep;
     if (experts > 0 && edp > 1)
         collective("expert_grad_allreduce", CollectiveType::AllReduce, expertBytes, edpGroup);
-    double shard = (sharded ? dense / p.dp : dense) + experts;
+    double shard = (sharded ? dense / p.dp : dense / spec.optimizerShards) + experts;
     adam("optimizer.adam", shard);
     if (p.dp > 1 && (spec.zero == 1 || spec.zero == 2))
         collective("param_allgather",

@@ -4,6 +4,7 @@
 
 #include "workloads/Transformer.h"
 
+#include "et_driver/NodeTensors.h"
 #include "kernel/Error.h"
 #include "tests/support/TempDir.h"
 #include "tests/workloads/WorkloadTestSupport.h"
@@ -466,6 +467,41 @@ TEST(Transformer, NamesParse)
     EXPECT_FALSE(recomputeFromName("selective").has_value());
     EXPECT_EQ(offloadFromName("weights"), Offload::Weights);
     EXPECT_FALSE(offloadFromName("kv").has_value());
+}
+
+TEST(Transformer, AdamMovesEachByteOnceAndShardsOverLeftOutReplicas)
+{
+    TransformerSpec spec;
+    spec.model = small(false);
+    spec.model.hidden = 256;
+    spec.model.heads = 4;
+    spec.model.kvHeads = 0;
+    spec.model.ffn = 1024;
+    spec.seqLen = 64;
+    Transformer whole(spec);
+    const et::TraceNode adam = find(generateAll(whole), 0, "optimizer.adam");
+    // Parameters of the one stage: its gradient bytes / 2 (bf16).
+    const double params = static_cast<double>(whole.dpGradientBytes(0)) / 2;
+    EXPECT_EQ(adam.numOps(), static_cast<int64_t>(10 * params));
+    // Reads the gradient (2 B) and the fp32 state (12 B), writes both: 28 B a parameter, once.
+    EXPECT_EQ(adam.tensorSize(),
+              static_cast<uint64_t>(params * 2) * 2 + static_cast<uint64_t>(params * 12) * 2);
+    std::optional<NodeTensors> tensors = et::nodeTensors(adam);
+    ASSERT_TRUE(tensors);
+    uint64_t named = 0;
+    for (const auto* list : {&tensors->inputs, &tensors->outputs})
+        for (const TensorUse& t : *list)
+            named += t.bytes;
+    EXPECT_EQ(named, *adam.tensorSize());
+
+    spec.optimizerShards = 64;
+    const et::TraceNode sharded = find(generateAll(Transformer(spec)), 0, "optimizer.adam");
+    EXPECT_EQ(sharded.numOps(), static_cast<int64_t>(10 * (params / 64)));
+    spec.parallel.dp = 2;
+    expectError(spec, "optimizer-shards stands for data-parallel replicas the trace leaves out");
+    spec.parallel.dp = 1;
+    spec.optimizerShards = 0;
+    expectError(spec, "optimizer-shards must be at least 1");
 }
 
 } // namespace
