@@ -94,24 +94,22 @@ ParamTable<ProxyOptions> makeCosimParams()
             },
             [](const ProxyOptions& options) { return YAML::Node(paramText(options.listen)); })
         .defaultIs("false (true with spawn)");
-    table
-        .custom(
-            "timeout",
-            "time ≥ 1 ms",
-            "wall-clock limit for connecting and for each wait on the peer; rounded up to whole "
-            "ms",
-            [](const ConfigNode& node, ProxyOptions& options) {
-                const Time value = node.as<Time>();
-                if (value < minCosimTimeout)
-                    node.fail("must be at least 1 ms (a wall-clock limit, e.g. 2 s)");
-                // Whole milliseconds, rounded up so a timeout is never shortened.
-                options.timeout =
-                    std::chrono::milliseconds((value.ps() + 999'999'999) / 1'000'000'000);
-            },
-            [](const ProxyOptions& options) {
-                return YAML::Node(std::to_string(options.timeout.count()) + " ms");
-            })
-        .defaultIs(toString(defaultCosimTimeout));
+    table.custom(
+        "timeout",
+        "time ≥ 1 ms",
+        "wall-clock limit for connecting and for each wait on the peer; rounded up to whole "
+        "ms",
+        [](const ConfigNode& node, ProxyOptions& options) {
+            const Time value = node.as<Time>();
+            if (value < minCosimTimeout)
+                node.fail("must be at least 1 ms (a wall-clock limit, e.g. 2 s)");
+            // Whole milliseconds, rounded up so a timeout is never shortened.
+            options.timeout = std::chrono::milliseconds((value.ps() + 999'999'999) / 1'000'000'000);
+        },
+        [](const ProxyOptions& options) {
+            return YAML::Node(toString(
+                Time::fromPs(static_cast<std::uint64_t>(options.timeout.count()) * 1'000'000'000)));
+        });
     table
         .custom(
             "token",

@@ -36,10 +36,8 @@ inline constexpr EnumName<IoMode> ioModeNames[] = {
     {"thread", IoMode::Thread},
 };
 
-inline constexpr SyncMode defaultSyncMode = SyncMode::Conservative;
-/// Wall-clock limit for connecting and for each wait on the peer.
-inline constexpr Time defaultCosimTimeout = Time::fromPs(10'000'000'000'000); // 10 s
-/// Shortest accepted timeout.
+// The defaults of every key are those of ProxyOptions (cosim/Proxy.h), which cosimParams()
+// documents. Shortest accepted timeout:
 inline constexpr Time minCosimTimeout = Time::fromPs(1'000'000'000); // 1 ms
 
 /// Every key of a `cosim:` map: its type, default, rules and help (kernel/ParamTable.h). It
