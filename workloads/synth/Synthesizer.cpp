@@ -260,6 +260,16 @@ void Synthesizer::assignTensors(Random& random)
     std::vector<std::size_t> naming; // skeleton indices of the tensor-naming nodes so far
     uint64_t nextTensor = 1;
     const auto sizeBit = static_cast<int>(Quantity::TensorSize);
+    // Per kind, the sources the model saw at each input position ("0:output" -> [0]["output"]).
+    std::vector<std::vector<Categorical>> sourcesAt(kindStats.size());
+    for (std::size_t kind = 0; kind < kindStats.size(); ++kind)
+        for (const auto& [key, count] : kindStats[kind].inputSources) {
+            const auto [position, source] = detail::sourceKey(key);
+            if (sourcesAt[kind].size() <= static_cast<std::size_t>(position))
+                sourcesAt[kind].resize(position + 1);
+            sourcesAt[kind][position][source] = count;
+        }
+    const Categorical none;
     for (std::size_t i = 0; i < skeleton.size(); ++i) {
         Entry& entry = skeleton[i];
         const KindStats& stats = kindStats[entry.kind];
@@ -275,12 +285,9 @@ void Synthesizer::assignTensors(Random& random)
         uint64_t reusedBytes = 0;
         std::size_t freshInputs = 0;
         for (uint64_t k = 0; k < inputs; ++k) {
-            // The sources the model saw at this input position.
-            Categorical atPosition;
-            for (const auto& [key, count] : stats.inputSources)
-                if (const auto [position, source] = detail::sourceKey(key);
-                    position == static_cast<int>(std::min<uint64_t>(k, detail::maxTensorCount - 1)))
-                    atPosition[source] = count;
+            const auto position = std::min<std::size_t>(k, detail::maxTensorCount - 1);
+            const Categorical& atPosition =
+                position < sourcesAt[entry.kind].size() ? sourcesAt[entry.kind][position] : none;
             const std::string source = total(atPosition) == 0 ? std::string(freshSource)
                                                               : pick(atPosition, random.uniform());
             // An earlier tensor of the drawn role; a draw that lands on one this node already
@@ -318,10 +325,8 @@ void Synthesizer::assignTensors(Random& random)
         // in whole elements of the node's type.
         const uint64_t bytes = toCount(entry.values[sizeBit]);
         const uint64_t freshCount = freshInputs + outputs;
-        const std::optional<et::DataType> dtype =
-            entry.dtype != 0 ? et::dataTypeFromName(dtypeNames[entry.dtype]) : std::nullopt;
         const auto element =
-            static_cast<uint64_t>(std::max(1, dtype ? et::bytesPerElement(*dtype) : 1));
+            static_cast<uint64_t>(std::max(1, et::bytesPerElement(dataTypeOf(entry))));
         uint64_t share = 0;
         if (freshCount > 0) {
             share = std::max((bytes > reusedBytes ? bytes - reusedBytes : 0) / freshCount,
@@ -437,6 +442,13 @@ void Synthesizer::assignValues(const std::vector<std::vector<uint64_t>>& occurre
     }
 }
 
+et::DataType Synthesizer::dataTypeOf(const Entry& entry) const
+{
+    if (entry.dtype == 0)
+        return et::DataType::Unknown;
+    return et::dataTypeFromName(dtypeNames[entry.dtype]).value_or(et::DataType::Unknown);
+}
+
 CommGroup Synthesizer::groupOf(std::size_t index, uint32_t rank) const
 {
     const Layout& layout = layouts[index];
@@ -509,11 +521,8 @@ void Synthesizer::emitRank(uint32_t rank, RankEmitter& out) const
             type = NodeType::CommColl;
 
         auto writeTensors = [&](TraceNode& node) {
-            const std::optional<et::DataType> dtype =
-                entry.dtype != 0 ? et::dataTypeFromName(dtypeNames[entry.dtype]) : std::nullopt;
-            RankEmitter::writeTensors(node,
-                                      dtype.value_or(et::DataType::Unknown),
-                                      NodeTensors{entry.inputs, entry.outputs});
+            RankEmitter::writeTensors(
+                node, dataTypeOf(entry), NodeTensors{entry.inputs, entry.outputs});
         };
         out.custom("op_" + std::to_string(base + i), type, deps, [&](TraceNode& node) {
             if (std::optional<uint64_t> micros = value(Quantity::Duration))

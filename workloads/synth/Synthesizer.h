@@ -90,6 +90,8 @@ private:
     // assignValues: fresh tensors share the node's tensor_size).
     void assignTensors(Random& random);
     int32_t layoutFor(const std::string& shape);
+    // The element type of a node that carries one; Unknown otherwise.
+    et::DataType dataTypeOf(const Entry& entry) const;
     // Group of `rank` under a layout: its id and members.
     CommGroup groupOf(std::size_t layout, uint32_t rank) const;
 
