@@ -3,6 +3,8 @@
 // layer or the bridge, and the SystemC-free core (and everything the peer side links) never
 // includes SystemC.
 
+#include "tests/architecture/SourceFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,27 +146,15 @@ std::vector<Include> readIncludes(const fs::path& root, const std::vector<std::s
 {
     static const std::regex includeLine(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
     std::vector<Include> includes;
-    for (const std::string& folder : folders) {
-        for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
-            if (!entry.is_regular_file())
-                continue;
-            const std::string name = entry.path().filename().string();
-            const bool source = entry.path().extension() == ".h" ||
-                                entry.path().extension() == ".cpp" ||
-                                name.size() > 7 && name.substr(name.size() - 7) == ".cpp.in";
-            if (!source)
-                continue;
-            std::ifstream in(entry.path());
-            std::string text;
-            int number = 0;
-            while (std::getline(in, text)) {
-                ++number;
-                std::smatch match;
-                if (std::regex_search(text, match, includeLine))
-                    includes.push_back({fs::relative(entry.path(), root).generic_string(),
-                                        number,
-                                        match[1].str()});
-            }
+    for (const std::string& file : test::sourceFiles(root, folders)) {
+        std::ifstream in(root / file);
+        std::string text;
+        int number = 0;
+        while (std::getline(in, text)) {
+            ++number;
+            std::smatch match;
+            if (std::regex_search(text, match, includeLine))
+                includes.push_back({file, number, match[1].str()});
         }
     }
     return includes;
