@@ -35,6 +35,20 @@ TransformerModel small(bool gated)
     return m;
 }
 
+// A quarter-size dense model (hidden 256, 4 heads, FFN 1024) on 64-token sequences, for tests
+// that count bytes by hand.
+TransformerSpec smallDense()
+{
+    TransformerSpec spec;
+    spec.model = small(false);
+    spec.model.hidden = 256;
+    spec.model.heads = 4;
+    spec.model.kvHeads = 0;
+    spec.model.ffn = 1024;
+    spec.seqLen = 64;
+    return spec;
+}
+
 TEST(Transformer, LayerGemmShapesAndFlopsByHand)
 {
     TransformerSpec spec;
@@ -141,14 +155,8 @@ TEST(Transformer, DataParallelGradientAllReducePerStageByHand)
 
 TEST(Transformer, ZeroShardingCollectives)
 {
-    TransformerSpec spec;
-    spec.model = small(false);
-    spec.model.hidden = 256;
-    spec.model.heads = 4;
-    spec.model.kvHeads = 0;
-    spec.model.ffn = 1024;
+    TransformerSpec spec = smallDense();
     spec.parallel.dp = 4;
-    spec.seqLen = 64;
     spec.zero = 1;
     Transformer zero1(spec);
     MemorySink sink = generateAll(zero1);
@@ -271,13 +279,7 @@ TEST(Transformer, DecodeReadsTheKvCache)
 
 TEST(Transformer, OffloadWritesMemoryNodes)
 {
-    TransformerSpec spec;
-    spec.model = small(false);
-    spec.model.hidden = 256;
-    spec.model.heads = 4;
-    spec.model.kvHeads = 0;
-    spec.model.ffn = 1024;
-    spec.seqLen = 64;
+    TransformerSpec spec = smallDense();
     spec.offload = Offload::Activations;
     MemorySink sink = generateAll(Transformer(spec));
     et::TraceNode store = find(sink, 0, "fwd.mb0.layer0.store_activations");
@@ -471,13 +473,7 @@ TEST(Transformer, NamesParse)
 
 TEST(Transformer, AdamMovesEachByteOnceAndShardsOverLeftOutReplicas)
 {
-    TransformerSpec spec;
-    spec.model = small(false);
-    spec.model.hidden = 256;
-    spec.model.heads = 4;
-    spec.model.kvHeads = 0;
-    spec.model.ffn = 1024;
-    spec.seqLen = 64;
+    TransformerSpec spec = smallDense();
     Transformer whole(spec);
     const et::TraceNode adam = find(generateAll(whole), 0, "optimizer.adam");
     // Parameters of the one stage: its gradient bytes / 2 (bf16).
