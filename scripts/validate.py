@@ -7,8 +7,9 @@ Usage: scripts/validate.py [--etsim build/apps/etsim] [--out docs/validation.md]
 
 Only the Python standard library is used. Every figure is produced by the etsim command
 (etsim gen, etsim run, etsim mem) so that anyone can rerun it; the work folder keeps every
-trace and report, each with a stamp file (the etsim commit and the SHA-256 of the binary
-that made it) so that a figure is never taken from another binary's output. --quick skips
+trace and report, each with a stamp file (the etsim commit, the SHA-256 of the binary
+that made it and its etsim arguments) so that a figure is never taken from another binary's
+output or another command's. --quick skips
 the two training runs (minutes of simulation); --sections picks sections by name."""
 
 import argparse
@@ -72,14 +73,14 @@ class Etsim:
         self.commands = []
         self.stamp = {"etsim_commit": commit, "etsim_sha256": file_sha256(binary)}
 
-    def write_stamp(self, path):
+    def write_stamp(self, path, arguments):
         with open(path, "w") as f:
-            json.dump(self.stamp, f, indent=2)
+            json.dump({**self.stamp, "arguments": arguments}, f, indent=2)
             f.write("\n")
 
-    def reusable(self, what, output, stamp_path):
-        """Whether a kept output may be used: it exists and its stamp names this binary.
-        Says why when it is made again."""
+    def reusable(self, what, output, stamp_path, arguments):
+        """Whether a kept output may be used: it exists and its stamp names this binary and
+        the etsim arguments that made it. Says why when it is made again."""
         if not os.path.exists(output):
             return False
         stamp = read_stamp(stamp_path)
@@ -88,6 +89,8 @@ class Etsim:
         elif stamp.get("etsim_sha256") != self.stamp["etsim_sha256"]:
             reason = (f"it was made by another etsim binary (SHA-256 "
                       f"{stamp.get('etsim_sha256')}, this one {self.stamp['etsim_sha256']})")
+        elif stamp.get("arguments") != arguments:
+            reason = f"it was made with other arguments ({stamp.get('arguments')})"
         else:
             print(f"validate: reusing {what} {output}", file=sys.stderr)
             return True
@@ -109,15 +112,16 @@ class Etsim:
     def gen(self, name, *args):
         folder = os.path.join(self.work, name)
         full = ["gen", *args, "--out", folder, "--name", name]
-        # A trace is a pure function of the binary and the arguments (the folder is named
-        # after them), so the same binary's trace is kept even without --reuse.
+        arguments = [str(a) for a in full]
+        # A trace is a pure function of the binary and the arguments (both in its stamp), so
+        # the same binary's trace of the same arguments is kept even without --reuse.
         stamp = os.path.join(folder, "stamp.json")
-        if self.reusable("trace", os.path.join(folder, name + ".0.et"), stamp):
-            self.commands.append(" ".join(shlex.quote(str(c)) for c in full))
+        if self.reusable("trace", os.path.join(folder, name + ".0.et"), stamp, arguments):
+            self.commands.append(" ".join(shlex.quote(c) for c in arguments))
         else:
             shutil.rmtree(folder, ignore_errors=True)
             self(*full)
-            self.write_stamp(stamp)
+            self.write_stamp(stamp, arguments)
         return os.path.join(folder, name)
 
     def run(self, name, platform, trace, sets=()):
@@ -125,16 +129,17 @@ class Etsim:
         args = ["run", "--platform", platform, "--trace", trace, "--quiet", "--report", report]
         for s in sets:
             args += ["--set", s]
+        arguments = [str(a) for a in args]
         stamp = report + ".stamp.json"
-        if self.reuse and self.reusable("report", report, stamp):
-            self.commands.append(" ".join(shlex.quote(str(c)) for c in args))
+        if self.reuse and self.reusable("report", report, stamp, arguments):
+            self.commands.append(" ".join(shlex.quote(c) for c in arguments))
             wall = None
         else:
             # A report left without a stamp is never reused, should this run fail.
             if os.path.exists(stamp):
                 os.remove(stamp)
             _, wall = self(*args)
-            self.write_stamp(stamp)
+            self.write_stamp(stamp, arguments)
         with open(report) as f:
             data = json.load(f)
         # The simulator's own time when the report was reused.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/validate.py --quick on the collective sections, into a temporary folder: the stamp
-names this etsim binary, a report stamped by another binary is run again under --reuse while
-this binary's are reused, no training row appears and every summary row has a result.
+names this etsim binary, a report stamped by another binary (or by other arguments) is run
+again under --reuse while this binary's are reused, no training row appears and every summary
+row has a result.
 
 Usage: ValidateScriptTest.py SOURCE_DIR ETSIM"""
 
@@ -76,12 +77,21 @@ def main():
         # And one trace, by its stamp alone.
         with open(os.path.join(work, "ar16_65536", "stamp.json"), "w") as f:
             json.dump({"etsim_commit": "0" * 40, "etsim_sha256": "1" * 64}, f)
+        # And one report of this binary, as if made by another command.
+        other = os.path.join(work, "ar8_16777216.report.json")
+        with open(other + ".stamp.json") as f:
+            stamp = json.load(f)
+        stamp["arguments"] = stamp["arguments"] + ["--set", "ranks=4"]
+        with open(other + ".stamp.json", "w") as f:
+            json.dump(stamp, f)
 
         second, log = run(source, etsim, work, os.path.join(tmp, "second.md"), "--reuse")
         if f"not reusing report {forged}: it was made by another etsim binary" not in log:
             fail(f"the forged report was not refused; the script said:\n{log}")
         if "not reusing trace" not in log or "ar16_65536" not in log:
             fail(f"the forged trace was not refused; the script said:\n{log}")
+        if f"not reusing report {other}: it was made with other arguments" not in log:
+            fail(f"the report of other arguments was not refused; the script said:\n{log}")
         if f"reusing report {os.path.join(work, 'ar8_4194304.report.json')}" not in log:
             fail(f"this binary's report was not reused; the script said:\n{log}")
         with open(forged) as f:
