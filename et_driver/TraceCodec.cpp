@@ -255,8 +255,16 @@ void TraceCodec::decode(pb::Node& message, TraceNode& node)
 
 void TraceCodec::decode(pb::Node& message, std::string_view wire, TraceNode& node)
 {
-    if (wire.empty() || !decodeFromWire(message, wire, node))
+    if (wire.empty()) {
         decode(message, node);
+        return;
+    }
+    if (decodeFromWire(message, wire, node))
+        return;
+    // decodeFromWire gave up after decodeFields had moved the name out of the message (a
+    // swap, not a copy); put it back before decoding again from the message alone.
+    message.mutable_name()->swap(node.name);
+    decode(message, node);
 }
 
 namespace {

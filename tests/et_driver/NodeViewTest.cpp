@@ -159,6 +159,21 @@ TEST_F(NodeViewTest, RecordsItDoesNotScanAreReadThroughProtobuf)
     EXPECT_EQ(read<NodeView>(path), seen);
 }
 
+// A record with a field in the deprecated group encoding: protobuf keeps it as an unknown
+// field, the TraceNode path's in-place scan gives up on it and decodes from the message
+// alone, which once found the name already moved out of the message (read as "").
+TEST_F(NodeViewTest, ARecordWithAnUnknownGroupKeepsItsName)
+{
+    // Field 20, an empty group: start tag (wire type 3), end tag (wire type 4).
+    const std::string group = test::varint((20 << 3) | 3) + test::varint((20 << 3) | 4);
+    std::filesystem::path path = temp.write(
+        "g.0.et", metadataRecord + framed(algorithmNode(30).SerializeAsString() + group));
+    Seen seen = read<TraceNode>(path);
+    ASSERT_EQ(seen.nodes.size(), 1U);
+    EXPECT_EQ(seen.nodes[0].substr(0, 9), "30 rrs 30");
+    EXPECT_EQ(read<NodeView>(path), seen);
+}
+
 // A file without the metadata record: record 0 is already a node (spec 3.2).
 TEST_F(NodeViewTest, AFileWithoutMetadataStartsWithItsFirstNode)
 {
