@@ -1,6 +1,7 @@
 #include "et_driver/NodeView.h"
 
 #include "et_driver/TraceCodec.h"
+#include "et_driver/WireVarint.h"
 #include "et_driver/proto/et_def.pb.h"
 
 #include <algorithm>
@@ -23,25 +24,7 @@ public:
 
     bool done() const { return p == end; }
 
-    bool varint(std::uint64_t& value)
-    {
-        // Most tags, lengths and values of a trace take one byte.
-        if (p < end && *p < 0x80) {
-            value = *p++;
-            return true;
-        }
-        value = 0;
-        for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
-            std::uint8_t byte = *p++;
-            // The tenth byte may carry only the 64th bit.
-            if (shift == 63 && byte > 1)
-                return false;
-            value |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-            if ((byte & 0x80) == 0)
-                return true;
-        }
-        return false;
-    }
+    bool varint(std::uint64_t& value) { return readVarint(p, end, value); }
     bool tag(std::uint32_t& field, std::uint32_t& type)
     {
         std::uint64_t value = 0;

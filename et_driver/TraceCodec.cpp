@@ -1,5 +1,6 @@
 #include "et_driver/TraceCodec.h"
 
+#include "et_driver/WireVarint.h"
 #include "kernel/Error.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -296,19 +297,6 @@ bool knownNodeField(uint32_t field, WireFormatLite::WireType wireType)
 } // namespace
 
 namespace {
-
-// Reads a base-128 varint at p (at most 10 bytes, not past end); false if malformed.
-inline bool readVarint(const uint8_t*& p, const uint8_t* end, uint64_t& value)
-{
-    value = 0;
-    for (int shift = 0; shift < 70 && p < end; shift += 7) {
-        uint8_t byte = *p++;
-        value |= static_cast<uint64_t>(byte & 0x7F) << shift;
-        if ((byte & 0x80) == 0)
-            return true;
-    }
-    return false;
-}
 
 // Moves p past the value of a field of the given wire type; false for groups (rare and
 // deprecated: the caller falls back to the general path) and malformed input.
