@@ -2,6 +2,7 @@
 
 #include "et_driver/InflateInputStream.h"
 #include "et_driver/TraceCodec.h"
+#include "et_driver/WireVarint.h"
 #include "kernel/InputFile.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -283,6 +284,28 @@ bool TraceReader::next(NodeView& view)
     return nextRecord(nullptr, &view);
 }
 
+bool TraceReader::scanInPlace(NodeView& view)
+{
+    // Leaves the limit's message to the general path.
+    if (nodes >= options.maxNodes)
+        return false;
+    const void* data = nullptr;
+    int size = 0;
+    if (!stream->input->Next(&data, &size))
+        return false;
+    const auto* begin = static_cast<const std::uint8_t*>(data);
+    const std::uint8_t* end = begin + size;
+    const std::uint8_t* body = begin;
+    std::uint64_t length = 0;
+    bool viewed = readVarint(body, end, length) && length > 0 && length <= options.maxRecordBytes &&
+                  length <= static_cast<std::uint64_t>(end - body) &&
+                  view.scan(std::string_view(reinterpret_cast<const char*>(body),
+                                             static_cast<std::size_t>(length)));
+    // The bytes stay where they are until the next read, so the view may point into them.
+    stream->input->BackUp(viewed ? static_cast<int>(end - (body + length)) : size);
+    return viewed;
+}
+
 bool TraceReader::nextRecord(TraceNode* node, NodeView* view)
 {
     if (pending) {
@@ -301,6 +324,11 @@ bool TraceReader::nextRecord(TraceNode* node, NodeView* view)
         return false;
     if (!stream)
         open(resumeAt);
+    if (view && scanInPlace(*view)) {
+        ++record;
+        ++nodes;
+        return true;
+    }
     uint64_t offset = position();
     {
         CodedInputStream coded(stream->input);

@@ -109,6 +109,11 @@ private:
                    uint32_t length,
                    const char* what);
     void checkInput(uint64_t offset);
+    // Views the next record where the input stream holds it, without a CodedInputStream, when
+    // it lies whole in the stream's current buffer and NodeView::scan takes it (nearly every
+    // record of a large file); false, having consumed nothing, for any other case, which the
+    // general path then reads or refuses.
+    bool scanInPlace(NodeView& view);
     // Reads the next record into `node` or `view` (exactly one is given); false at the end.
     bool nextRecord(TraceNode* node, NodeView* view);
     uint64_t position() const;
