@@ -43,39 +43,119 @@ std::string collectiveName(CollectiveType type)
     throw Error(std::string("an algorithm trace cannot hold a ") + toString(type));
 }
 
-// The chunk attributes of one node: the last of each name (a text attribute only when it is
-// a string_val).
-struct ChunkAttrs {
+// The attributes of one node the loader reads, found in one pass over them (a program has
+// millions of nodes, each with about nine attributes):
+// - the chunk attributes: the last of each name (a text attribute only when it is a
+//   string_val; an offset or count only from an int64_val or uint64_val, else 0);
+// - comm_src, comm_dst, comm_tag and comm_size as TraceNode's getters give them
+//   (NodeView::integer).
+struct LoaderAttrs {
     std::optional<std::string_view> op;
     std::optional<std::string_view> srcBuf;
     std::optional<std::string_view> dstBuf;
     std::int64_t srcOff = 0;
     std::int64_t dstOff = 0;
     std::int64_t count = 1;
+    std::optional<std::int64_t> commSrc;
+    std::optional<std::int64_t> commDst;
+    std::optional<std::int64_t> commTag;
+    std::optional<std::int64_t> commSize;
 };
 
-ChunkAttrs chunkAttrs(const et::NodeView& node)
+enum class LoaderAttr {
+    Other,
+    ChunkOp,
+    SrcBuf,
+    DstBuf,
+    SrcOff,
+    DstOff,
+    ChunkCount,
+    CommSrc,
+    CommDst,
+    CommTag,
+    CommSize
+};
+
+// By length first: each comparison is then one or two word loads.
+LoaderAttr loaderAttr(std::string_view name)
 {
-    ChunkAttrs attrs;
+    switch (name.size()) {
+    case 7:
+        return name == "src_buf"   ? LoaderAttr::SrcBuf
+               : name == "dst_buf" ? LoaderAttr::DstBuf
+               : name == "src_off" ? LoaderAttr::SrcOff
+               : name == "dst_off" ? LoaderAttr::DstOff
+                                   : LoaderAttr::Other;
+    case 8:
+        return name == "comm_src"   ? LoaderAttr::CommSrc
+               : name == "comm_dst" ? LoaderAttr::CommDst
+               : name == "comm_tag" ? LoaderAttr::CommTag
+               : name == "chunk_op" ? LoaderAttr::ChunkOp
+                                    : LoaderAttr::Other;
+    case 9:
+        return name == "comm_size" ? LoaderAttr::CommSize : LoaderAttr::Other;
+    case 11:
+        return name == "chunk_count" ? LoaderAttr::ChunkCount : LoaderAttr::Other;
+    default:
+        return LoaderAttr::Other;
+    }
+}
+
+LoaderAttrs loaderAttrs(const et::NodeView& node)
+{
+    LoaderAttrs attrs;
     for (const et::AttributeView& attr : node.attributes) {
         bool text = attr.valueCase == pb::AttributeProto::kStringVal;
         // int64_val, uint64_val, 0 for any other value (what the generated accessors give).
-        std::int64_t number = attr.valueCase == pb::AttributeProto::kInt64Val ||
-                                      attr.valueCase == pb::AttributeProto::kUint64Val
-                                  ? static_cast<std::int64_t>(attr.bits)
-                                  : 0;
-        if (et::named(attr, "chunk_op") && text)
-            attrs.op = attr.text;
-        else if (et::named(attr, "src_buf") && text)
-            attrs.srcBuf = attr.text;
-        else if (et::named(attr, "dst_buf") && text)
-            attrs.dstBuf = attr.text;
-        else if (et::named(attr, "src_off"))
-            attrs.srcOff = number;
-        else if (et::named(attr, "dst_off"))
-            attrs.dstOff = number;
-        else if (et::named(attr, "chunk_count"))
-            attrs.count = number;
+        auto number = [&] {
+            return attr.valueCase == pb::AttributeProto::kInt64Val ||
+                           attr.valueCase == pb::AttributeProto::kUint64Val
+                       ? static_cast<std::int64_t>(attr.bits)
+                       : 0;
+        };
+        // The first attribute TraceCodec decodes into the typed field.
+        auto typed = [&](std::optional<std::int64_t>& value, et::Attr key) {
+            if (!value && attr.plain && attr.integer)
+                value = et::TraceCodec::typedValue(
+                    key, et::TraceCodec::Integer{attr.isSigned, attr.bits});
+        };
+        switch (loaderAttr(attr.name)) {
+        case LoaderAttr::ChunkOp:
+            if (text)
+                attrs.op = attr.text;
+            break;
+        case LoaderAttr::SrcBuf:
+            if (text)
+                attrs.srcBuf = attr.text;
+            break;
+        case LoaderAttr::DstBuf:
+            if (text)
+                attrs.dstBuf = attr.text;
+            break;
+        case LoaderAttr::SrcOff:
+            attrs.srcOff = number();
+            break;
+        case LoaderAttr::DstOff:
+            attrs.dstOff = number();
+            break;
+        case LoaderAttr::ChunkCount:
+            attrs.count = number();
+            break;
+        case LoaderAttr::CommSrc:
+            typed(attrs.commSrc, et::Attr::CommSrc);
+            break;
+        case LoaderAttr::CommDst:
+            typed(attrs.commDst, et::Attr::CommDst);
+            break;
+        case LoaderAttr::CommTag:
+            typed(attrs.commTag, et::Attr::CommTag);
+            break;
+        case LoaderAttr::CommSize:
+            typed(attrs.commSize, et::Attr::CommSize);
+            break;
+        case LoaderAttr::Other:
+            break;
+        }
     }
     return attrs;
 }
@@ -228,14 +308,10 @@ RankFound readRank(const std::string& prefix,
             auto where = [&] { return nodeWhere(file, node.id, node.name); };
             if (opOfNode.find(node.id))
                 throw Error(where() + ": the node id appears twice in the file");
-            ChunkAttrs attrs = chunkAttrs(node);
+            LoaderAttrs attrs = loaderAttrs(node);
             annotated = annotated && attrs.op.has_value();
-            constexpr et::Attr wanted[] = {
-                et::Attr::CommSrc, et::Attr::CommDst, et::Attr::CommTag, et::Attr::CommSize};
-            std::optional<std::int64_t> typed[std::size(wanted)];
-            node.integers(wanted, std::size(wanted), typed);
-            const std::optional<std::int64_t>& commSrc = typed[0];
-            const std::optional<std::int64_t>& commDst = typed[1];
+            const std::optional<std::int64_t>& commSrc = attrs.commSrc;
+            const std::optional<std::int64_t>& commDst = attrs.commDst;
             // The send half of an rrs/rcs/rrcs joins the receive it depends on.
             if (attrs.op == "send") {
                 std::optional<std::uint32_t> joined;
@@ -281,9 +357,9 @@ RankFound readRank(const std::string& prefix,
                 notAlgorithmNode(where(), node.type);
             }
             op.channel =
-                static_cast<std::uint32_t>(static_cast<std::int32_t>(typed[2].value_or(0)));
+                static_cast<std::uint32_t>(static_cast<std::int32_t>(attrs.commTag.value_or(0)));
             if (node.type != et::NodeType::Comp)
-                op.fixedBytes = static_cast<std::uint64_t>(typed[3].value_or(0));
+                op.fixedBytes = static_cast<std::uint64_t>(attrs.commSize.value_or(0));
             if (attrs.op) {
                 std::optional<ProgramOpKind> kind = net::opKindFromMscclName(*attrs.op);
                 if (!kind)

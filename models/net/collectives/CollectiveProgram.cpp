@@ -9,7 +9,8 @@ namespace {
 
 // Per kind, in ProgramOpKind order: MSCCL name, receives, sends, reduces.
 struct KindTraits {
-    const char* name;
+    // A view, so matching a name compares lengths first (millions of steps are matched).
+    std::string_view name;
     bool receives;
     bool sends;
     bool reduces;
@@ -36,7 +37,7 @@ const KindTraits& traitsOf(ProgramOpKind kind)
 
 const char* mscclName(ProgramOpKind kind)
 {
-    return traitsOf(kind).name;
+    return traitsOf(kind).name.data();
 }
 
 std::optional<ProgramOpKind> opKindFromMscclName(std::string_view name)
@@ -62,11 +63,18 @@ const char* mscclName(ProgramBuffer buffer)
 
 std::optional<ProgramBuffer> bufferFromMscclName(std::string_view name)
 {
-    for (ProgramBuffer buffer :
-         {ProgramBuffer::Input, ProgramBuffer::Output, ProgramBuffer::Scratch})
-        if (name == mscclName(buffer))
-            return buffer;
-    return std::nullopt;
+    if (name.size() != 1)
+        return std::nullopt;
+    switch (name[0]) {
+    case 'i':
+        return ProgramBuffer::Input;
+    case 'o':
+        return ProgramBuffer::Output;
+    case 's':
+        return ProgramBuffer::Scratch;
+    default:
+        return std::nullopt;
+    }
 }
 
 const char* mscclCollectiveName(CollectiveType type)
