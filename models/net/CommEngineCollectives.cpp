@@ -151,13 +151,12 @@ void CommEngine::priceLatency(Instance& instance) const
     for (const Phase& phase : instance.phases) {
         std::uint64_t step = 0;
         // Built-in algorithms only: a program's steps are its own (docs/network.md).
-        for (const auto& entry : algorithmNames)
-            if (std::string_view(entry.name) == phase.algorithm->name()) {
-                auto kind = static_cast<std::size_t>(entry.value);
-                step = settings.stepLatency[kind].ps();
-                instance.baseLatencyPs =
-                    std::max(instance.baseLatencyPs, settings.baseLatency[kind].ps());
-            }
+        if (AlgorithmKind kind = phase.algorithm->kind(); kind != AlgorithmKind::Custom) {
+            auto index = static_cast<std::size_t>(kind);
+            step = settings.stepLatency[index].ps();
+            instance.baseLatencyPs =
+                std::max(instance.baseLatencyPs, settings.baseLatency[index].ps());
+        }
         instance.stepLatencyPs.push_back(step);
         any = any || step > 0;
     }

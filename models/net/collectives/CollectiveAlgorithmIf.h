@@ -10,6 +10,7 @@
 // play different roles (trees) express "receive from the children, then send to the parent".
 
 #include "kernel/NodeInfo.h"
+#include "models/net/NetConfig.h"
 
 #include <cstdint>
 #include <utility>
@@ -87,6 +88,9 @@ public:
 
     /// The configuration name ("ring").
     virtual const char* name() const = 0;
+    /// Which algorithm it is: what per-algorithm settings (step and base latency) are looked
+    /// up by; Custom for a program read from a file.
+    virtual AlgorithmKind kind() const = 0;
     /// Throws etsim::Error saying why the algorithm cannot run `shape` and what to use
     /// instead (unsupported type, group size).
     virtual void check(const PhaseShape& shape) const = 0;

@@ -30,6 +30,7 @@ public:
     explicit CustomAlgorithm(std::shared_ptr<const CollectiveProgram> program);
 
     const char* name() const override { return label.c_str(); }
+    AlgorithmKind kind() const override { return AlgorithmKind::Custom; }
     void check(const PhaseShape& shape) const override;
     std::uint32_t stepCount(const PhaseShape& shape) const override;
     void plan(const PhaseShape& shape,

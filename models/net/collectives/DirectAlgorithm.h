@@ -15,6 +15,7 @@ namespace etsim::net {
 class DirectAlgorithm final : public CollectiveAlgorithmIf {
 public:
     const char* name() const override { return "direct"; }
+    AlgorithmKind kind() const override { return AlgorithmKind::Direct; }
     void check(const PhaseShape& shape) const override;
     std::uint32_t stepCount(const PhaseShape& shape) const override;
     void plan(const PhaseShape& shape,

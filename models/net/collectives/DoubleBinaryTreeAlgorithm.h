@@ -17,6 +17,7 @@ namespace etsim::net {
 class DoubleBinaryTreeAlgorithm final : public CollectiveAlgorithmIf {
 public:
     const char* name() const override { return "double_binary_tree"; }
+    AlgorithmKind kind() const override { return AlgorithmKind::DoubleBinaryTree; }
     void check(const PhaseShape& shape) const override;
     std::uint32_t stepCount(const PhaseShape& shape) const override;
     void plan(const PhaseShape& shape,

@@ -14,6 +14,7 @@ namespace etsim::net {
 class HalvingDoublingAlgorithm final : public CollectiveAlgorithmIf {
 public:
     const char* name() const override { return "halving_doubling"; }
+    AlgorithmKind kind() const override { return AlgorithmKind::HalvingDoubling; }
     void check(const PhaseShape& shape) const override;
     std::uint32_t stepCount(const PhaseShape& shape) const override;
     void plan(const PhaseShape& shape,

@@ -35,6 +35,7 @@ public:
     explicit InSwitchAlgorithm(bool scatterGather = false) : scatterGather(scatterGather) {}
 
     const char* name() const override { return "in_switch"; }
+    AlgorithmKind kind() const override { return AlgorithmKind::InSwitch; }
     void check(const PhaseShape& shape) const override;
     std::uint32_t stepCount(const PhaseShape& shape) const override;
     void plan(const PhaseShape& shape,

@@ -15,6 +15,7 @@ namespace etsim::net {
 class RingAlgorithm final : public CollectiveAlgorithmIf {
 public:
     const char* name() const override { return "ring"; }
+    AlgorithmKind kind() const override { return AlgorithmKind::Ring; }
     void check(const PhaseShape& shape) const override;
     std::uint32_t stepCount(const PhaseShape& shape) const override;
     void plan(const PhaseShape& shape,

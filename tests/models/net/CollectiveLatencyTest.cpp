@@ -4,6 +4,7 @@
 #include "kernel/Config.h"
 #include "models/net/CommEngine.h"
 #include "models/net/NetConfig.h"
+#include "models/net/collectives/HierarchicalPlan.h"
 #include "tests/models/net/NetTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -163,6 +164,18 @@ TEST(CollectiveLatency, NicLatencyPerInterNodeMessageAndOneBaseLatency)
                                         bytes)
                               .record.endPs;
     EXPECT_EQ(based - without, 8'000'000ULL);
+}
+
+// step_latency and base_latency are looked up by the algorithm's kind: every built-in must
+// report the kind its configuration name stands for.
+TEST(CollectiveLatency, EveryBuiltInAlgorithmReportsTheKindOfItsName)
+{
+    AlgorithmSet algorithms;
+    for (const auto& entry : algorithmNames) {
+        const CollectiveAlgorithmIf& algorithm = algorithms.get(entry.value);
+        EXPECT_EQ(algorithm.kind(), entry.value) << entry.name;
+        EXPECT_EQ(std::string(algorithm.name()), entry.name);
+    }
 }
 
 TEST(CollectiveLatency, KeysAreCheckedWithTheirPath)
