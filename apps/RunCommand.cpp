@@ -67,6 +67,7 @@ struct RunOptions {
     double partitionTimeoutSeconds = 60.0;
     bool explainPartition = false;
     bool quiet = false;
+    bool profile = false;
     bool listPlatforms = false;
     // Whether --report / --timeline were given at all: `--report ""` names no file.
     bool reportGiven = false;
@@ -193,6 +194,9 @@ std::optional<std::string> checkPartitionOptions(const RunOptions& options)
 {
     if (options.partitions == 0 && options.partitionBy != "auto" && !options.explainPartition)
         return std::string("--partition-by shapes a partitioned run: add --partitions K");
+    if (options.partitions > 0 && options.profile)
+        return std::string("--profile measures a run in one process: leave out --partitions, "
+                           "or profile the partitions with perf");
 #ifdef ETSIM_WITH_MPI
     constexpr bool mpiBuilt = true;
 #else
@@ -328,6 +332,7 @@ ExitCode runCommand(const RunOptions& options,
     job.trace = options.trace;
     job.replicate = options.replicate;
     platform::JobOptions jobOptions;
+    jobOptions.profile = options.profile;
     if (options.timeline.empty() &&
         (options.timelineRanks != "all" || !options.timelineWindow.empty() ||
          !options.timelineSample.empty() || options.timelineLinks != "auto" ||
@@ -509,6 +514,10 @@ void addRunCommands(CLI::App& app,
     run->add_flag("--explain-partition",
                   options->explainPartition,
                   "Print the split of --partitions K and its lookahead, and run nothing");
+    run->add_flag("--profile",
+                  options->profile,
+                  "Measure the wall time each part of the platform takes (driver, accelerator, "
+                  "HBM, fabric, co-simulation): a section of the text and JSON reports");
     run->add_flag("--quiet", options->quiet, "No progress and no text report");
     run->add_flag("--list-platforms", options->listPlatforms, "List the bundled platforms");
     run->callback([run, options, &logSpec, &commandLine, &result]() {

@@ -5,6 +5,7 @@
 #include "cosim/transport/AsioTransport.h"
 #include "cosim/transport/SharedMemoryTransport.h"
 #include "kernel/ScTime.h"
+#include "kernel/WallProfile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -263,6 +264,7 @@ tlm::tlm_sync_enum Proxy::forward(int index,
                                   tlm::tlm_phase& phase,
                                   sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Cosim);
     if (phase != tlm::BEGIN_REQ)
         return tlm::TLM_COMPLETED; // END_RESP from a foreign initiator: accepted and ignored
     sendRequest(index, payload, fromScTime(sc_core::sc_time_stamp() + delay).ps(), nullptr);
@@ -388,6 +390,7 @@ void Proxy::handle(Frame& frame)
 
 void Proxy::syncPoint()
 {
+    WallScope wallScope(wall, WallPart::Cosim);
     if (ended)
         return;
     if (io && io->arrived().triggered())
@@ -492,6 +495,7 @@ std::optional<Frame> Proxy::waitForPeer(std::chrono::microseconds timeout)
 
 void Proxy::respond()
 {
+    WallScope wallScope(wall, WallPart::Cosim);
     while (tlm::tlm_generic_payload* payload = completions.get_next_transaction()) {
         const auto found = outstanding.find(payload);
         const Outstanding entry = found->second;

@@ -26,6 +26,7 @@
 #include "kernel/Simulation.h"
 #include "kernel/StopRequest.h"
 #include "kernel/Units.h"
+#include "kernel/WallProfile.h"
 
 #include <systemc>
 #include <tlm>
@@ -92,6 +93,8 @@ public:
           std::unique_ptr<Transport> transport = nullptr);
     ~Proxy() override;
 
+    /// Counts the proxy's time, its waits for the peer included, in `profile` (may be null).
+    void attachWallProfile(WallProfile* profile) { wall = profile; }
     /// The peer's HELLO (name, capabilities).
     const Hello& peer() const { return peerHello; }
     /// Process id of a spawned peer's shell (`/bin/sh -c spawn`), or -1. It leads the peer's
@@ -123,6 +126,8 @@ public:
     void beginShutdown();
 
 private:
+    // The run's wall-time profile (--profile); nullptr when not profiled.
+    WallProfile* wall = nullptr;
     struct Outstanding {
         std::uint64_t id = 0;
         int index = 0;

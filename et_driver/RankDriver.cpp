@@ -7,6 +7,7 @@
 #include "kernel/Error.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
+#include "kernel/WallProfile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,6 +83,7 @@ RankDriver::RankDriver(const sc_core::sc_module_name& name,
     , payloads(std::string(this->name()) + ".pool")
     , timeline(timeline)
 {
+    wall = stats != nullptr ? stats->wallProfile() : nullptr;
     if (this->options.window == 0)
         throw Error(std::string(this->name()) + ": the reader window must be at least 1 node");
     if (!this->source)
@@ -206,6 +208,7 @@ tlm_utils::simple_initiator_socket<RankDriver>& RankDriver::socketOf(Engine engi
 
 void RankDriver::step()
 {
+    WallScope wallScope(wall, WallPart::Driver);
     try {
         std::uint64_t now = nowPs();
         while (!completions.empty() && completions.top().timePs <= now) {
@@ -371,6 +374,7 @@ tlm::tlm_sync_enum RankDriver::backward(tlm::tlm_generic_payload& payload,
                                         tlm::tlm_phase& phase,
                                         sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Driver);
     auto found = flightOfPayload.find(&payload);
     if (found == flightOfPayload.end()) {
         fail("a target answered with a payload that is not in flight");

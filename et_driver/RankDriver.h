@@ -24,6 +24,7 @@
 #include "kernel/Extensions.h"
 #include "kernel/PayloadPool.h"
 #include "kernel/Simulation.h"
+#include "kernel/WallProfile.h"
 
 #include <systemc>
 #include <tlm>
@@ -148,6 +149,8 @@ public:
     RankStuckState stuckState() const;
 
 private:
+    // The run's wall-time profile (--profile); nullptr when not profiled.
+    WallProfile* wall = nullptr;
     // Slots nodes are admitted to; receives have their own, unlimited one.
     enum Slot : std::uint8_t { ComputeSlot, MemorySlot, CommSlot, HostSlot, RecvSlot, slotCount };
     struct Flight {

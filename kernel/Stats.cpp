@@ -332,6 +332,14 @@ std::string StatGroup::path() const
     return parent == nullptr ? groupName : joinPath(parent->path(), groupName);
 }
 
+WallProfile* StatGroup::wallProfile() const
+{
+    for (const StatGroup* group = this; group != nullptr; group = group->parent)
+        if (group->wall != nullptr)
+            return group->wall;
+    return nullptr;
+}
+
 void StatGroup::claimName(const std::string& name, const char* what)
 {
     checkName(name, "group " + path());

@@ -40,6 +40,7 @@ class Scalar;
 class Distribution;
 class TimeWeightedAverage;
 class Formula;
+class WallProfile;
 
 /// Double dispatch over the stat kinds, so writers live outside the stats.
 class StatVisitor {
@@ -283,6 +284,11 @@ public:
         return added;
     }
 
+    /// The run's wall-time profile (kernel/WallProfile.h), attached to the root before the
+    /// models are built; a group finds its root's. nullptr without --profile.
+    void attachWallProfile(WallProfile* profile) { wall = profile; }
+    WallProfile* wallProfile() const;
+
     /// Resets every stat in this group and below: a new window starting at nowPs (ps).
     void reset(std::uint64_t nowPs);
 
@@ -301,6 +307,7 @@ private:
 
     std::string groupName;
     const StatGroup* parent = nullptr;
+    WallProfile* wall = nullptr;
     std::set<std::string, std::less<>> names;
     std::vector<std::unique_ptr<Stat>> ownStats;
     std::vector<std::unique_ptr<StatGroup>> children;

@@ -132,6 +132,7 @@ public:
         , router((name + "_router").c_str(), rank.stats.addGroup("cosim"))
         , proxy((name + "_proxy").c_str(), proxyOptions(rank))
     {
+        proxy.attachWallProfile(rank.stats.wallProfile());
         accelerator.memory.bind(memory);
         accelerator.engineSocket.bind(router.target);
         router.local.bind(engine.target);
@@ -172,6 +173,7 @@ public:
                 fabric.engine().network().fabricLinks(), config.fabric);
             fabric.useRemoteNetwork();
             proxy = std::make_unique<cosim::Proxy>((name + "_cosim").c_str(), options);
+            proxy->attachWallProfile(stats.wallProfile());
             fabric.network.bind(proxy->socket);
         }
     }

@@ -7,6 +7,7 @@
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "kernel/Units.h"
+#include "kernel/WallProfile.h"
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
 
@@ -294,6 +295,12 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     }
     Simulation simulation(simulationOptions);
     StatGroup stats("platform");
+    // Before the platform: its models find the profile through their stats groups.
+    std::optional<WallProfile> wall;
+    if (options.profile) {
+        wall.emplace();
+        stats.attachWallProfile(&*wall);
+    }
     Platform built("platform", platform, simulation, stats);
 
     const TimelineSpec& spec = options.timeline;
@@ -348,7 +355,11 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
 
     RunResult result;
     try {
+        if (wall)
+            wall->start();
         result = simulation.run();
+        if (wall)
+            wall->stop();
     } catch (...) {
         // The run started: what it did so far is reported, with the error, before the error
         // goes on to the caller.
@@ -392,6 +403,17 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     }
     report.wallSeconds = result.wallSeconds;
     report.events = result.deltaCycles;
+    if (wall) {
+        WallProfileSummary& profile = report.profile.emplace();
+        profile.seconds = wall->totalSeconds();
+        profile.otherSeconds = wall->otherSeconds();
+        for (std::size_t index = 0; index < wallPartCount; ++index) {
+            const auto part = static_cast<WallPart>(index);
+            const WallProfile::Share share = wall->share(part);
+            profile.parts.push_back(
+                {std::string(wallPartName(part)), share.seconds, share.entries});
+        }
+    }
     summarise(report, platform, built, stats, spec, detailed, intervals, timeline.get());
     // A peer that did not confirm the end may not have finished its part: the run failed.
     report.shutdownProblems = built.shutdownProblems();

@@ -152,6 +152,23 @@ struct JobOptions {
     /// raised by a model) fills this with the report of what ran until then, outcome "failed"
     /// and the error as its problem, before the error propagates out of runJob.
     RunReport* failure = nullptr;
+    /// Measure where the wall time goes, per part of the platform (RunReport::profile).
+    bool profile = false;
+};
+
+/// Host time per part of the platform (kernel/WallProfile.h), with --profile.
+struct WallShare {
+    std::string part;
+    double seconds = 0.0;
+    std::uint64_t entries = 0;
+};
+struct WallProfileSummary {
+    /// The simulation's run, start to end.
+    double seconds = 0.0;
+    /// driver, accelerator, hbm, fabric, cosim: in that order.
+    std::vector<WallShare> parts;
+    /// In no part: the SystemC scheduler and what no model marks.
+    double otherSeconds = 0.0;
 };
 
 struct RankBreakdown {
@@ -241,6 +258,8 @@ struct RunReport {
     std::vector<CollectiveSummary> collectives;
     ResourceSummary resources;
     double wallSeconds = 0.0;
+    /// With JobOptions::profile.
+    std::optional<WallProfileSummary> profile;
     /// SystemC delta cycles: the kernel's measure of events processed.
     std::uint64_t events = 0;
     std::uint64_t nodes = 0;

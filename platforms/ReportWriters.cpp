@@ -113,6 +113,21 @@ void writeReportText(std::ostream& out, const RunReport& report)
     if (report.fallbacks > 0)
         out << ", " << report.fallbacks << " nodes ran as fallbacks (see the warnings)";
     out << "\n";
+    if (report.profile) {
+        const WallProfileSummary& profile = *report.profile;
+        // Shares of the measured run, each part without the parts it called.
+        auto line = [&](const std::string& part, double seconds, const std::string& entries) {
+            const double share = profile.seconds > 0 ? 100.0 * seconds / profile.seconds : 0.0;
+            out << "  " << std::left << std::setw(12) << part << std::right << std::setw(9)
+                << std::setprecision(3) << seconds << " s " << std::setw(6) << std::setprecision(1)
+                << share << " %" << entries << "\n";
+        };
+        out << "wall time by part (--profile, " << std::setprecision(3) << profile.seconds
+            << " s measured):\n";
+        for (const WallShare& part : profile.parts)
+            line(part.part, part.seconds, "  " + std::to_string(part.entries) + " entries");
+        line("other", profile.otherSeconds, "  (SystemC scheduler, unmarked code)");
+    }
     if (!report.timelinePath.empty())
         out << "timeline: " << report.timelinePath << " (" << report.timelineEvents << " events, "
             << toRoundedBytes(static_cast<double>(report.timelineBytes)) << ")\n";
@@ -169,6 +184,14 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
         json["resources"]["links_unavailable"] = report.resources.linksUnavailable;
     json["wall_seconds"] = report.wallSeconds;
     json["events"] = report.events;
+    if (report.profile) {
+        nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+        for (const WallShare& part : report.profile->parts)
+            parts[part.part] = {{"seconds", part.seconds}, {"entries", part.entries}};
+        json["profile"] = {{"seconds", report.profile->seconds},
+                           {"parts", parts},
+                           {"other_seconds", report.profile->otherSeconds}};
+    }
     json["nodes"] = report.nodes;
     json["fallback_nodes"] = report.fallbacks;
     if (!report.finished)

@@ -4,6 +4,7 @@
 #include "kernel/IntMath.h"
 #include "kernel/ScTime.h"
 #include "kernel/Units.h"
+#include "kernel/WallProfile.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     , writeBytes(stats.addCounter("dma_write_bytes", "B", "bytes the DMA wrote to HBM"))
     , transfers(stats.addCounter("dma_transfers", "", "DMA transactions to HBM"))
 {
+    wall = stats.wallProfile();
     stats.addFormula(
         "dma_bandwidth", "B/s", "bytes the DMA moved over the window", [this](auto window) {
             double seconds = window.seconds();
@@ -98,6 +100,7 @@ tlm::tlm_sync_enum Accelerator::targetFw(int socketId,
                                          tlm::tlm_phase& phase,
                                          sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     if (phase == tlm::END_RESP)
         return tlm::TLM_COMPLETED;
     if (phase != tlm::BEGIN_REQ) {
@@ -129,6 +132,7 @@ void Accelerator::targetB(int socketId, tlm::tlm_generic_payload& payload, sc_co
 
 void Accelerator::onArrival()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     while (tlm::tlm_generic_payload* payload = arrivals.get_next_transaction()) {
         auto found = arrivalSocket.find(payload);
         const int socketId = found->second;
@@ -406,6 +410,7 @@ void Accelerator::finish(std::uint64_t id)
 
 void Accelerator::pump()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     send(memory, dmaOutbox, config.dma.engines);
     send(engineSocket, engineOutbox, ~std::uint64_t{0});
 }
@@ -440,6 +445,7 @@ tlm::tlm_sync_enum Accelerator::engineBw(tlm::tlm_generic_payload& payload,
                                          tlm::tlm_phase& phase,
                                          sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     if (phase == tlm::END_REQ) {
         engineOutbox.awaitingEndReq = false;
         pumpEvent.notify(sc_core::SC_ZERO_TIME);
@@ -457,6 +463,7 @@ tlm::tlm_sync_enum Accelerator::memoryBw(tlm::tlm_generic_payload& payload,
                                          tlm::tlm_phase& phase,
                                          sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     if (phase == tlm::END_REQ) {
         dmaOutbox.awaitingEndReq = false;
         pumpEvent.notify(sc_core::SC_ZERO_TIME);
@@ -482,6 +489,7 @@ void Accelerator::subResponse(tlm::tlm_generic_payload& payload, const sc_core::
 
 void Accelerator::onReplayed()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     while (tlm::tlm_generic_payload* payload = replayed.get_next_transaction()) {
         auto found = replayedJobs.find(payload);
         const std::uint64_t id = found->second;
@@ -492,6 +500,7 @@ void Accelerator::onReplayed()
 
 void Accelerator::onSubDone()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     while (tlm::tlm_generic_payload* payload = subDone.get_next_transaction()) {
         auto found = subTasks.find(payload);
         const SubTask task = found->second;

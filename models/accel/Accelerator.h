@@ -36,6 +36,7 @@
 
 #include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
+#include "kernel/WallProfile.h"
 #include "models/accel/AccelConfig.h"
 #include "models/accel/ComputeEngine.h"
 #include "models/accel/HbmAllocator.h"
@@ -104,6 +105,8 @@ public:
     std::uint64_t inFlight() const { return jobs.size(); }
 
 private:
+    // The run's wall-time profile (--profile); nullptr when not profiled.
+    WallProfile* wall = nullptr;
     struct Job {
         tlm::tlm_generic_payload* request = nullptr;
         sc_core::sc_event* finished = nullptr; // set for b_transport callers

@@ -5,6 +5,7 @@
 
 #include "kernel/ScTime.h"
 #include "kernel/Units.h"
+#include "kernel/WallProfile.h"
 #include "models/accel/Accelerator.h"
 
 #include <algorithm>
@@ -128,6 +129,7 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
 
 void Accelerator::onFastDone()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     if (fastState == FastState::None)
         return;
     Job& job = jobs.at(fastJob);
@@ -148,6 +150,7 @@ void Accelerator::onFastDone()
 
 void Accelerator::onFastFinish()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     std::vector<std::uint64_t> ids;
     ids.swap(fastFinishing);
     for (std::uint64_t id : ids)

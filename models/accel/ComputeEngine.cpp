@@ -1,6 +1,7 @@
 #include "models/accel/ComputeEngine.h"
 
 #include "kernel/ScTime.h"
+#include "kernel/WallProfile.h"
 #include "models/accel/ComputeSlice.h"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name,
     , tensorBusy(stats.addScalar("tensor_busy", "s", "busy time of all tensor units"))
     , vectorBusy(stats.addScalar("vector_busy", "s", "busy time of all vector units"))
 {
+    wall = stats.wallProfile();
     const double unitCount = config.computeUnits;
     const double peak = config.tensor.peak.get(config.defaultDataType).flopsPerSecond();
     stats.addFormula("achieved_flops", "FLOP/s", "FLOPs over the window", [this](auto window) {
@@ -189,6 +191,7 @@ tlm::tlm_sync_enum ComputeEngine::nbTransportFw(tlm::tlm_generic_payload& payloa
                                                 tlm::tlm_phase& phase,
                                                 sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     if (phase == tlm::END_RESP)
         return tlm::TLM_COMPLETED;
     if (phase != tlm::BEGIN_REQ) {
@@ -231,6 +234,7 @@ void ComputeEngine::bTransport(tlm::tlm_generic_payload& payload, sc_core::sc_ti
 
 void ComputeEngine::respond()
 {
+    WallScope wallScope(wall, WallPart::Accelerator);
     while (tlm::tlm_generic_payload* payload = done.get_next_transaction()) {
         --pending;
         tlm::tlm_phase phase = tlm::BEGIN_RESP;

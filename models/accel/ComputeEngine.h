@@ -17,6 +17,7 @@
 #include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
+#include "kernel/WallProfile.h"
 #include "models/accel/AccelConfig.h"
 #include "models/accel/compute/UnitTimings.h"
 
@@ -91,6 +92,8 @@ public:
     bool hasTimeline() const { return timeline != nullptr; }
 
 private:
+    // The run's wall-time profile (--profile); nullptr when not profiled.
+    WallProfile* wall = nullptr;
     struct Unit {
         Scalar* tensorBusy = nullptr;
         Scalar* vectorBusy = nullptr;

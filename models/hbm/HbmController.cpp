@@ -2,6 +2,7 @@
 
 #include "kernel/Extensions.h"
 #include "kernel/ScTime.h"
+#include "kernel/WallProfile.h"
 
 namespace etsim::hbm {
 
@@ -19,6 +20,7 @@ HbmController::HbmController(const sc_core::sc_module_name& name,
                              StatGroup& stats)
     : sc_module(name), socket("socket"), cfg(config), peq(this, &HbmController::onRequest)
 {
+    wall = stats.wallProfile();
     validate(cfg);
     socket.register_nb_transport_fw(this, &HbmController::nbTransportFw);
     socket.register_b_transport(this, &HbmController::bTransport);
@@ -64,6 +66,7 @@ tlm::tlm_sync_enum HbmController::nbTransportFw(int id,
                                                 tlm::tlm_phase& phase,
                                                 sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Hbm);
     if (phase == tlm::BEGIN_REQ) {
         socketOf[&payload] = id;
         peq.notify(payload, phase, delay);
@@ -121,6 +124,7 @@ void HbmController::kick()
 
 void HbmController::wake()
 {
+    WallScope wallScope(wall, WallPart::Hbm);
     detailed->runUntil(toPicoseconds(sc_core::sc_time_stamp()));
     // Responses go out after the run: an initiator may send its next request from inside
     // nb_transport_bw, and the device must not be entered while it runs.

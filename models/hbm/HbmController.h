@@ -14,6 +14,7 @@
 // last data beat (docs/hbm.md).
 
 #include "kernel/Stats.h"
+#include "kernel/WallProfile.h"
 #include "models/hbm/AnalyticHbm.h"
 #include "models/hbm/HbmConfig.h"
 #include "models/hbm/HbmDevice.h"
@@ -51,6 +52,8 @@ public:
     AnalyticHbm* analyticModel() { return analytic.get(); }
 
 private:
+    // The run's wall-time profile (--profile); nullptr when not profiled.
+    WallProfile* wall = nullptr;
     struct Pending {
         tlm::tlm_generic_payload* payload = nullptr;
         int socketId = 0;

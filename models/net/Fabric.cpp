@@ -4,6 +4,7 @@
 #include "kernel/Extensions.h"
 #include "kernel/ScTime.h"
 #include "kernel/Units.h"
+#include "kernel/WallProfile.h"
 
 #include <algorithm>
 #include <string>
@@ -47,6 +48,7 @@ Fabric::Fabric(const sc_core::sc_module_name& name,
           group.addScalar("last_busbw", "GB/s", "bus bandwidth of the last collective"))
     , messagePool(std::string(basename()) + ".network.pool")
 {
+    wall = parentStats.wallProfile();
     socket.register_nb_transport_fw(this, &Fabric::nbTransportFw);
     socket.register_b_transport(this, &Fabric::bTransport);
     comm.setCompletion(
@@ -141,6 +143,7 @@ void Fabric::inject(std::uint32_t src,
 tlm::tlm_sync_enum
 Fabric::networkBw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Fabric);
     if (phase != tlm::BEGIN_RESP)
         return tlm::TLM_ACCEPTED;
     const EtNodeExtension& extension = EtNodeExtension::get(payload);
@@ -228,6 +231,7 @@ tlm::tlm_sync_enum Fabric::nbTransportFw(int port,
                                          tlm::tlm_phase& phase,
                                          sc_core::sc_time& delay)
 {
+    WallScope wallScope(wall, WallPart::Fabric);
     if (phase == tlm::END_RESP)
         return tlm::TLM_COMPLETED;
     if (phase != tlm::BEGIN_REQ) {
@@ -295,6 +299,7 @@ void Fabric::flush()
 
 void Fabric::wake()
 {
+    WallScope wallScope(wall, WallPart::Fabric);
     std::uint64_t now = nowPs();
     auto order = [](const Delayed& a, const Delayed& b) {
         return later(a.timePs, a.sequence, b.timePs, b.sequence);

@@ -13,6 +13,7 @@
 #include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
+#include "kernel/WallProfile.h"
 #include "models/net/CommEngine.h"
 #include "models/net/NetConfig.h"
 
@@ -75,6 +76,8 @@ public:
     StatGroup& stats() { return group; }
 
 private:
+    // The run's wall-time profile (--profile); nullptr when not profiled.
+    WallProfile* wall = nullptr;
     struct InFlight {
         tlm::tlm_generic_payload* payload = nullptr;
         int port = 0;

@@ -54,6 +54,12 @@ TEST(PartitionCommand, BadPartitionOptionsCannotStart)
                          "--partition-by shapes a partitioned run: add "
                          "--partitions K"))
         << alone.output;
+    CommandResult profiled = runEtsim("run --platform hgx_h100 --trace x --partitions 2 --profile");
+    EXPECT_EQ(profiled.code, 2) << profiled.output;
+    EXPECT_TRUE(contains(profiled.output,
+                         "etsim run: --profile measures a run in one process: leave out "
+                         "--partitions, or profile the partitions with perf"))
+        << profiled.output;
 }
 
 TEST(PartitionCommand, ABuildWithoutMpiRefusesPartitions)

@@ -75,6 +75,41 @@ TEST(RunCommand, RunsAPresetAndWritesReportTimelineAndPicture)
     EXPECT_TRUE(contains(picture, "HBM bandwidth"));
 }
 
+// `etsim run --profile`: a "wall time by part" section in the text report and a "profile"
+// object in the JSON report; the simulated result is the same as without it.
+TEST(RunCommand, ProfileReportsWallTimePerPartAndTheSameResult)
+{
+    TempDir dir;
+    std::string trace = generate(dir);
+    auto runTo = [&](const std::string& name, const std::string& extra) {
+        std::string report = dir.file(name).string();
+        CommandResult run =
+            runEtsim("run --platform hgx_h100 --trace " + trace + " --report " + report + extra);
+        EXPECT_EQ(run.code, 0) << run.output;
+        std::ifstream in(report);
+        return std::make_pair(run.output, nlohmann::json::parse(in));
+    };
+    auto [plainText, plain] = runTo("plain.json", "");
+    auto [profiledText, profiled] = runTo("profiled.json", " --profile");
+    EXPECT_FALSE(plain.contains("profile"));
+    EXPECT_FALSE(contains(plainText, "wall time by part"));
+    EXPECT_EQ(profiled["simulated_time_ns"], plain["simulated_time_ns"]);
+    EXPECT_EQ(profiled["events"], plain["events"]);
+    EXPECT_EQ(profiled["ranks"], plain["ranks"]);
+    ASSERT_TRUE(profiled.contains("profile")) << profiled.dump();
+    const auto& profile = profiled["profile"];
+    double sum = profile["other_seconds"].get<double>();
+    for (const char* part : {"driver", "accelerator", "hbm", "fabric", "cosim"}) {
+        ASSERT_TRUE(profile["parts"].contains(part)) << part;
+        sum += profile["parts"][part]["seconds"].get<double>();
+    }
+    EXPECT_NEAR(sum, profile["seconds"].get<double>(), 1e-9);
+    EXPECT_GT(profile["parts"]["driver"]["entries"].get<std::uint64_t>(), 0U);
+    EXPECT_TRUE(contains(profiledText, "wall time by part (--profile, ")) << profiledText;
+    EXPECT_TRUE(contains(profiledText, "\n  driver ")) << profiledText;
+    EXPECT_TRUE(contains(profiledText, "\n  other ")) << profiledText;
+}
+
 TEST(RunCommand, LogOptionShowsInfoLines)
 {
     TempDir dir;

@@ -135,6 +135,51 @@ TEST_F(ScTest, Ng1RunsADataAndTensorParallelStep)
 }
 
 // Replay: rank 0 computes 10 us then 5 us; rank 1 computes 20 us. Nothing else happens.
+// --profile (JobOptions::profile): the report says how the run's wall time divides among the
+// parts of the platform, each part entered as often as its models were called. (That measuring
+// changes nothing of the result is RunCommand.ProfileReportsWallTimePerPartAndTheSameResult:
+// one SystemC run per test process.)
+TEST_F(ScTest, AProfiledRunReportsWallTimePerPart)
+{
+    TempDir dir;
+    JobOptions options;
+    options.profile = true;
+    const RunReport profiled =
+        runJob(loadPlatform("hgx_h100"), job(transformer(2, 4, dir)), options);
+    ASSERT_TRUE(profiled.finished) << profiled.problem;
+    ASSERT_TRUE(profiled.profile.has_value());
+    const WallProfileSummary& profile = *profiled.profile;
+    ASSERT_EQ(profile.parts.size(), 5U);
+    std::map<std::string, WallShare> parts;
+    double sum = profile.otherSeconds;
+    for (const WallShare& part : profile.parts) {
+        parts[part.part] = part;
+        sum += part.seconds;
+        EXPECT_GE(part.seconds, 0.0) << part.part;
+    }
+    EXPECT_EQ(profile.parts.front().part, "driver");
+    // Every rank's driver steps and hears back; every compute node reaches an accelerator and
+    // every collective the fabric. The analytic HBM is priced inside the accelerator, and no
+    // peer is attached.
+    EXPECT_GE(parts["driver"].entries, 8U);
+    EXPECT_GE(parts["accelerator"].entries, profiled.nodes / 2);
+    EXPECT_GT(parts["fabric"].entries, 0U);
+    EXPECT_EQ(parts["cosim"].entries, 0U);
+    EXPECT_GT(parts["driver"].seconds, 0.0);
+    // The parts and `other` divide the measured time, which lies within the run's wall time.
+    EXPECT_NEAR(sum, profile.seconds, 1e-9);
+    EXPECT_GT(profile.seconds, 0.0);
+    EXPECT_LE(profile.seconds, profiled.wallSeconds + 1e-3);
+
+    const nlohmann::ordered_json json = reportToJson(profiled, {}, "test");
+    ASSERT_TRUE(json.contains("profile"));
+    EXPECT_EQ(json["profile"]["parts"]["fabric"]["entries"].get<std::uint64_t>(),
+              parts["fabric"].entries);
+    RunReport plain = profiled;
+    plain.profile.reset();
+    EXPECT_FALSE(reportToJson(plain, {}, "test").contains("profile"));
+}
+
 TEST_F(ScTest, ReplayedComputeIsExact)
 {
     TempDir dir;
