@@ -4,6 +4,7 @@
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Error.h"
+#include "platforms/collectives/ChakraNodeAttrs.h"
 
 #include <algorithm>
 #include <atomic>
@@ -41,123 +42,6 @@ std::string collectiveName(CollectiveType type)
     if (const char* name = net::mscclCollectiveName(type))
         return name;
     throw Error(std::string("an algorithm trace cannot hold a ") + toString(type));
-}
-
-// The attributes of one node the loader reads, found in one pass over them (a program has
-// millions of nodes, each with about nine attributes):
-// - the chunk attributes: the last of each name (a text attribute only when it is a
-//   string_val; an offset or count only from an int64_val or uint64_val, else 0);
-// - comm_src, comm_dst, comm_tag and comm_size as TraceNode's getters give them
-//   (NodeView::integer).
-struct LoaderAttrs {
-    std::optional<std::string_view> op;
-    std::optional<std::string_view> srcBuf;
-    std::optional<std::string_view> dstBuf;
-    std::int64_t srcOff = 0;
-    std::int64_t dstOff = 0;
-    std::int64_t count = 1;
-    std::optional<std::int64_t> commSrc;
-    std::optional<std::int64_t> commDst;
-    std::optional<std::int64_t> commTag;
-    std::optional<std::int64_t> commSize;
-};
-
-enum class LoaderAttr {
-    Other,
-    ChunkOp,
-    SrcBuf,
-    DstBuf,
-    SrcOff,
-    DstOff,
-    ChunkCount,
-    CommSrc,
-    CommDst,
-    CommTag,
-    CommSize
-};
-
-// By length first: each comparison is then one or two word loads.
-LoaderAttr loaderAttr(std::string_view name)
-{
-    switch (name.size()) {
-    case 7:
-        return name == "src_buf"   ? LoaderAttr::SrcBuf
-               : name == "dst_buf" ? LoaderAttr::DstBuf
-               : name == "src_off" ? LoaderAttr::SrcOff
-               : name == "dst_off" ? LoaderAttr::DstOff
-                                   : LoaderAttr::Other;
-    case 8:
-        return name == "comm_src"   ? LoaderAttr::CommSrc
-               : name == "comm_dst" ? LoaderAttr::CommDst
-               : name == "comm_tag" ? LoaderAttr::CommTag
-               : name == "chunk_op" ? LoaderAttr::ChunkOp
-                                    : LoaderAttr::Other;
-    case 9:
-        return name == "comm_size" ? LoaderAttr::CommSize : LoaderAttr::Other;
-    case 11:
-        return name == "chunk_count" ? LoaderAttr::ChunkCount : LoaderAttr::Other;
-    default:
-        return LoaderAttr::Other;
-    }
-}
-
-LoaderAttrs loaderAttrs(const et::NodeView& node)
-{
-    LoaderAttrs attrs;
-    for (const et::AttributeView& attr : node.attributes) {
-        bool text = attr.valueCase == pb::AttributeProto::kStringVal;
-        // int64_val, uint64_val, 0 for any other value (what the generated accessors give).
-        auto number = [&] {
-            return attr.valueCase == pb::AttributeProto::kInt64Val ||
-                           attr.valueCase == pb::AttributeProto::kUint64Val
-                       ? static_cast<std::int64_t>(attr.bits)
-                       : 0;
-        };
-        // The first attribute TraceCodec decodes into the typed field.
-        auto typed = [&](std::optional<std::int64_t>& value, et::Attr key) {
-            if (!value && attr.plain && attr.integer)
-                value = et::TraceCodec::typedValue(
-                    key, et::TraceCodec::Integer{attr.isSigned, attr.bits});
-        };
-        switch (loaderAttr(attr.name)) {
-        case LoaderAttr::ChunkOp:
-            if (text)
-                attrs.op = attr.text;
-            break;
-        case LoaderAttr::SrcBuf:
-            if (text)
-                attrs.srcBuf = attr.text;
-            break;
-        case LoaderAttr::DstBuf:
-            if (text)
-                attrs.dstBuf = attr.text;
-            break;
-        case LoaderAttr::SrcOff:
-            attrs.srcOff = number();
-            break;
-        case LoaderAttr::DstOff:
-            attrs.dstOff = number();
-            break;
-        case LoaderAttr::ChunkCount:
-            attrs.count = number();
-            break;
-        case LoaderAttr::CommSrc:
-            typed(attrs.commSrc, et::Attr::CommSrc);
-            break;
-        case LoaderAttr::CommDst:
-            typed(attrs.commDst, et::Attr::CommDst);
-            break;
-        case LoaderAttr::CommTag:
-            typed(attrs.commTag, et::Attr::CommTag);
-            break;
-        case LoaderAttr::CommSize:
-            typed(attrs.commSize, et::Attr::CommSize);
-            break;
-        case LoaderAttr::Other:
-            break;
-        }
-    }
-    return attrs;
 }
 
 // The place of a node in messages: "PREFIX.3.et node 5 (rrs 5)".
@@ -308,7 +192,7 @@ RankFound readRank(const std::string& prefix,
             auto where = [&] { return nodeWhere(file, node.id, node.name); };
             if (opOfNode.find(node.id))
                 throw Error(where() + ": the node id appears twice in the file");
-            LoaderAttrs attrs = loaderAttrs(node);
+            ChakraNodeAttrs attrs = chakraNodeAttrs(node);
             annotated = annotated && attrs.op.has_value();
             const std::optional<std::int64_t>& commSrc = attrs.commSrc;
             const std::optional<std::int64_t>& commDst = attrs.commDst;
@@ -396,12 +280,12 @@ RankFound readRank(const std::string& prefix,
         }
         for (std::uint32_t index = 0; index < ops.size(); ++index)
             for (std::size_t at = depBegin[index]; at < depBegin[index + 1]; ++at) {
-                std::optional<std::uint32_t> found = opOfNode.find(depIds[at]);
-                if (!found)
+                std::optional<std::uint32_t> dep = opOfNode.find(depIds[at]);
+                if (!dep)
                     throw Error(program.where(rank, index) + ": depends on node " +
                                 std::to_string(depIds[at]) + ", which the file does not have");
-                if (*found != index)
-                    ops[index].deps.push_back(*found);
+                if (*dep != index)
+                    ops[index].deps.push_back(*dep);
             }
         for (std::uint32_t index = 0; index < ops.size(); ++index)
             if (net::sends(ops[index].kind) && ops[index].sendPeer == net::noPeer)
