@@ -1,9 +1,12 @@
 #include "kernel/PayloadPool.h"
 
+#include "kernel/Error.h"
+
 #include <systemc>
 
 #include <algorithm>
 #include <exception>
+#include <limits>
 #include <typeinfo>
 #include <utility>
 
@@ -15,11 +18,12 @@ namespace etsim {
 // use, it switches to itself and deletes itself on its last release().
 class PayloadPool::Payload final : public tlm::tlm_generic_payload, private tlm::tlm_mm_interface {
 public:
-    Payload(PayloadPool* owner, FreeList* home, unsigned int capacity)
+    Payload(PayloadPool* owner, FreeList* home, unsigned int capacity, std::uint32_t index)
         : tlm::tlm_generic_payload(owner)
         , owner(owner)
         , home(home)
         , capacity(capacity)
+        , index(index)
         , buffer(capacity > 0 ? std::make_unique<unsigned char[]>(capacity) : nullptr)
     {
     }
@@ -33,6 +37,7 @@ public:
     PayloadPool* owner;
     FreeList* home;
     unsigned int capacity;
+    std::uint32_t index;
     std::unique_ptr<unsigned char[]> buffer;
     bool pooled = false;
 
@@ -68,10 +73,14 @@ PayloadPool::~PayloadPool()
 
 tlm::tlm_generic_payload& PayloadPool::acquire(unsigned int dataLength)
 {
-    FreeList& list = freeLists[dataLength];
+    FreeList& list = dataLength == 0 ? unbuffered : freeLists[dataLength];
     Payload* payload = nullptr;
     if (list.items.empty()) {
-        payloads.push_back(std::make_unique<Payload>(this, &list, dataLength));
+        if (payloads.size() >= std::numeric_limits<std::uint32_t>::max())
+            throw Error("payload pool '" + poolName + "': more than 2^32 - 1 payloads in use " +
+                        "at once; a transaction is never released");
+        payloads.push_back(std::make_unique<Payload>(
+            this, &list, dataLength, static_cast<std::uint32_t>(payloads.size())));
         payload = payloads.back().get();
         ++list.owned;
         if (list.items.capacity() < list.owned)
@@ -89,6 +98,14 @@ tlm::tlm_generic_payload& PayloadPool::acquire(unsigned int dataLength)
     ++counters.inUse;
     counters.peakInUse = std::max(counters.peakInUse, counters.inUse);
     return *payload;
+}
+
+std::uint32_t PayloadPool::indexOf(const tlm::tlm_generic_payload& payload) const
+{
+    if (typeid(payload) != typeid(Payload) || static_cast<const Payload&>(payload).owner != this)
+        throw Error("payload pool '" + poolName +
+                    "': asked for the number of a payload this pool did not hand out");
+    return static_cast<const Payload&>(payload).index;
 }
 
 void PayloadPool::free(tlm::tlm_generic_payload* payload)

@@ -79,6 +79,11 @@ public:
     const PayloadPoolStats& stats() const { return counters; }
     /// Payloads handed out and not yet returned.
     std::uint64_t inUse() const { return counters.inUse; }
+    /// The payload's number in this pool: dense from 0 in creation order and fixed for the
+    /// pool's life, so an initiator can index what it keeps per transaction by it instead of
+    /// hashing the payload's address. Throws etsim::Error for a payload this pool did not
+    /// create.
+    std::uint32_t indexOf(const tlm::tlm_generic_payload& payload) const;
 
 private:
     class Payload;
@@ -93,6 +98,9 @@ private:
 
     std::string poolName;
     PayloadPoolStats counters;
+    // Payloads without a data buffer, the common case (execution-protocol transactions),
+    // skip the map.
+    FreeList unbuffered;
     // Node-based map: a FreeList never moves, so each payload keeps a pointer to its own.
     std::unordered_map<unsigned int, FreeList> freeLists;
     std::vector<std::unique_ptr<Payload>> payloads;

@@ -1,5 +1,6 @@
 #include "kernel/PayloadPool.h"
 
+#include "kernel/Error.h"
 #include "kernel/Extensions.h"
 #include "tests/support/ScTest.h"
 
@@ -109,6 +110,36 @@ TEST(PayloadPool, PayloadReturnsOnlyAfterLastReference)
     EXPECT_EQ(pool.inUse(), 0U);
     EXPECT_EQ(pool.stats().created, 2U);
     EXPECT_EQ(pool.stats().peakInUse, 2U);
+}
+
+TEST(PayloadPool, EveryPayloadHasADenseNumberThatStaysWithIt)
+{
+    PayloadPool pool("pool");
+    tlm::tlm_generic_payload& first = pool.acquire();
+    tlm::tlm_generic_payload& buffered = pool.acquire(64);
+    tlm::tlm_generic_payload& third = pool.acquire();
+    EXPECT_EQ(pool.indexOf(first), 0U);
+    EXPECT_EQ(pool.indexOf(buffered), 1U);
+    EXPECT_EQ(pool.indexOf(third), 2U);
+    first.release();
+    tlm::tlm_generic_payload& again = pool.acquire();
+    ASSERT_EQ(&again, &first);
+    EXPECT_EQ(pool.indexOf(again), 0U) << "a reused payload keeps its number";
+    again.release();
+    buffered.release();
+    third.release();
+
+    PayloadPool other("other");
+    tlm::tlm_generic_payload& foreign = other.acquire();
+    tlm::tlm_generic_payload plain;
+    try {
+        (void)pool.indexOf(foreign);
+        ADD_FAILURE() << "a payload of another pool has no number here";
+    } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("payload pool 'pool'"), std::string::npos);
+    }
+    EXPECT_THROW((void)pool.indexOf(plain), Error);
+    foreign.release();
 }
 
 TEST(PayloadPool, DataBuffersAreKeyedByLength)
