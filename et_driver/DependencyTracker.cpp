@@ -1,6 +1,7 @@
 #include "et_driver/DependencyTracker.h"
 
 #include "kernel/Error.h"
+#include "kernel/IdHash.h"
 #include "kernel/Log.h"
 
 #include <algorithm>
@@ -29,25 +30,6 @@ std::uint32_t stateOf(std::uint32_t status)
 std::uint32_t withState(std::uint32_t status, State state)
 {
     return (status & countMask) | (static_cast<std::uint32_t>(state) << stateShift);
-}
-
-// splitmix64's finaliser: ids are often dense or strided, which plain masking would cluster.
-std::uint64_t mix(std::uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return x;
-}
-
-// Home slot of an id. The low bits stay in place so that ids close together (traces number
-// nodes in creation order) share cache lines, both in the table and in the lookups of recent
-// dependencies; the rest is scrambled so strided or clustered ids still spread.
-std::size_t homeSlot(std::uint64_t id, std::size_t mask)
-{
-    return static_cast<std::size_t>((mix(id >> 3) << 3) | (id & 7)) & mask;
 }
 
 // Grows by 1.5x rather than the library's 2x: these arrays are most of the tracker's memory.
@@ -132,7 +114,7 @@ std::string DependencyTracker::where() const
 std::uint32_t DependencyTracker::find(std::uint64_t id) const
 {
     std::size_t mask = slots.size() - 1;
-    for (std::size_t slot = homeSlot(id, mask);; slot = (slot + 1) & mask) {
+    for (std::size_t slot = idHomeSlot(id, mask);; slot = (slot + 1) & mask) {
         std::uint32_t index = slots[slot];
         if (index == none || ids[index] == id)
             return index;
@@ -144,7 +126,7 @@ void DependencyTracker::rehash(std::size_t slotCount)
     slots.assign(slotCount, none);
     std::size_t mask = slots.size() - 1;
     for (std::uint32_t index = 0; index < ids.size(); ++index) {
-        std::size_t slot = homeSlot(ids[index], mask);
+        std::size_t slot = idHomeSlot(ids[index], mask);
         while (slots[slot] != none)
             slot = (slot + 1) & mask;
         slots[slot] = index;
@@ -168,7 +150,7 @@ std::uint32_t DependencyTracker::findOrMention(std::uint64_t id)
     append(status, withState(0, Phantom));
     append(firstDependent, none);
     std::size_t mask = slots.size() - 1;
-    std::size_t slot = homeSlot(id, mask);
+    std::size_t slot = idHomeSlot(id, mask);
     while (slots[slot] != none)
         slot = (slot + 1) & mask;
     slots[slot] = index;

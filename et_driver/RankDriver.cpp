@@ -251,7 +251,7 @@ void RankDriver::feed()
             if (!deps.empty())
                 pendingDeps[scratch.id] = std::move(deps);
         }
-        pending.emplace(scratch.id, std::move(lowered));
+        pending.insert(scratch.id, std::move(lowered));
     }
 }
 
@@ -259,21 +259,21 @@ void RankDriver::admitReady()
 {
     while (tracker.hasReady()) {
         std::uint64_t id = tracker.popReady();
-        auto found = pending.find(id);
-        if (found == pending.end())
+        const std::uint32_t found = pending.find(id);
+        if (found == PendingNodes::none)
             throw Error(std::string(name()) + ": ready node " + std::to_string(id) +
                         " was never read");
-        if (found->second.engine != Engine::Instant) {
-            held[slotOf(found->second)].push(id);
+        const LoweredNode& node = pending.at(found);
+        if (node.engine != Engine::Instant) {
+            held[slotOf(node)].push(HeldNode{id, found});
             continue;
         }
         // Nothing to do: finish now, so its dependents are released in this same step.
-        LoweredNode node = std::move(found->second);
-        pending.erase(found);
         tracker.finish(id);
         NodeRecord record;
         record.issuePs = record.startPs = record.finishPs = nowPs();
-        finishNode(id, node, record);
+        finishNode(id, node.engine, node.info, record);
+        pending.erase(found);
     }
 }
 
@@ -283,21 +283,22 @@ bool RankDriver::issueHeld()
     for (std::size_t slot = 0; slot < slotCount; ++slot) {
         auto& queue = held[slot];
         while (!queue.empty() && (limits[slot] == 0 || busy[slot] < limits[slot])) {
-            const LoweredNode& next = pending.at(queue.top());
+            const std::uint32_t pendingSlot = queue.top().pendingSlot;
+            const LoweredNode& next = pending.at(pendingSlot);
             if (!next.local && awaitingEndRequest[socketIndex(next.engine)])
                 break;
-            std::uint64_t id = queue.top();
             queue.pop();
-            issue(static_cast<Slot>(slot), id);
+            issue(static_cast<Slot>(slot), pendingSlot);
             issued = true;
         }
     }
     return issued;
 }
 
-void RankDriver::issue(Slot slot, std::uint64_t id)
+void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
 {
-    auto found = pending.find(id);
+    const std::uint64_t id = pending.idAt(pendingSlot);
+    LoweredNode& lowered = pending.at(pendingSlot);
     std::uint32_t index;
     if (!freeFlights.empty()) {
         index = freeFlights.back();
@@ -310,20 +311,21 @@ void RankDriver::issue(Slot slot, std::uint64_t id)
     {
         Flight& flight = flights[index];
         flight.id = id;
-        flight.engine = found->second.engine;
+        flight.engine = lowered.engine;
         flight.slot = slot;
         flight.issuePs = now;
         flight.startPs = now;
-        flight.node = std::move(found->second);
         flight.used = true;
     }
-    pending.erase(found);
     ++busy[slot];
     Flight& flight = flights[index];
-    EtNodeInfo& info = flight.node.info;
+    EtNodeInfo& info = lowered.info;
     if (info.kind == NodeKind::Collective && flight.engine == Engine::Communication)
         info.groupSequence = lowering.nextSequence(info.group);
-    if (flight.node.local) {
+    if (lowered.local) {
+        // Local work keeps its node in the flight; a transaction's node lives in its payload.
+        flight.node = std::move(lowered);
+        pending.erase(pendingSlot);
         schedule(index, endOf(flight, now, flight.node.localPs));
         return;
     }
@@ -333,9 +335,21 @@ void RankDriver::issue(Slot slot, std::uint64_t id)
     payload.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     payload.set_address(0);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    payload.set_extension(new EtNodeExtension(std::move(info)));
+    std::unique_ptr<EtNodeExtension> extension;
+    if (spareExtensions.empty()) {
+        extension = std::make_unique<EtNodeExtension>(std::move(info));
+    } else {
+        extension = std::move(spareExtensions.back());
+        spareExtensions.pop_back();
+        extension->info = std::move(info);
+    }
+    pending.erase(pendingSlot);
+    payload.set_extension(extension.release());
     flight.payload = &payload;
-    flightOfPayload[&payload] = index;
+    const std::uint32_t number = payloads.indexOf(payload);
+    if (number >= flightOfPayload.size())
+        flightOfPayload.resize(number + 1, noFlight);
+    flightOfPayload[number] = index;
 
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
@@ -375,12 +389,19 @@ tlm::tlm_sync_enum RankDriver::backward(tlm::tlm_generic_payload& payload,
                                         sc_core::sc_time& delay)
 {
     WallScope wallScope(wall, WallPart::Driver);
-    auto found = flightOfPayload.find(&payload);
-    if (found == flightOfPayload.end()) {
+    std::uint32_t flightIndex = noFlight;
+    try {
+        const std::uint32_t number = payloads.indexOf(payload);
+        if (number < flightOfPayload.size())
+            flightIndex = flightOfPayload[number];
+    } catch (const Error&) {
+        // Not one of this driver's payloads: reported below.
+    }
+    if (flightIndex == noFlight) {
         fail("a target answered with a payload that is not in flight");
         return tlm::TLM_COMPLETED;
     }
-    Flight& flight = flights[found->second];
+    Flight& flight = flights[flightIndex];
     std::uint64_t when = nowPs() + toPs(delay);
     if (phase == tlm::END_REQ) {
         flight.startPs = when;
@@ -395,7 +416,7 @@ tlm::tlm_sync_enum RankDriver::backward(tlm::tlm_generic_payload& payload,
                  " target answered " + payload.get_response_string());
             return tlm::TLM_COMPLETED;
         }
-        schedule(found->second, endOf(flight, nowPs(), toPs(delay)));
+        schedule(flightIndex, endOf(flight, nowPs(), toPs(delay)));
         return tlm::TLM_COMPLETED;
     }
     return tlm::TLM_ACCEPTED;
@@ -439,46 +460,59 @@ void RankDriver::complete(std::uint32_t index)
     record.finishPs = nowPs();
     --busy[flight.slot];
     tracker.finish(flight.id);
-    const LoweredNode* node = &flight.node;
-    LoweredNode fromPayload;
     if (flight.payload != nullptr) {
-        fromPayload.engine = flight.engine;
-        fromPayload.info = std::move(EtNodeExtension::get(*flight.payload).info);
-        node = &fromPayload;
-        flightOfPayload.erase(flight.payload);
-        flight.payload->release();
+        tlm::tlm_generic_payload& payload = *flight.payload;
+        finishNode(flight.id, flight.engine, EtNodeExtension::get(payload).info, record);
+        flightOfPayload[payloads.indexOf(payload)] = noFlight;
         flight.payload = nullptr;
+        recycleExtension(payload);
+        payload.release();
+    } else {
+        finishNode(flight.id, flight.engine, flight.node.info, record);
+        flight.node = LoweredNode{};
     }
-    finishNode(flight.id, *node, record);
     flight.used = false;
-    flight.node = LoweredNode{};
     freeFlights.push_back(index);
 }
 
-void RankDriver::finishNode(std::uint64_t id, const LoweredNode& node, const NodeRecord& base)
+void RankDriver::recycleExtension(tlm::tlm_generic_payload& payload)
+{
+    if (payload.get_ref_count() != 1)
+        return; // a target still holds the payload and may read its extension
+    EtNodeExtension* extension = EtNodeExtension::find(payload);
+    if (extension == nullptr)
+        return;
+    payload.clear_extension(extension);
+    spareExtensions.emplace_back(extension);
+}
+
+void RankDriver::finishNode(std::uint64_t id,
+                            Engine engine,
+                            const EtNodeInfo& info,
+                            const NodeRecord& base)
 {
     NodeRecord record = base;
     record.rank = rankId;
     record.node = static_cast<NodeId>(id);
-    record.name = nameOf(node.info);
-    record.kind = node.info.kind;
-    record.engine = node.engine;
-    record.bytes = node.info.bytes;
+    record.name = nameOf(info);
+    record.kind = info.kind;
+    record.engine = engine;
+    record.bytes = info.bytes;
     ++finishedCount;
     lastFinishPs = std::max(lastFinishPs, record.finishPs);
 
-    auto engine = static_cast<std::size_t>(node.engine);
+    const auto engineIndex = static_cast<std::size_t>(engine);
     if (statGroup != nullptr) {
         ++*nodesStat;
         finishStat->set(static_cast<double>(lastFinishPs) * secondsPerPs);
         fallbackStat->set(lowering.fallbacks().total());
-        ++*engineStats[engine].nodes;
-        *engineStats[engine].busySeconds +=
+        ++*engineStats[engineIndex].nodes;
+        *engineStats[engineIndex].busySeconds +=
             static_cast<double>(record.finishPs - record.startPs) * secondsPerPs;
     }
-    if (timeline != nullptr && node.engine != Engine::Instant) {
+    if (timeline != nullptr && engine != Engine::Instant) {
         std::uint32_t process = toUnderlying(rankId);
-        auto thread = static_cast<std::uint32_t>(engine);
+        auto thread = static_cast<std::uint32_t>(engineIndex);
         timeline->complete(process,
                            thread,
                            record.name,
@@ -504,7 +538,7 @@ void RankDriver::finishNode(std::uint64_t id, const LoweredNode& node, const Nod
             }
             pendingDeps.erase(deps);
         }
-        ranAt[id] = {node.engine, record.startPs};
+        ranAt[id] = {engine, record.startPs};
     } else if (timeline != nullptr) {
         pendingDeps.erase(id);
     }
@@ -533,9 +567,9 @@ RankStuckState RankDriver::stuckState() const
     for (const auto& slotQueue : held) {
         auto copy = slotQueue;
         while (!copy.empty()) {
-            const LoweredNode& node = pending.at(copy.top());
+            const LoweredNode& node = pending.at(copy.top().pendingSlot);
             UnfinishedNode entry;
-            entry.id = copy.top();
+            entry.id = copy.top().id;
             entry.state = UnfinishedNode::State::Held;
             entry.engine = node.engine;
             entry.info = node.info;

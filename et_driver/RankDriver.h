@@ -20,6 +20,7 @@
 
 #include "et_driver/DependencyTracker.h"
 #include "et_driver/NodeLowering.h"
+#include "et_driver/PendingNodes.h"
 #include "et_driver/TraceNode.h"
 #include "kernel/Extensions.h"
 #include "kernel/PayloadPool.h"
@@ -185,9 +186,13 @@ private:
     void feed();
     void admitReady();
     bool issueHeld();
-    void issue(Slot slot, std::uint64_t id);
+    void issue(Slot slot, std::uint32_t pendingSlot);
     void complete(std::uint32_t flight);
-    void finishNode(std::uint64_t id, const LoweredNode& node, const NodeRecord& record);
+    void
+    finishNode(std::uint64_t id, Engine engine, const EtNodeInfo& info, const NodeRecord& record);
+    // The payload's EtNodeExtension back to the spares when the driver holds the last
+    // reference (so no target can still read it), before the payload's release.
+    void recycleExtension(tlm::tlm_generic_payload& payload);
     void schedule(std::uint32_t flight, std::uint64_t timePs);
     Slot slotOf(const LoweredNode& node) const;
     tlm::tlm_sync_enum
@@ -211,15 +216,20 @@ private:
     bool sourceEnded = false;
     TraceNode scratch;
     // Nodes read and not yet issued, by id.
-    std::unordered_map<std::uint64_t, LoweredNode> pending;
+    PendingNodes pending;
     // Dependencies and where finished nodes ran, kept only for the timeline's flow arrows.
     std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> pendingDeps;
     std::unordered_map<std::uint64_t, std::pair<Engine, std::uint64_t>> ranAt;
     std::uint64_t flowCount = 0;
 
-    std::array<
-        std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<std::uint64_t>>,
-        slotCount>
+    // A ready node waiting for its slot: its id (the queue's order) and where it is pending.
+    struct HeldNode {
+        std::uint64_t id;
+        std::uint32_t pendingSlot;
+        bool operator>(const HeldNode& other) const { return id > other.id; }
+    };
+    std::array<std::priority_queue<HeldNode, std::vector<HeldNode>, std::greater<HeldNode>>,
+               slotCount>
         held;
     std::array<std::uint32_t, slotCount> limits{};
     std::array<std::uint32_t, slotCount> busy{};
@@ -228,7 +238,11 @@ private:
 
     std::vector<Flight> flights;
     std::vector<std::uint32_t> freeFlights;
-    std::unordered_map<const tlm::tlm_generic_payload*, std::uint32_t> flightOfPayload;
+    // By the payload's number in the pool (PayloadPool::indexOf): its flight, or noFlight.
+    static constexpr std::uint32_t noFlight = 0xFFFFFFFFU;
+    std::vector<std::uint32_t> flightOfPayload;
+    // Extensions of finished transactions, reused by the next ones (no allocation per node).
+    std::vector<std::unique_ptr<EtNodeExtension>> spareExtensions;
     std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions;
     std::uint64_t completionOrder = 0;
     sc_core::sc_event wake;
