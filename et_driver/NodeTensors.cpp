@@ -115,8 +115,9 @@ ioInfo(const std::vector<TensorUse>& tensors, std::uint64_t elementBytes, const 
 std::optional<NodeTensors> nodeTensors(const TraceNode& node)
 {
     NodeTensors tensors;
-    tensors.inputs = tensorsOf(TraceCodec::inputs(node), node);
-    tensors.outputs = tensorsOf(TraceCodec::outputs(node), node);
+    const TraceCodec::Io io = TraceCodec::io(node);
+    tensors.inputs = tensorsOf(io.inputs, node);
+    tensors.outputs = tensorsOf(io.outputs, node);
     if (tensors.inputs.empty() && tensors.outputs.empty())
         return std::nullopt;
     return tensors;

@@ -94,6 +94,8 @@ Schema parseSchema(std::string_view text)
 
 std::optional<std::string> stringAttribute(const TraceNode& node, std::string_view name)
 {
+    if (node.otherAttributeCount() == 0)
+        return std::nullopt; // the common case in etsim's own traces: nothing to parse
     for (const pb::AttributeProto& attr : TraceCodec::otherAttributes(node)) {
         if (attr.name() == name && attr.value_case() == pb::AttributeProto::kStringVal)
             return attr.string_val();

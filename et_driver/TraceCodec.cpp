@@ -8,6 +8,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <limits>
+#include <utility>
 
 namespace etsim::et {
 
@@ -441,6 +442,8 @@ void TraceCodec::addAttribute(TraceNode& node, const pb::AttributeProto& attr)
 
 std::optional<pb::IOInfo> TraceCodec::inputs(const TraceNode& node)
 {
+    if (node.rest.empty())
+        return std::nullopt; // nothing preserved: no message to build
     pb::Node preserved = parsePreserved(node);
     if (!preserved.has_inputs())
         return std::nullopt;
@@ -449,10 +452,25 @@ std::optional<pb::IOInfo> TraceCodec::inputs(const TraceNode& node)
 
 std::optional<pb::IOInfo> TraceCodec::outputs(const TraceNode& node)
 {
+    if (node.rest.empty())
+        return std::nullopt;
     pb::Node preserved = parsePreserved(node);
     if (!preserved.has_outputs())
         return std::nullopt;
     return preserved.outputs();
+}
+
+TraceCodec::Io TraceCodec::io(const TraceNode& node)
+{
+    Io io;
+    if (node.rest.empty())
+        return io;
+    pb::Node preserved = parsePreserved(node);
+    if (preserved.has_inputs())
+        io.inputs = std::move(*preserved.mutable_inputs());
+    if (preserved.has_outputs())
+        io.outputs = std::move(*preserved.mutable_outputs());
+    return io;
 }
 
 void TraceCodec::setInputs(TraceNode& node, const pb::IOInfo& info)

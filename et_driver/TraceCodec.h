@@ -55,6 +55,12 @@ public:
     // Node.inputs / Node.outputs; nullopt when the message is absent (presence matters, 2.7).
     static std::optional<ChakraProtoMsg::IOInfo> inputs(const TraceNode& node);
     static std::optional<ChakraProtoMsg::IOInfo> outputs(const TraceNode& node);
+    // Both, from one parse of the preserved bytes (the lowering reads both for every node).
+    struct Io {
+        std::optional<ChakraProtoMsg::IOInfo> inputs;
+        std::optional<ChakraProtoMsg::IOInfo> outputs;
+    };
+    static Io io(const TraceNode& node);
     static void setInputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
     static void setOutputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
 

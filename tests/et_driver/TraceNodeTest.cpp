@@ -110,6 +110,31 @@ TEST(TraceNode, UntypedAttributesArePreservedInOrder)
     std::optional<pb::IOInfo> outputs = TraceCodec::outputs(node);
     ASSERT_TRUE(outputs.has_value());
     EXPECT_EQ(outputs->values(), "");
+    // Both from one parse, the same messages.
+    const TraceCodec::Io io = TraceCodec::io(node);
+    ASSERT_TRUE(io.inputs.has_value());
+    ASSERT_TRUE(io.outputs.has_value());
+    EXPECT_EQ(io.inputs->SerializeAsString(), inputs->SerializeAsString());
+    EXPECT_EQ(io.outputs->SerializeAsString(), outputs->SerializeAsString());
+}
+
+TEST(TraceNode, ANodeWithoutInputsOrOutputsHasNeither)
+{
+    TraceNode plain;
+    plain.id = 4;
+    EXPECT_FALSE(TraceCodec::inputs(plain).has_value());
+    EXPECT_FALSE(TraceCodec::outputs(plain).has_value());
+    const TraceCodec::Io none = TraceCodec::io(plain);
+    EXPECT_FALSE(none.inputs.has_value());
+    EXPECT_FALSE(none.outputs.has_value());
+    // Inputs alone: outputs stay absent (presence matters, spec 2.7).
+    pb::IOInfo info;
+    info.set_values("[[1, 1, 0, 4, 2, 'cuda:0']]");
+    TraceCodec::setInputs(plain, info);
+    const TraceCodec::Io one = TraceCodec::io(plain);
+    ASSERT_TRUE(one.inputs.has_value());
+    EXPECT_EQ(one.inputs->values(), info.values());
+    EXPECT_FALSE(one.outputs.has_value());
 }
 
 TEST(TraceNode, EncodeReproducesOriginalAttributeOrderAndEncodings)
