@@ -235,8 +235,17 @@ void Distribution::sample(double value)
 {
     if (std::isnan(value))
         throw Error("distribution \"" + name() + "\": sample is NaN; check the value computed");
-    auto bucket = std::upper_bound(bucketBounds.begin(), bucketBounds.end(), value);
-    ++buckets[static_cast<std::size_t>(bucket - bucketBounds.begin())];
+    // Samples come in runs of one size (a stream's chunks): try the last bucket first.
+    std::size_t bucket = lastBucket;
+    const bool fits = (bucket == 0 || bucketBounds[bucket - 1] <= value) &&
+                      (bucket == bucketBounds.size() || value < bucketBounds[bucket]);
+    if (!fits) {
+        bucket = static_cast<std::size_t>(
+            std::upper_bound(bucketBounds.begin(), bucketBounds.end(), value) -
+            bucketBounds.begin());
+        lastBucket = bucket;
+    }
+    ++buckets[bucket];
     ++samples;
     total += value;
     lowest = std::min(lowest, value);

@@ -165,6 +165,8 @@ private:
     double highest = -std::numeric_limits<double>::infinity();
     double runningMean = 0.0;
     double squaredDeviations = 0.0;
+    // The bucket of the last sample (a hint; any index up to bounds().size() is valid).
+    std::size_t lastBucket = 0;
 };
 
 /// A value held over simulated time (queue occupancy, busy = 1 / idle = 0) and its average

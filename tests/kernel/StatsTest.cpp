@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -119,6 +120,27 @@ TEST(Stats, DistributionSummaryAndHistogram)
     EXPECT_DOUBLE_EQ(latency.mean(), 6.0);
     EXPECT_DOUBLE_EQ(latency.stddev(), 0.0);
     EXPECT_EQ(latency.bucketCounts(), (std::vector<std::uint64_t>{0, 0, 1, 0}));
+}
+
+// The bucket of the last sample is tried first: runs of one value, jumps between buckets in
+// both directions, the two open-ended buckets and samples on a bound must all land where a
+// search from scratch puts them.
+TEST(Stats, DistributionBucketsRunsAndJumpsAlike)
+{
+    const std::vector<double> bounds{10.0, 20.0, 40.0, 80.0};
+    Distribution hinted("hinted", "ns", "latency", bounds);
+    std::vector<std::uint64_t> expected(bounds.size() + 1, 0);
+    // Each bound comes right after a sample of the bucket below it.
+    const std::vector<double> values{15, 15,   15,   20, 90,  90, 5,    10, 40, 39.5, 20, 20,
+                                     10, 9.99, 79.9, 80, 1e9, -3, 79.9, 15, 15, 40,   40};
+    for (double value : values) {
+        hinted.sample(value);
+        const auto bucket = static_cast<std::size_t>(
+            std::upper_bound(bounds.begin(), bounds.end(), value) - bounds.begin());
+        ++expected[bucket];
+    }
+    EXPECT_EQ(hinted.bucketCounts(), expected);
+    EXPECT_EQ(hinted.bucketCounts(), (std::vector<std::uint64_t>{3, 7, 4, 5, 4}));
 }
 
 TEST(Stats, DistributionStaysAccurateForLargeOffsets)
