@@ -42,7 +42,13 @@ void Accelerator::commitFast(Job& job, Time upTo)
     // The calls the per-chunk transactions make, in their order: each load reaches the memory
     // at its send time, each slice the engine at its arrival; those after `upTo` are left.
     if (fastPlan.compute && fastPlan.chunks.empty()) {
-        ownEngine->reserveSlice(job.info, fastPlan.estimate, 0, 1, fastPlan.whole.computeSent);
+        ownEngine->reserveSliceLasting(job.info,
+                                       fastPlan.estimate,
+                                       fastPlan.tensor,
+                                       0,
+                                       1,
+                                       fastPlan.whole.computeSent,
+                                       fastPlan.whole.sliceTime);
         return;
     }
     const std::uint64_t slices = fastPlan.chunks.size();
@@ -57,8 +63,13 @@ void Accelerator::commitFast(Job& job, Time upTo)
     }
     if (fastPlan.compute)
         for (std::uint64_t i = 0; i < slices && fastPlan.chunks[i].computeSent <= upTo; ++i)
-            ownEngine->reserveSlice(
-                job.info, fastPlan.estimate, i, slices, fastPlan.chunks[i].computeSent);
+            ownEngine->reserveSliceLasting(job.info,
+                                           fastPlan.estimate,
+                                           fastPlan.tensor,
+                                           i,
+                                           slices,
+                                           fastPlan.chunks[i].computeSent,
+                                           fastPlan.chunks[i].sliceTime);
 }
 
 void Accelerator::leaveFastPath()

@@ -129,8 +129,23 @@ Time ComputeEngine::reserveSlice(const EtNodeInfo& node,
                                  std::uint64_t sliceCount,
                                  Time arrival)
 {
-    const bool tensor = usesTensorUnit(node);
-    Time duration = Time::fromPs(sliceShare(whole.time.ps(), sliceIndex, sliceCount));
+    return reserveSliceLasting(node,
+                               whole,
+                               usesTensorUnit(node),
+                               sliceIndex,
+                               sliceCount,
+                               arrival,
+                               Time::fromPs(sliceShare(whole.time.ps(), sliceIndex, sliceCount)));
+}
+
+Time ComputeEngine::reserveSliceLasting(const EtNodeInfo& node,
+                                        const ComputeEstimate& whole,
+                                        bool tensor,
+                                        std::uint64_t sliceIndex,
+                                        std::uint64_t sliceCount,
+                                        Time arrival,
+                                        Time duration)
+{
     const Placement placement = place(freeFor(tensor), arrival, duration);
     const std::size_t chosen = placement.unit;
     Unit& unit = units[chosen];

@@ -84,6 +84,15 @@ public:
                       std::uint64_t index,
                       std::uint64_t count,
                       Time arrival);
+    /// reserveSlice() for a slice whose share `duration` of the node's time (sliceShare) the
+    /// caller has worked out already, on the tensor unit when `tensor` (usesTensorUnit).
+    Time reserveSliceLasting(const EtNodeInfo& node,
+                             const ComputeEstimate& whole,
+                             bool tensor,
+                             std::uint64_t index,
+                             std::uint64_t count,
+                             Time arrival,
+                             Time duration);
     /// Answers `payload` (a slice already reserved with reserveSlice) on the backward path at
     /// `end`, as if it had come through the socket: the accelerator's fast path hands over a
     /// slice in progress when it falls back to per-chunk transactions.

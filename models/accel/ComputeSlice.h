@@ -42,4 +42,31 @@ inline std::uint64_t sliceShare(std::uint64_t total, std::uint64_t index, std::u
     return upTo(index + 1) - upTo(index);
 }
 
+/// sliceShare(total, i, count) for i = 0, 1, 2, ... in turn, without a division per slice:
+/// the remainder's share r·i / count is carried as r·i mod count, and slice i takes one more
+/// picosecond exactly when that carry passes count.
+class SliceShares {
+public:
+    SliceShares(std::uint64_t total, std::uint64_t count)
+        : quotient(total / count), remainder(total % count), count(count)
+    {
+    }
+    /// The share of the next slice.
+    std::uint64_t next()
+    {
+        carry += remainder;
+        if (carry >= count) {
+            carry -= count;
+            return quotient + 1;
+        }
+        return quotient;
+    }
+
+private:
+    std::uint64_t quotient;
+    std::uint64_t remainder;
+    std::uint64_t count;
+    std::uint64_t carry = 0;
+};
+
 } // namespace etsim::accel

@@ -43,13 +43,11 @@ void planStream(StreamPlan& plan,
         engineFree = engine->freeTimes(plan.tensor);
     }
     const std::uint64_t slices = std::max<std::uint64_t>(count, 1);
-    auto slice = [&](std::uint64_t index, Time arrival) {
-        const Time duration = Time::fromPs(sliceShare(plan.estimate.time.ps(), index, slices));
-        return ComputeEngine::place(engineFree, arrival, duration).end;
-    };
+    SliceShares shares(plan.compute ? plan.estimate.time.ps() : 0, slices);
     if (plan.compute && count == 0) {
         plan.whole.computeSent = t0;
-        plan.whole.computed = slice(0, t0);
+        plan.whole.sliceTime = Time::fromPs(shares.next());
+        plan.whole.computed = ComputeEngine::place(engineFree, t0, plan.whole.sliceTime).end;
         plan.done = plan.whole.computed;
         return;
     }
@@ -60,24 +58,28 @@ void planStream(StreamPlan& plan,
     engines.clear();
     Time previousSent = t0;
     Time lastLoaded = t0;
-    // Every chunk but the last is full: its DMA time is worked out once.
+    // Every chunk but the last of each part is full: its DMA time is worked out once.
     const Time fullChunkDma = Size::fromBytes(shape.chunkBytes) / shape.dmaBandwidth;
+    const std::uint64_t reads = ceilDiv(shape.readBytes, shape.chunkBytes);
     for (std::uint64_t i = 0; i < count; ++i) {
         ChunkTimes& chunk = plan.chunks[i];
-        const StreamPiece piece =
-            streamPiece(shape.readBytes, shape.writeBytes, shape.chunkBytes, i);
-        chunk.bytes = piece.bytes;
-        chunk.write = piece.write;
+        // streamPiece(i), in turn: reads first, then writes, each part cut into full chunks
+        // and a shorter last one.
+        const bool write = i >= reads;
+        const std::uint64_t offset = (write ? i - reads : i) * shape.chunkBytes;
+        const std::uint64_t part = write ? shape.writeBytes : shape.readBytes;
+        chunk.bytes = std::min(shape.chunkBytes, part - offset);
+        chunk.write = write;
         // A memory node queues every chunk at once; a compute node has two staging buffers,
         // so chunk i waits for the slice of chunk i - 2 to free its buffer.
         chunk.queued = plan.compute && i >= 2 ? plan.chunks[i - 2].computed : t0;
         // The DMA queue is FIFO: no load leaves before the one ahead of it, nor before an
-        // engine is free.
+        // engine is free. The engine that frees first takes the load; its slot is reused.
         Time sent = std::max(chunk.queued, previousSent);
+        Time* engine = nullptr;
         if (engines.size() == shape.dmaEngines) {
-            auto first = std::min_element(engines.begin(), engines.end());
-            sent = std::max(sent, *first);
-            engines.erase(first);
+            engine = &*std::min_element(engines.begin(), engines.end());
+            sent = std::max(sent, *engine);
         }
         chunk.sent = sent;
         previousSent = sent;
@@ -87,13 +89,18 @@ void planStream(StreamPlan& plan,
                              ? fullChunkDma
                              : Size::fromBytes(chunk.bytes) / shape.dmaBandwidth;
         chunk.loaded = std::max(memoryDone, sent + dma);
-        engines.push_back(chunk.loaded);
+        if (engine != nullptr)
+            *engine = chunk.loaded;
+        else
+            engines.push_back(chunk.loaded);
         lastLoaded = std::max(lastLoaded, chunk.loaded);
         if (plan.compute) {
             // A slice starts when its chunk is in and the previous slice is done.
             chunk.computeSent =
                 i == 0 ? chunk.loaded : std::max(chunk.loaded, plan.chunks[i - 1].computed);
-            chunk.computed = slice(i, chunk.computeSent);
+            chunk.sliceTime = Time::fromPs(shares.next());
+            chunk.computed =
+                ComputeEngine::place(engineFree, chunk.computeSent, chunk.sliceTime).end;
         }
     }
     plan.done = plan.compute ? plan.chunks.back().computed : lastLoaded;

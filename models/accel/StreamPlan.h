@@ -46,6 +46,7 @@ struct ChunkTimes {
     Time loaded;      // the load completes
     Time computeSent; // compute nodes: the chunk's slice reaches the engine
     Time computed;    // compute nodes: the slice completes
+    Time sliceTime;   // compute nodes: the slice's share of the node's time
 };
 
 struct StreamPlan {

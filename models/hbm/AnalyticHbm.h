@@ -45,8 +45,17 @@ public:
     serve(Server& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const;
 
 private:
+    /// llround(bytes / rate of the direction), ps; the last answer per direction is kept, as
+    /// a stream asks for the same chunk size over and over.
+    std::uint64_t transferPs(std::uint64_t bytes, bool write) const;
+
     double readBytesPerPs;
     double writeBytesPerPs;
+    struct LastTransfer {
+        std::uint64_t bytes = 0;
+        std::uint64_t ps = 0;
+    };
+    mutable LastTransfer lastTransfer[2];
     std::uint64_t turnaroundPs;
     std::uint64_t latencyPs;
     Server state;

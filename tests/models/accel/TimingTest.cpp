@@ -1,6 +1,7 @@
 // The compute timing calculators against hand-computed values of the formulas in
 // shared/spec/hardware-models.md section 1 (roofline 1.1, tile/wave 1.2, SCALE-Sim 1.3).
 
+#include "models/accel/ComputeSlice.h"
 #include "models/accel/compute/GpuTileTiming.h"
 #include "models/accel/compute/RooflineTiming.h"
 #include "models/accel/compute/SystolicTiming.h"
@@ -48,6 +49,24 @@ gemmNode(std::uint64_t m, std::uint64_t n, std::uint64_t k, DataType type = Data
     node.gemm = GemmShape{m, n, k, 1};
     node.flops = node.gemm->flops();
     return node;
+}
+
+// The streaming plan takes slice shares in turn without dividing; each must be the share
+// sliceShare() gives that index, and together they make the whole.
+TEST(SliceShares, InTurnTheyAreTheSharesOfEachIndex)
+{
+    for (const std::uint64_t total : {0ULL, 1ULL, 7ULL, 1000ULL, 999983ULL, (1ULL << 40) + 3})
+        for (const std::uint64_t count : {1ULL, 2ULL, 3ULL, 7ULL, 30ULL, 1024ULL}) {
+            SliceShares shares(total, count);
+            std::uint64_t sum = 0;
+            for (std::uint64_t index = 0; index < count; ++index) {
+                const std::uint64_t share = shares.next();
+                ASSERT_EQ(share, sliceShare(total, index, count))
+                    << "total " << total << ", slice " << index << " of " << count;
+                sum += share;
+            }
+            EXPECT_EQ(sum, total);
+        }
 }
 
 TEST(RooflineTiming, ComputeBound)

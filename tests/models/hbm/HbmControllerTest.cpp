@@ -4,11 +4,13 @@
 #include "models/hbm/HbmController.h"
 
 #include "kernel/Extensions.h"
+#include "models/hbm/AnalyticHbm.h"
 #include "tests/support/ScTest.h"
 
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -131,6 +133,42 @@ TEST_F(HbmControllerTest, AnalyticIsLatencyPlusSizeOverSustainedBandwidth)
     double writePs = 1048576.0 / (819.2e9 * 0.927) * 1e12;
     EXPECT_NEAR(
         initiator.responses[1].to_seconds() * 1e12, transferPs + 41000 + writePs + 33125, 2.0);
+}
+
+// The analytic server keeps its last transfer time per direction, as a stream asks for one
+// chunk size over and over: runs of one size, other sizes and both directions must each get
+// llround(bytes / rate) as if asked first.
+TEST(AnalyticHbm, EverySizeAndDirectionGetsItsOwnTransferTime)
+{
+    StatGroup stats("hbm");
+    const HbmConfig config = withFidelity(Fidelity::Analytic);
+    AnalyticHbm hbm(config, stats);
+    const double peak = config.organisation.devicePeak().bytesPerSecond() * 1e-12;
+    const double readRate = peak * config.analytic.efficiency;
+    const double writeRate = peak * config.analytic.writeShare();
+    const std::uint64_t latency = config.analytic.latency.ps();
+    struct Ask {
+        std::uint64_t bytes;
+        bool write;
+    };
+    const std::vector<Ask> asks{{2 << 20, false},
+                                {2 << 20, false},
+                                {100, false},
+                                {2 << 20, true},
+                                {2 << 20, true},
+                                {100, false},
+                                {2 << 20, false},
+                                {64, true},
+                                {0, true},
+                                {64, true}};
+    for (const Ask& ask : asks) {
+        AnalyticHbm::Server idle; // each on an idle server: it starts on arrival
+        const double rate = ask.write ? writeRate : readRate;
+        const auto transfer =
+            static_cast<std::uint64_t>(std::llround(static_cast<double>(ask.bytes) / rate));
+        EXPECT_EQ(hbm.serve(idle, 1000, ask.bytes, ask.write), 1000 + transfer + latency)
+            << ask.bytes << " B " << (ask.write ? "write" : "read");
+    }
 }
 
 // Sends `count` reads of `size` from a thread through b_transport and records the end time.
