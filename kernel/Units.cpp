@@ -715,25 +715,23 @@ Quantity checkedMultiply(Quantity quantity, unsigned long long count)
 
 } // namespace
 
-Time& Time::operator+=(Time other)
+namespace units {
+
+void throwTimeSumBeyondRange(Time a, Time b)
 {
-    return *this = *this + other;
+    // Called only when the sum passes 2^64 - 1 ps, so checkedAdd throws its message.
+    checkedAdd(a, b);
+    throw UnitError(toString(a) + " + " + toString(b) + ": out of range");
 }
 
-Time& Time::operator-=(Time other)
+void throwTimeDifferenceNegative(Time a, Time b)
 {
-    return *this = *this - other;
+    // Called only when b > a, so checkedSubtract throws its message.
+    checkedSubtract(a, b);
+    throw UnitError(toString(a) + " - " + toString(b) + ": out of range");
 }
 
-Time operator+(Time a, Time b)
-{
-    return checkedAdd(a, b);
-}
-
-Time operator-(Time a, Time b)
-{
-    return checkedSubtract(a, b);
-}
+} // namespace units
 
 double operator/(Time a, Time b)
 {

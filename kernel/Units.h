@@ -100,9 +100,35 @@ private:
     std::uint64_t value = 0;
 };
 
-Time operator+(Time a, Time b);
+namespace units {
+// The error paths of Time's + and -, out of line so that the arithmetic itself inlines (the
+// streaming plan adds times a few times per DMA chunk). Each throws UnitError.
+[[noreturn]] void throwTimeSumBeyondRange(Time a, Time b);
+[[noreturn]] void throwTimeDifferenceNegative(Time a, Time b);
+} // namespace units
+
+inline Time operator+(Time a, Time b)
+{
+    std::uint64_t sum = 0;
+    if (__builtin_add_overflow(a.ps(), b.ps(), &sum))
+        units::throwTimeSumBeyondRange(a, b);
+    return Time::fromPs(sum);
+}
 /// Throws UnitError if b > a.
-Time operator-(Time a, Time b);
+inline Time operator-(Time a, Time b)
+{
+    if (b.ps() > a.ps())
+        units::throwTimeDifferenceNegative(a, b);
+    return Time::fromPs(a.ps() - b.ps());
+}
+inline Time& Time::operator+=(Time other)
+{
+    return *this = *this + other;
+}
+inline Time& Time::operator-=(Time other)
+{
+    return *this = *this - other;
+}
 /// How many times b fits in a, as a double (e.g. a utilisation). Throws UnitError if b is 0.
 double operator/(Time a, Time b);
 /// n repetitions of a time. Throws UnitError on overflow or a negative count.
