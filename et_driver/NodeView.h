@@ -2,7 +2,7 @@
 // A Node record read in place, for readers that take a few fields of millions of nodes (the
 // custom collective algorithms' traces, platforms/collectives/ChakraAlgorithm): no TraceNode
 // is built and no attribute is copied or parsed a second time. The views point into the
-// reader's buffers and are valid until its next read.
+// reader's buffers and are valid until its next read or suspend().
 //
 // TraceReader::next(NodeView&) scans a record itself when it is plainly valid: every string
 // ASCII (so valid UTF-8), only the schema's fields with their wire types, no inputs or outputs,

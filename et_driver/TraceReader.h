@@ -82,8 +82,8 @@ public:
 
     // The next node into `node` (its buffers are reused); false at the end of the file.
     bool next(TraceNode& node);
-    // The same record read in place (NodeView.h): valid until the next read. The same records
-    // are refused with the same errors.
+    // The same record read in place (NodeView.h): valid until the next read or suspend(). The same
+    // records are refused with the same errors.
     bool next(NodeView& view);
     // Replaces the content of `batch` with up to windowNodes next nodes; 0 at the end.
     std::size_t nextBatch(std::vector<TraceNode>& batch);

@@ -77,8 +77,8 @@ tlm::tlm_generic_payload& PayloadPool::acquire(unsigned int dataLength)
     Payload* payload = nullptr;
     if (list.items.empty()) {
         if (payloads.size() >= std::numeric_limits<std::uint32_t>::max())
-            throw Error("payload pool '" + poolName + "': more than 2^32 - 1 payloads in use " +
-                        "at once; a transaction is never released");
+            throw Error("payload pool '" + poolName + "': more than 2^32 - 1 payloads created; " +
+                        "transactions are not being released");
         payloads.push_back(std::make_unique<Payload>(
             this, &list, dataLength, static_cast<std::uint32_t>(payloads.size())));
         payload = payloads.back().get();

@@ -70,8 +70,11 @@ void WallProfile::mark()
 void WallProfile::enter(WallPart part)
 {
     mark();
+    // A part calling into itself (the accelerator's process into its own engine socket) is
+    // still the one entry; only the measured run counts.
+    if (running && (stack.empty() || stack.back() != part))
+        ++entries[static_cast<std::size_t>(part)];
     stack.push_back(part);
-    ++entries[static_cast<std::size_t>(part)];
 }
 
 void WallProfile::leave()

@@ -46,7 +46,8 @@ public:
 
     struct Share {
         double seconds = 0.0;
-        /// Times the part was entered (an event, a transaction or a callback).
+        /// Times the part was entered from outside it (an event, a transaction or a callback)
+        /// between start and stop; a part's calls into itself do not count again.
         std::uint64_t entries = 0;
     };
     Share share(WallPart part) const;

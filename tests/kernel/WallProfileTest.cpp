@@ -72,6 +72,34 @@ TEST_F(WallProfileTest, EntriesCountEveryScopeAndAScopeWithoutProfileDoesNothing
     EXPECT_DOUBLE_EQ(profile.otherSeconds(), 4e-9);
 }
 
+// Entries count a part entered from outside it: a part calling into itself (the accelerator's
+// process into its own compute engine) is one entry, and scopes before start or after stop
+// are not counted.
+TEST_F(WallProfileTest, APartCallingIntoItselfIsOneEntryAndOnlyTheRunCounts)
+{
+    profile.enter(WallPart::Driver); // before start
+    profile.leave();
+    profile.start();
+    profile.enter(WallPart::Accelerator);
+    profile.enter(WallPart::Accelerator); // its own engine
+    advance(5);
+    profile.leave();
+    profile.enter(WallPart::Hbm);
+    profile.enter(WallPart::Accelerator); // back into the accelerator from the HBM's answer
+    advance(1);
+    profile.leave();
+    profile.leave();
+    profile.leave();
+    profile.stop();
+    profile.enter(WallPart::Fabric); // after stop
+    profile.leave();
+    EXPECT_EQ(profile.share(WallPart::Accelerator).entries, 2U);
+    EXPECT_EQ(profile.share(WallPart::Hbm).entries, 1U);
+    EXPECT_EQ(profile.share(WallPart::Driver).entries, 0U);
+    EXPECT_EQ(profile.share(WallPart::Fabric).entries, 0U);
+    EXPECT_DOUBLE_EQ(profile.share(WallPart::Accelerator).seconds, 6e-9);
+}
+
 TEST_F(WallProfileTest, EveryPartHasItsReportName)
 {
     EXPECT_EQ(wallPartName(WallPart::Driver), "driver");
