@@ -1,7 +1,8 @@
 #include "et_driver/PyLiteral.h"
 
 #include <cctype>
-#include <exception>
+#include <charconv>
+#include <system_error>
 
 namespace etsim::et {
 
@@ -31,7 +32,7 @@ private:
     std::optional<PyValue> parseValue(int depth)
     {
         skipSpace();
-        if (pos >= text.size() || depth > 32)
+        if (pos >= text.size() || depth > maxDepth)
             return std::nullopt;
         PyValue value;
         char c = text[pos];
@@ -95,15 +96,20 @@ private:
                 integer = false;
         }
         if (integer && token != "-") {
-            try {
-                value.number = std::stoll(value.text);
+            // Digits after an optional '-': from_chars reads them as stoll would, and one
+            // beyond int64 stays text.
+            std::int64_t number = 0;
+            const auto [end, error] =
+                std::from_chars(token.data(), token.data() + token.size(), number);
+            if (error == std::errc() && end == token.data() + token.size()) {
+                value.number = number;
                 value.kind = PyValue::Kind::Int;
-            } catch (const std::exception&) {
-                value.kind = PyValue::Kind::Text;
             }
         }
         return value;
     }
+
+    static constexpr int maxDepth = 32;
 
     std::string_view text;
     std::size_t pos = 0;
