@@ -108,21 +108,6 @@ ComputeEstimate ComputeEngine::estimate(const EtNodeInfo& node) const
                                 : unitTimings.vector.estimate(node);
 }
 
-ComputeEngine::Placement
-ComputeEngine::place(std::vector<Time>& freeAt, Time arrival, Time duration)
-{
-    std::size_t chosen = 0;
-    for (std::size_t u = 1; u < freeAt.size(); ++u)
-        if (freeAt[u] < freeAt[chosen])
-            chosen = u;
-    Placement placement;
-    placement.unit = chosen;
-    placement.start = std::max(arrival, freeAt[chosen]);
-    placement.end = placement.start + duration;
-    freeAt[chosen] = placement.end;
-    return placement;
-}
-
 Time ComputeEngine::reserveSlice(const EtNodeInfo& node,
                                  const ComputeEstimate& whole,
                                  std::uint64_t sliceIndex,

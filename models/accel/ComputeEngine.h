@@ -26,6 +26,7 @@
 #include <tlm_utils/peq_with_get.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -70,7 +71,20 @@ public:
     };
     /// The unit whose resource frees first in `freeAt` (the lowest index on a tie) takes work
     /// of `duration` arriving at `arrival`; its entry advances to the end.
-    static Placement place(std::vector<Time>& freeAt, Time arrival, Time duration);
+    /// Inline: the streaming plan places a slice per DMA chunk.
+    static Placement place(std::vector<Time>& freeAt, Time arrival, Time duration)
+    {
+        std::size_t chosen = 0;
+        for (std::size_t u = 1; u < freeAt.size(); ++u)
+            if (freeAt[u] < freeAt[chosen])
+                chosen = u;
+        Placement placement;
+        placement.unit = chosen;
+        placement.start = std::max(arrival, freeAt[chosen]);
+        placement.end = placement.start + duration;
+        freeAt[chosen] = placement.end;
+        return placement;
+    }
     /// When each unit's tensor (or vector) unit is next free; with tensor_vector: shared both
     /// are one resource, the unit's cores.
     const std::vector<Time>& freeTimes(bool tensor) const

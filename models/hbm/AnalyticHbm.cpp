@@ -24,26 +24,13 @@ AnalyticHbm::AnalyticHbm(const HbmConfig& config, StatGroup& stats)
 {
 }
 
-std::uint64_t AnalyticHbm::transferPs(std::uint64_t bytes, bool write) const
+std::uint64_t AnalyticHbm::newTransferPs(std::uint64_t bytes, bool write) const
 {
     LastTransfer& last = lastTransfer[write ? 1 : 0];
-    if (last.bytes != bytes) {
-        const double rate = write ? writeBytesPerPs : readBytesPerPs;
-        last.ps = static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / rate));
-        last.bytes = bytes;
-    }
+    const double rate = write ? writeBytesPerPs : readBytesPerPs;
+    last.ps = static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) / rate));
+    last.bytes = bytes;
     return last.ps;
-}
-
-std::uint64_t
-AnalyticHbm::serve(Server& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const
-{
-    const bool turns = server.used && server.lastWrite != write;
-    const std::uint64_t start = std::max(arrivalPs, server.freePs + (turns ? turnaroundPs : 0));
-    server.freePs = start + transferPs(bytes, write);
-    server.lastWrite = write;
-    server.used = true;
-    return server.freePs + latencyPs;
 }
 
 std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write)

@@ -9,6 +9,7 @@
 #include "kernel/Stats.h"
 #include "models/hbm/HbmConfig.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace etsim::hbm {
@@ -41,13 +42,28 @@ public:
     /// which it advances; nothing is recorded. complete() is this on the server's own state
     /// plus the stats, so a caller that plans transactions ahead (the accelerator's streaming
     /// fast path) uses the model's own arithmetic.
+    /// Inline: the accelerator's fast path serves one DMA chunk at a time.
     std::uint64_t
-    serve(Server& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const;
+    serve(Server& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const
+    {
+        const bool turns = server.used && server.lastWrite != write;
+        const std::uint64_t start = std::max(arrivalPs, server.freePs + (turns ? turnaroundPs : 0));
+        server.freePs = start + transferPs(bytes, write);
+        server.lastWrite = write;
+        server.used = true;
+        return server.freePs + latencyPs;
+    }
 
 private:
     /// llround(bytes / rate of the direction), ps; the last answer per direction is kept, as
     /// a stream asks for the same chunk size over and over.
-    std::uint64_t transferPs(std::uint64_t bytes, bool write) const;
+    std::uint64_t transferPs(std::uint64_t bytes, bool write) const
+    {
+        const LastTransfer& last = lastTransfer[write ? 1 : 0];
+        return last.bytes == bytes ? last.ps : newTransferPs(bytes, write);
+    }
+    // transferPs() of a size other than the last of its direction; remembers it.
+    std::uint64_t newTransferPs(std::uint64_t bytes, bool write) const;
 
     double readBytesPerPs;
     double writeBytesPerPs;
