@@ -41,7 +41,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
 {
     // The calls the per-chunk transactions make, in their order: each load reaches the memory
     // at its send time, each slice the engine at its arrival; those after `upTo` are left.
-    if (fastPlan.compute && fastPlan.chunks.empty()) {
+    if (fastPlan.compute && fastPlan.chunkCount == 0) {
         ownEngine->reserveSliceLasting(job.info,
                                        fastPlan.estimate,
                                        fastPlan.tensor,
@@ -51,7 +51,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
                                        fastPlan.whole.sliceTime);
         return;
     }
-    const std::uint64_t slices = fastPlan.chunks.size();
+    const std::uint64_t slices = fastPlan.chunkCount;
     for (std::uint64_t i = 0; i < slices; ++i) {
         const ChunkTimes& chunk = fastPlan.chunks[i];
         if (chunk.sent > upTo)
@@ -102,11 +102,11 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
         ++engineOutbox.inFlight;
         ownEngine->adopt(payload, end);
     };
-    if (fastPlan.compute && fastPlan.chunks.empty()) {
+    if (fastPlan.compute && fastPlan.chunkCount == 0) {
         resumeSlice(0, fastPlan.whole.computed);
         return;
     }
-    const std::uint64_t count = fastPlan.chunks.size();
+    const std::uint64_t count = fastPlan.chunkCount;
     for (std::uint64_t i = 0; i < count && fastPlan.chunks[i].queued <= now; ++i) {
         const ChunkTimes& chunk = fastPlan.chunks[i];
         ++job.loadsIssued;

@@ -34,7 +34,9 @@ void planStream(StreamPlan& plan,
     const Time t0 = shape.start;
     // No chunks when nothing streams (a compute node that fits in SRAM).
     const std::uint64_t count = streamChunks(shape.readBytes, shape.writeBytes, shape.chunkBytes);
-    plan.chunks.resize(count);
+    if (plan.chunks.size() < count)
+        plan.chunks.resize(count);
+    plan.chunkCount = count;
     plan.compute = engine != nullptr;
     std::vector<Time>& engineFree = plan.engineFree;
     if (plan.compute) {
@@ -103,7 +105,7 @@ void planStream(StreamPlan& plan,
                 ComputeEngine::place(engineFree, chunk.computeSent, chunk.sliceTime).end;
         }
     }
-    plan.done = plan.compute ? plan.chunks.back().computed : lastLoaded;
+    plan.done = plan.compute ? plan.chunks[count - 1].computed : lastLoaded;
 }
 
 } // namespace etsim::accel

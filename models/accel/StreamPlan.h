@@ -11,6 +11,7 @@
 #include "models/accel/ComputeEngine.h"
 #include "models/accel/StreamMemory.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -50,8 +51,11 @@ struct ChunkTimes {
 };
 
 struct StreamPlan {
-    /// Chunks in order (empty for a compute node that fits in SRAM: one slice, `whole`).
+    /// Chunks in order: the first `chunkCount` entries of `chunks` (none for a compute node
+    /// that fits in SRAM: one slice, `whole`). The vector only grows, so a node after a longer
+    /// one re-initialises nothing.
     std::vector<ChunkTimes> chunks;
+    std::size_t chunkCount = 0;
     /// Compute nodes: the slice of a node that fits (chunks empty).
     ChunkTimes whole;
     bool compute = false;
@@ -75,7 +79,7 @@ struct StreamShape {
 };
 
 /// Fills `plan` for a compute node (`engine` non-null: loads and slices) or a memory node
-/// (`engine` null: loads only) of `shape`. `plan.chunks` keeps its capacity between calls.
+/// (`engine` null: loads only) of `shape`. `plan.chunks` keeps its entries between calls.
 void planStream(StreamPlan& plan,
                 const StreamShape& shape,
                 const StreamMemory& memory,
