@@ -20,9 +20,11 @@ PendingNodes::PendingNodes() : table(16, none) {}
 
 void PendingNodes::rehash(std::size_t slotCount)
 {
+    // The pending slots are the ones the table holds.
+    const std::vector<std::uint32_t> old = std::move(table);
     table.assign(slotCount, none);
-    for (std::uint32_t slot = 0; slot < ids.size(); ++slot)
-        if (live[slot] != 0)
+    for (std::uint32_t slot : old)
+        if (slot != none)
             place(slot);
 }
 
@@ -47,15 +49,12 @@ std::uint32_t PendingNodes::insert(std::uint64_t id, LoweredNode&& node)
         slot = static_cast<std::uint32_t>(nodes.size());
         nodes.push_back(std::move(node));
         ids.push_back(id);
-        live.push_back(0);
     }
-    live[slot] = 1;
-    ++count;
     // The load stays at or below a half, so probes stay short.
-    if (count * 2 > table.size())
+    if ((count + 1) * 2 > table.size())
         rehash(table.size() * 2);
-    else
-        place(slot);
+    place(slot);
+    ++count;
     return slot;
 }
 
@@ -87,7 +86,6 @@ void PendingNodes::erase(std::uint32_t slot)
         hole = next;
     }
     table[hole] = none;
-    live[slot] = 0;
     freeSlots.push_back(slot);
     --count;
 }

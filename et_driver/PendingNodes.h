@@ -39,7 +39,6 @@ private:
 
     std::vector<LoweredNode> nodes;
     std::vector<std::uint64_t> ids;
-    std::vector<std::uint8_t> live; // per slot: holds a pending node
     std::vector<std::uint32_t> freeSlots;
     std::vector<std::uint32_t> table; // a power of two of entries; each a slot or none
     std::size_t count = 0;

@@ -442,29 +442,19 @@ void TraceCodec::addAttribute(TraceNode& node, const pb::AttributeProto& attr)
 
 std::optional<pb::IOInfo> TraceCodec::inputs(const TraceNode& node)
 {
-    if (node.rest.empty())
-        return std::nullopt; // nothing preserved: no message to build
-    pb::Node preserved = parsePreserved(node);
-    if (!preserved.has_inputs())
-        return std::nullopt;
-    return preserved.inputs();
+    return io(node).inputs;
 }
 
 std::optional<pb::IOInfo> TraceCodec::outputs(const TraceNode& node)
 {
-    if (node.rest.empty())
-        return std::nullopt;
-    pb::Node preserved = parsePreserved(node);
-    if (!preserved.has_outputs())
-        return std::nullopt;
-    return preserved.outputs();
+    return io(node).outputs;
 }
 
 TraceCodec::Io TraceCodec::io(const TraceNode& node)
 {
     Io io;
     if (node.rest.empty())
-        return io;
+        return io; // nothing preserved: no message to build
     pb::Node preserved = parsePreserved(node);
     if (preserved.has_inputs())
         io.inputs = std::move(*preserved.mutable_inputs());

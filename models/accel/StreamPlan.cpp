@@ -18,7 +18,15 @@ StreamPiece streamPiece(std::uint64_t readBytes,
                         std::uint64_t chunkBytes,
                         std::uint64_t index)
 {
-    const std::uint64_t reads = ceilDiv(readBytes, chunkBytes);
+    return streamPiece(readBytes, writeBytes, chunkBytes, ceilDiv(readBytes, chunkBytes), index);
+}
+
+StreamPiece streamPiece(std::uint64_t readBytes,
+                        std::uint64_t writeBytes,
+                        std::uint64_t chunkBytes,
+                        std::uint64_t reads,
+                        std::uint64_t index)
+{
     const bool write = index >= reads;
     const std::uint64_t part = write ? writeBytes : readBytes;
     const std::uint64_t offset = (write ? index - reads : index) * chunkBytes;
@@ -65,13 +73,10 @@ void planStream(StreamPlan& plan,
     const std::uint64_t reads = ceilDiv(shape.readBytes, shape.chunkBytes);
     for (std::uint64_t i = 0; i < count; ++i) {
         ChunkTimes& chunk = plan.chunks[i];
-        // streamPiece(i), in turn: reads first, then writes, each part cut into full chunks
-        // and a shorter last one.
-        const bool write = i >= reads;
-        const std::uint64_t offset = (write ? i - reads : i) * shape.chunkBytes;
-        const std::uint64_t part = write ? shape.writeBytes : shape.readBytes;
-        chunk.bytes = std::min(shape.chunkBytes, part - offset);
-        chunk.write = write;
+        const StreamPiece piece =
+            streamPiece(shape.readBytes, shape.writeBytes, shape.chunkBytes, reads, i);
+        chunk.bytes = piece.bytes;
+        chunk.write = piece.write;
         // A memory node queues every chunk at once; a compute node has two staging buffers,
         // so chunk i waits for the slice of chunk i - 2 to free its buffer.
         chunk.queued = plan.compute && i >= 2 ? plan.chunks[i - 2].computed : t0;

@@ -37,6 +37,13 @@ StreamPiece streamPiece(std::uint64_t readBytes,
                         std::uint64_t writeBytes,
                         std::uint64_t chunkBytes,
                         std::uint64_t index);
+/// The same, given the stream's read chunks ceilDiv(readBytes, chunkBytes), for a caller that
+/// walks every chunk (no division per chunk).
+StreamPiece streamPiece(std::uint64_t readBytes,
+                        std::uint64_t writeBytes,
+                        std::uint64_t chunkBytes,
+                        std::uint64_t reads,
+                        std::uint64_t index);
 
 /// One chunk's events, as the per-chunk transactions would have them.
 struct ChunkTimes {
@@ -56,7 +63,7 @@ struct StreamPlan {
     /// one re-initialises nothing.
     std::vector<ChunkTimes> chunks;
     std::size_t chunkCount = 0;
-    /// Compute nodes: the slice of a node that fits (chunks empty).
+    /// Compute nodes: the slice of a node that fits (chunkCount 0).
     ChunkTimes whole;
     bool compute = false;
     bool tensor = false;
