@@ -12,6 +12,7 @@
 #include "apps/Version.h"
 #include "kernel/Error.h"
 #include "kernel/Log.h"
+#include "kernel/OpenFileLimit.h"
 
 #include <CLI/CLI.hpp>
 #include <google/protobuf/stubs/logging.h>
@@ -39,6 +40,10 @@ int main(int argc, char** argv)
     // own log lines ("[libprotobuf ERROR google/protobuf/...]") would only repeat it with
     // the library's source paths.
     google::protobuf::SetLogHandler(nullptr);
+    // A run streams one trace file per rank; with the soft limit's common default of 1,024
+    // descriptors a 1,024-rank trace could not keep them all open, and reopening files at
+    // every read made such runs several times slower (bench/README.md, "Whole runs").
+    etsim::raiseOpenFileLimit();
     CLI::App app{"etsim: run Chakra execution traces on simulated AI hardware", "etsim"};
     app.set_version_flag("--version", std::string("etsim ") + etsim::apps::etsimVersion);
     app.require_subcommand(1);

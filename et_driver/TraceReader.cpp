@@ -129,6 +129,8 @@ void TraceReader::open(uint64_t resumeOffset)
     } else {
         if (::lseek(opened->fd, static_cast<off_t>(resumeOffset), SEEK_SET) < 0)
             throw TraceError(file.string(), "cannot seek: " + describeErrno(errno));
+        if (resumeOffset > 0)
+            blockSize = static_cast<int>(std::min<std::size_t>(resumeBlock, blockSize));
         opened->fileStream = std::make_unique<FileInputStream>(opened->fd, blockSize);
         opened->input = opened->fileStream.get();
         opened->base = resumeOffset;
@@ -393,6 +395,13 @@ void TraceReader::suspend()
     if (!stream)
         return;
     resumeAt = position();
+    // A reader suspended after little reading is likely to be suspended as soon again (a
+    // set of more ranks than open files, read round robin): refilling the whole buffer at
+    // each resumption would copy bufferBytes for a few records. So a plain file resumes with
+    // a buffer of about twice what the last opening consumed, between 4 KiB and bufferBytes.
+    uint64_t consumed = resumeAt - stream->base;
+    resumeBlock = static_cast<std::size_t>(
+        std::min<uint64_t>(std::max<uint64_t>(2 * consumed, minResumeBlock), options.bufferBytes));
     stream.reset();
 }
 

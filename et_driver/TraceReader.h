@@ -133,6 +133,9 @@ private:
     uint64_t fileBytes = 0;
     uint64_t record = 0;
     uint64_t resumeAt = 0;
+    // Read buffer of a plain file's next resumption (see suspend()).
+    static constexpr std::size_t minResumeBlock = 4096;
+    std::size_t resumeBlock = 0;
     uint64_t nodes = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "et_driver/TraceSet.h"
 
 #include "kernel/InputFile.h"
+#include "kernel/OpenFileLimit.h"
 
 #include <algorithm>
 #include <map>
@@ -122,7 +123,14 @@ TraceSet::TraceSet(const fs::path& prefixOrFolder, TraceSetOptions setOptions)
     , recentPosition(files.size())
     , inRecent(files.size(), false)
 {
-    options.maxOpenFiles = std::max<std::size_t>(options.maxOpenFiles, 1);
+    if (options.maxOpenFiles == 0)
+        options.maxOpenFiles = automaticOpenFiles(openFileLimit());
+}
+
+std::size_t automaticOpenFiles(std::size_t limit)
+{
+    std::size_t reserve = std::max<std::size_t>(64, limit / 4);
+    return std::max<std::size_t>(16, limit > reserve ? limit - reserve : 0);
 }
 
 TraceSet::~TraceSet() = default;

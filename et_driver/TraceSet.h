@@ -5,7 +5,9 @@
 // Readers are created on first use of a rank and hold a file descriptor only while needed:
 // a reader closes its file at its end, and at most maxOpenFiles readers are open at once (the
 // least recently used one is suspended when another needs its file). So thousands of ranks
-// can be streamed side by side within the process's descriptor limit.
+// can be streamed side by side within the process's descriptor limit; below it, as many as
+// the limit allows stay open, since a simulation reads its ranks round robin, the case where
+// a least-recently-used bound smaller than the rank count suspends a reader at every read.
 
 #include "et_driver/TraceReader.h"
 
@@ -30,9 +32,16 @@ std::vector<RankFile> findRankFiles(const std::filesystem::path& prefixOrFolder)
 
 struct TraceSetOptions {
     TraceReaderOptions reader;
-    // Readers holding an open file at once.
-    std::size_t maxOpenFiles = 256;
+    // Readers holding an open file at once; 0 takes automaticOpenFiles() of the process's
+    // descriptor limit. A suspended reader reopens its file and refills its buffer when read
+    // again, so a bound below the rank count costs a system call or three per resumption.
+    std::size_t maxOpenFiles = 0;
 };
+
+// Trace files a TraceSet may keep open under a descriptor limit of `limit`: three quarters of
+// it, leaving the rest (at least 64) to the rest of the program, sockets, outputs and
+// co-simulation peers included; never fewer than 16.
+std::size_t automaticOpenFiles(std::size_t limit);
 
 class TraceSet {
 public:

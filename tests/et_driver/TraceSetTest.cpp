@@ -1,9 +1,13 @@
 #include "et_driver/TraceSet.h"
 
 #include "et_driver/TraceWriter.h"
+#include "kernel/OpenFileLimit.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
 
 namespace etsim::et {
 namespace {
@@ -48,6 +52,79 @@ TEST(TraceSet, ManyRanksWithBoundedOpenFiles)
         EXPECT_FALSE(set.next(rank, node));
     EXPECT_LE(maxOpen, 8U);
     EXPECT_EQ(set.openFiles(), 0U);
+}
+
+TEST(TraceSet, AutomaticOpenFilesLeavesAQuarterOfTheLimitToTheRest)
+{
+    EXPECT_EQ(automaticOpenFiles(1024), 768U);
+    EXPECT_EQ(automaticOpenFiles(20000), 15000U);
+    EXPECT_EQ(automaticOpenFiles(200), 136U); // a reserve of at least 64
+    EXPECT_EQ(automaticOpenFiles(70), 16U);
+    EXPECT_EQ(automaticOpenFiles(0), 16U);
+}
+
+TEST(TraceSet, ByDefaultKeepsAsManyFilesOpenAsTheDescriptorLimitAllows)
+{
+    etsim::test::TempDir temp;
+    constexpr uint32_t ranks = 300;
+    for (uint32_t rank = 0; rank < ranks; ++rank) {
+        TraceWriter writer(temp.file("d." + std::to_string(rank) + ".et"));
+        for (uint64_t i = 0; i < 3; ++i) {
+            TraceNode node;
+            node.id = i;
+            node.name = "n";
+            node.type = NodeType::Comp;
+            writer.write(node);
+        }
+        writer.close();
+    }
+    TraceSet set(temp.file("d"));
+    TraceNode node;
+    std::size_t maxOpen = 0;
+    for (uint32_t rank = 0; rank < ranks; ++rank) {
+        ASSERT_TRUE(set.next(rank, node));
+        maxOpen = std::max(maxOpen, set.openFiles());
+    }
+    // Nothing was suspended if the limit allows: the old fixed bound of 256 did.
+    EXPECT_EQ(maxOpen, std::min<std::size_t>(ranks, automaticOpenFiles(openFileLimit())));
+}
+
+TEST(TraceSet, RecordsLargerThanTheBufferOfAResumptionReadWhole)
+{
+    // Two ranks alternating through one open file: every read resumes a suspended reader,
+    // whose buffer then holds about twice the record read before it (at least 4 KiB), so the
+    // records below, of 1 B to 20 KiB, start and end anywhere across its refills.
+    etsim::test::TempDir temp;
+    constexpr uint64_t count = 60;
+    auto nameOf = [](uint32_t rank, uint64_t i) {
+        std::size_t length = ((i * 7919 + rank * 104729) % 20480) + 1;
+        return std::string(length, static_cast<char>('a' + (i + rank) % 26));
+    };
+    for (uint32_t rank = 0; rank < 2; ++rank) {
+        TraceWriter writer(temp.file("big." + std::to_string(rank) + ".et"));
+        for (uint64_t i = 0; i < count; ++i) {
+            TraceNode node;
+            node.id = i;
+            node.name = nameOf(rank, i);
+            node.type = NodeType::Comp;
+            writer.write(node);
+        }
+        writer.close();
+    }
+    TraceSetOptions options;
+    options.maxOpenFiles = 1;
+    TraceSet set(temp.file("big"), options);
+    TraceNode node;
+    for (uint64_t i = 0; i < count; ++i) {
+        for (uint32_t rank = 0; rank < 2; ++rank) {
+            ASSERT_TRUE(set.next(rank, node)) << "rank " << rank << " node " << i;
+            ASSERT_EQ(node.id, i);
+            ASSERT_EQ(node.name, nameOf(rank, i)) << "rank " << rank << " node " << i;
+            EXPECT_LE(set.openFiles(), 1U);
+        }
+    }
+    EXPECT_FALSE(set.next(0, node));
+    EXPECT_FALSE(set.next(1, node));
 }
 
 TEST(TraceSet, RankOutOfRange)
