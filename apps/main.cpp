@@ -42,7 +42,8 @@ int main(int argc, char** argv)
     google::protobuf::SetLogHandler(nullptr);
     // A run streams one trace file per rank; with the soft limit's common default of 1,024
     // descriptors a 1,024-rank trace could not keep them all open, and reopening files at
-    // every read made such runs several times slower (bench/README.md, "Whole runs").
+    // every read made such runs twice as slow (bench/README.md, "The GPT-3 175B step with every
+    // rank").
     etsim::raiseOpenFileLimit();
     CLI::App app{"etsim: run Chakra execution traces on simulated AI hardware", "etsim"};
     app.set_version_flag("--version", std::string("etsim ") + etsim::apps::etsimVersion);

@@ -7,7 +7,10 @@
 # WORKLOADS is a comma-separated subset of: llama (Llama-3 70B cut to 8 layers, TP 8 x PP 4 x
 # DP 4 = 128 ranks, on hgx_h100_4node), ring_flow and ring_aware (a 1,024-rank ring
 # all-reduce of 1 MiB, 4 chunks, 50 GiB/s and 500 ns links, in the `flow` and `astra_aware`
-# fabric modes, through etsim_bench_models). Default: all, 3 repeats. KEY=VALUE pairs are
+# fabric modes, through etsim_bench_models), and gpt3 (GPT-3 175B with all of its 1,024 ranks,
+# TP 8 x PP 8 x DP 16 on dgx_a100_cluster: 44 M nodes, 15 GB of trace in the temporary folder and
+# about half an hour a run, so only when named). Default: llama, ring_flow and ring_aware,
+# 3 repeats. KEY=VALUE pairs are
 # passed to the `etsim run` workloads as --set, e.g. accelerator.dma.per_chunk=true to time
 # the per-chunk transactions that the streaming fast path replaces.
 #
@@ -84,13 +87,21 @@ for workload in "${selected[@]}"; do
             --report "$work/report.json" --set ranks=128 --set 'fabric.topology.dims[1].size=16' \
             "${sets[@]}"
         ;;
+    gpt3)
+        "$etsim" gen transformer --preset gpt3-175b --tp 8 --pp 8 --dp 16 --micro-batch 1 \
+            --global-batch 1536 --seq-len 2048 --recompute full --dtype bf16 \
+            --out "$work/gpt3" --name gpt3 >/dev/null
+        measure "GPT-3 175B, 1,024 ranks" report -- "$etsim" run --platform dgx_a100_cluster \
+            --trace "$work/gpt3/gpt3" --quiet --report "$work/report.json" "${sets[@]}"
+        rm -rf "$work/gpt3"
+        ;;
     ring_flow | ring_aware)
         mode=$([[ $workload == ring_flow ]] && echo 0 || echo 1)
         measure "ring all-reduce 1 MiB, 1,024 ranks, ${workload#ring_}" bench -- "$bench" \
             --benchmark_filter="^BM_RingAllReduce/1024/1/$mode/" --benchmark_format=json
         ;;
     *)
-        echo "bench/whole-run.sh: unknown workload '$workload' (llama, ring_flow, ring_aware)" >&2
+        echo "bench/whole-run.sh: unknown workload '$workload' (llama, ring_flow, ring_aware, gpt3)" >&2
         exit 2
         ;;
     esac

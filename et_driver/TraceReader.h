@@ -8,9 +8,10 @@
 //
 // Files are opened lazily and closed as soon as the last record was read. suspend() closes
 // the file early and remembers the position, so a caller streaming thousands of ranks (see
-// TraceSet) keeps only a bounded number of descriptors open. Resuming a plain file seeks;
-// resuming a gzip file re-inflates from the start up to the position (cost proportional to
-// the bytes already read, so suspend gzip readers sparingly).
+// TraceSet) keeps only a bounded number of descriptors open. Resuming a plain file seeks and
+// refills a buffer sized by what the reader consumed before its suspension; resuming a gzip
+// file re-inflates from the start up to the position (cost proportional to the bytes already
+// read, so suspend gzip readers sparingly).
 //
 // Every problem with the input throws one TraceError naming the file, the record index and
 // its byte offset, and what to do; a clean end exactly at a record boundary is the only end.

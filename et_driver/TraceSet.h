@@ -5,9 +5,9 @@
 // Readers are created on first use of a rank and hold a file descriptor only while needed:
 // a reader closes its file at its end, and at most maxOpenFiles readers are open at once (the
 // least recently used one is suspended when another needs its file). So thousands of ranks
-// can be streamed side by side within the process's descriptor limit; below it, as many as
-// the limit allows stay open, since a simulation reads its ranks round robin, the case where
-// a least-recently-used bound smaller than the rank count suspends a reader at every read.
+// can be streamed side by side within the process's descriptor limit. By default the bound is
+// most of that limit: a simulation reads its ranks round robin, and a least-recently-used bound
+// below the rank count then suspends a reader at nearly every read.
 
 #include "et_driver/TraceReader.h"
 
