@@ -89,14 +89,6 @@ std::optional<Frame> IoThread::wait(std::chrono::microseconds timeout)
     return takeLocked();
 }
 
-std::optional<std::string> IoThread::awaitFailure(std::chrono::milliseconds limit)
-{
-    std::unique_lock<std::mutex> lock(mutex);
-    if (!ready.wait_for(lock, limit, [this] { return failed; }))
-        return std::nullopt;
-    return failure;
-}
-
 std::uint64_t IoThread::framesRead() const
 {
     std::lock_guard<std::mutex> lock(mutex);

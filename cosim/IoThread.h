@@ -43,11 +43,6 @@ public:
     /// Frames cross threads here, so buffers are not recycled.
     void recycle(Frame& frame) override { frame.payload.clear(); }
 
-    /// After a send failed: the link failure the thread saw or sees within `limit` (the read
-    /// side names the cause, e.g. a malformed frame that came before the peer closed), or
-    /// nullopt.
-    std::optional<std::string> awaitFailure(std::chrono::milliseconds limit);
-
     /// Frames read by the thread so far.
     std::uint64_t framesRead() const;
 

@@ -201,22 +201,16 @@ void Proxy::send(const Frame& frame)
     try {
         link->send(frame);
     } catch (const CosimError& error) {
-        // A write fails when the peer has gone; with an I/O thread, what it read names the
-        // cause better (a malformed frame, or the end of the stream) and arrives within
-        // moments.
-        if (io)
-            if (std::optional<std::string> cause = io->awaitFailure(sendFailureGrace))
-                fail(*cause);
-        // The peer may have said why before it closed: an ERROR frame still waiting in the
-        // stream names the cause better than the write's "Broken pipe".
-        if (!io)
-            if (std::optional<std::string> said = peerErrorAfterFailedWrite())
-                fail("the peer reported an error: " + *said);
+        // A write fails when the peer has gone. What it sent before it closed names the cause
+        // better than the write's "Broken pipe": an ERROR frame, a malformed frame, the end of
+        // the stream. The frames come from the I/O thread, if there is one, as in a run.
+        if (std::optional<std::string> cause = causeAfterFailedWrite())
+            fail(*cause);
         fail(error.what());
     }
 }
 
-std::optional<std::string> Proxy::peerErrorAfterFailedWrite()
+std::optional<std::string> Proxy::causeAfterFailedWrite()
 {
     const auto deadline = std::chrono::steady_clock::now() + sendFailureGrace;
     try {
@@ -227,10 +221,11 @@ std::optional<std::string> Proxy::peerErrorAfterFailedWrite()
             if (!frame)
                 return std::nullopt;
             if (frame->header.type == MessageType::Error)
-                return decodeText(frame->payload);
+                return "the peer reported an error: " + decodeText(frame->payload);
         }
-    } catch (const CosimError&) {
-        // The end of the stream, or the rest is garbage: nothing more to learn.
+    } catch (const CosimError& error) {
+        // What reading found: a malformed frame, or the end of the stream.
+        return std::string(error.what());
     }
     return std::nullopt;
 }

@@ -153,8 +153,9 @@ private:
     std::uint64_t bound() const;
     void armSync();
     [[noreturn]] void fail(const std::string& problem);
-    /// After a write failed: the text of an ERROR frame the peer sent before it closed.
-    std::optional<std::string> peerErrorAfterFailedWrite();
+    /// After a write failed: why, from what the peer sent before it closed (an ERROR frame,
+    /// a malformed frame, the end of the stream), or nullopt if nothing came in time.
+    std::optional<std::string> causeAfterFailedWrite();
     /// Waits for a frame like frames->wait, but gives up early when a stop is requested and
     /// fails the run at once when a spawned peer has exited.
     std::optional<Frame> waitForPeer(std::chrono::microseconds timeout);

@@ -264,46 +264,78 @@ struct BigWrite : sc_core::sc_module {
     ActivityToken activity;
 };
 
-// The peer takes no payload above 1 KiB: it refuses the big REQUEST from its header with
-// ERROR and closes while etsim is still writing the payload. The run must quote the ERROR,
-// not the write's "Broken pipe".
-TEST(ProxyProtocol, AnErrorSentWhileEtsimWritesIsShown)
+// A peer that takes no payload above 1 KiB: it refuses the big REQUEST from its header with
+// `answer` and closes while etsim is still writing the payload. Returns the run's error.
+std::string bigWriteRefusedWith(IoMode io,
+                                const std::function<void(FrameLink&, const CosimError&)>& answer)
 {
     test::ScKernel kernel;
     test::TempDir dir;
-    const ProxyOptions options = listening(dir);
+    ProxyOptions options = listening(dir);
+    options.io = io;
     Limits small;
     small.maxPayload = 1024;
     ScriptedPeer peer(
         options.peer,
         nullptr,
-        [](FrameLink& link) {
+        [&answer](FrameLink& link) {
             try {
                 (void)firstRequest(link);
             } catch (const CosimError& error) {
+                answer(link, error);
+                link.close();
+            }
+        },
+        small);
+    Simulation simulation;
+    BigWrite writer("writer", simulation);
+    Proxy proxy("proxy", options, &simulation);
+    writer.socket.bind(proxy.socket);
+    try {
+        simulation.run();
+    } catch (const sc_core::sc_report& report) {
+        return report.what();
+    }
+    return "(no error)";
+}
+
+const char* modeName(IoMode io)
+{
+    return io == IoMode::Inline ? "inline" : "thread";
+}
+
+// The peer answers with ERROR: the run must quote it, not the write's "Broken pipe".
+TEST(ProxyProtocol, AnErrorSentWhileEtsimWritesIsShown)
+{
+    for (const IoMode io : {IoMode::Inline, IoMode::Thread}) {
+        const std::string message =
+            bigWriteRefusedWith(io, [](FrameLink& link, const CosimError& error) {
                 link.send(frameOf(MessageType::Error,
                                   0,
                                   0,
                                   0,
                                   encodeText(std::string("refused: ") + error.what())));
-                link.close();
-            }
-        },
-        small);
-    std::string message = "(no error)";
-    {
-        Simulation simulation;
-        BigWrite writer("writer", simulation);
-        Proxy proxy("proxy", options, &simulation);
-        writer.socket.bind(proxy.socket);
-        try {
-            simulation.run();
-        } catch (const sc_core::sc_report& report) {
-            message = report.what();
-        }
+            });
+        EXPECT_NE(message.find("the peer reported an error: refused: "), std::string::npos)
+            << modeName(io) << ": " << message;
+        EXPECT_EQ(message.find("Broken pipe"), std::string::npos)
+            << modeName(io) << ": " << message;
     }
-    EXPECT_NE(message.find("the peer reported an error: refused: "), std::string::npos) << message;
-    EXPECT_EQ(message.find("Broken pipe"), std::string::npos) << message;
+}
+
+// The peer answers with garbage (a frame header of 0xab bytes): the run must name the
+// malformed frame, not the write's "Broken pipe".
+TEST(ProxyProtocol, AMalformedFrameSentWhileEtsimWritesIsShown)
+{
+    for (const IoMode io : {IoMode::Inline, IoMode::Thread}) {
+        const std::string message = bigWriteRefusedWith(io, [](FrameLink& link, const CosimError&) {
+            link.sendEncoded(std::vector<std::uint8_t>(headerSize, 0xab));
+        });
+        EXPECT_NE(message.find("malformed frame: bad frame magic 0xabababab"), std::string::npos)
+            << modeName(io) << ": " << message;
+        EXPECT_EQ(message.find("Broken pipe"), std::string::npos)
+            << modeName(io) << ": " << message;
+    }
 }
 
 // A finished run whose peer does not answer TERMINATE: Proxy::shutdownProblem says so.
