@@ -20,6 +20,10 @@ namespace etsim::et {
 // does not parse). Tensors of 0 bytes are left out. Throws etsim::Error, naming the tuple,
 // when num_elem × elem_bytes overflows 64 bits or an entry is negative.
 std::optional<NodeTensors> nodeTensors(const TraceNode& node);
+// The same, read through PyValue trees and protobuf's parse of the preserved bytes: the
+// reference nodeTensors() falls back on for what its scan does not take (and that tests
+// compare it with).
+std::optional<NodeTensors> nodeTensorsFromTrees(const TraceNode& node);
 
 // Sets Node.inputs and Node.outputs to the tuples of `inputs` and `outputs` (storage_id =
 // tensor_id, offset 0, num_elem = bytes / elementBytes), with shapes `[[num_elem]]` and each

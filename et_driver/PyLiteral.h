@@ -38,6 +38,29 @@ struct PyValue {
     }
 };
 
+// What the parser meets in a rendering, in text order: one grammar for the value tree
+// (parsePyLiteral) and for readers that want no tree (NodeTensors.cpp's tensor scan).
+class PyLiteralEvents {
+public:
+    virtual ~PyLiteralEvents() = default;
+    /// A list or tuple opens; `depth` counts the lists around it (0 at the top).
+    virtual void beginList(int depth) = 0;
+    virtual void endList(int depth) = 0;
+    /// A quoted string at `depth`, between its quotes as written: `escaped` says whether it
+    /// holds a backslash (a backslash keeps the character after it; unescapePyQuoted).
+    virtual void quoted(std::string_view raw, bool escaped, int depth) = 0;
+    /// A bare token at `depth` without trailing blanks, and its value when it is an integer
+    /// (digits after an optional '-', within int64; others, "1.5" or "None", are text).
+    virtual void bare(std::string_view token, std::optional<std::int64_t> integer, int depth) = 0;
+};
+
+// Reports the value `text` renders to `events`; false on any syntax the parser does not know
+// (the events reported before the fault are then to be discarded).
+bool scanPyLiteral(std::string_view text, PyLiteralEvents& events);
+
+// The text of a quoted string as scanPyLiteral reports it, with its escapes removed.
+std::string unescapePyQuoted(std::string_view raw);
+
 // The value `text` renders; nullopt on any syntax the parser does not know.
 std::optional<PyValue> parsePyLiteral(std::string_view text);
 

@@ -463,6 +463,66 @@ TraceCodec::Io TraceCodec::io(const TraceNode& node)
     return io;
 }
 
+namespace {
+
+// One IOInfo's values and types (fields 1 and 3); false where protobuf would merge or drop
+// parts: a string given twice, a group, malformed bytes.
+bool scanIoInfo(const uint8_t* p, const uint8_t* end, TraceCodec::IoTextPart& part)
+{
+    bool values = false;
+    bool types = false;
+    while (p < end) {
+        uint64_t tag = 0;
+        if (!readVarint(p, end, tag))
+            return false;
+        const auto field = static_cast<uint32_t>(tag >> 3);
+        const auto wireType = static_cast<uint32_t>(tag & 7);
+        const uint8_t* value = p;
+        if (field == 0 || !skipValue(p, end, wireType))
+            return false;
+        if (wireType != WireFormatLite::WIRETYPE_LENGTH_DELIMITED || (field != 1 && field != 3))
+            continue; // shapes, and what protobuf keeps as unknown fields
+        bool& seen = field == 1 ? values : types;
+        if (seen)
+            return false;
+        seen = true;
+        uint64_t size = 0;
+        readVarint(value, end, size);
+        (field == 1 ? part.values : part.types) =
+            std::string_view(reinterpret_cast<const char*>(value), static_cast<std::size_t>(size));
+    }
+    part.present = true;
+    return true;
+}
+
+} // namespace
+
+std::optional<TraceCodec::IoText> TraceCodec::ioText(const TraceNode& node)
+{
+    IoText text;
+    const auto* p = reinterpret_cast<const uint8_t*>(node.rest.data());
+    const uint8_t* end = p + node.rest.size();
+    while (p < end) {
+        uint64_t tag = 0;
+        if (!readVarint(p, end, tag))
+            return std::nullopt;
+        const auto field = static_cast<uint32_t>(tag >> 3);
+        const auto wireType = static_cast<uint32_t>(tag & 7);
+        const uint8_t* value = p;
+        if (field == 0 || !skipValue(p, end, wireType))
+            return std::nullopt;
+        if (wireType != WireFormatLite::WIRETYPE_LENGTH_DELIMITED ||
+            (field != inputsField && field != outputsField))
+            continue;
+        IoTextPart& part = field == inputsField ? text.inputs : text.outputs;
+        uint64_t size = 0;
+        readVarint(value, end, size);
+        if (part.present || !scanIoInfo(value, value + size, part))
+            return std::nullopt;
+    }
+    return text;
+}
+
 void TraceCodec::setInputs(TraceNode& node, const pb::IOInfo& info)
 {
     pb::Node preserved = parsePreserved(node);

@@ -61,6 +61,19 @@ public:
         std::optional<ChakraProtoMsg::IOInfo> outputs;
     };
     static Io io(const TraceNode& node);
+    /// Node.inputs and Node.outputs as their bytes lie in the preserved part: the values and
+    /// types strings, viewed, not copied. nullopt where the parse would merge or drop parts
+    /// (a field given twice, a group); io() then has the answer.
+    struct IoTextPart {
+        bool present = false;
+        std::string_view values;
+        std::string_view types;
+    };
+    struct IoText {
+        IoTextPart inputs;
+        IoTextPart outputs;
+    };
+    static std::optional<IoText> ioText(const TraceNode& node);
     static void setInputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
     static void setOutputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
 

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
+#include <random>
 
 namespace etsim::et {
 namespace {
@@ -110,6 +112,251 @@ TEST(NodeTensors, WhatGenWritesReadsBack)
     EXPECT_EQ(tensors->inputs, (std::vector<TensorUse>{{1, 4'096}, {2, 8'192}}));
     EXPECT_EQ(tensors->outputs, (std::vector<TensorUse>{{3, 2'048}}));
     EXPECT_THROW(setNodeTensors(node, {}, {}, 0, "Tensor(float)"), Error);
+}
+
+// What nodeTensors gives for a node, or the error it throws, as text: the fast scan and the
+// reference reading through value trees must give the same.
+std::string outcome(const std::function<std::optional<NodeTensors>()>& read)
+{
+    try {
+        std::optional<NodeTensors> tensors = read();
+        if (!tensors)
+            return "none";
+        std::string text;
+        for (const auto* side : {&tensors->inputs, &tensors->outputs}) {
+            text += "|";
+            for (const TensorUse& use : *side)
+                text += std::to_string(use.id) + ":" + std::to_string(use.bytes) + " ";
+        }
+        return text;
+    } catch (const Error& error) {
+        return std::string("error: ") + error.what();
+    }
+}
+
+void expectSameReading(const TraceNode& node, const std::string& what)
+{
+    EXPECT_EQ(outcome([&] { return nodeTensors(node); }),
+              outcome([&] { return nodeTensorsFromTrees(node); }))
+        << what;
+}
+
+// Random renderings in the grammar's corners: tuples at every depth, too short and too long,
+// quoted and bare texts, escapes, ints beyond int64, negative entries, blanks, trailing commas
+// and tuples in parentheses; then byte-level mutations of them.
+class LiteralMaker {
+public:
+    explicit LiteralMaker(unsigned seed) : random(seed) {}
+
+    std::string value(int depth)
+    {
+        const int choice = pick(depth > 12 ? 6 : 10);
+        switch (choice) {
+        case 0:
+        case 1:
+        case 2:
+            return tuple();
+        case 3:
+            return std::to_string(static_cast<int>(pick(2000)) - 10);
+        case 4:
+            return pickOf({"'cuda:0'",
+                           "\"x\"",
+                           "'Ten\\sor'",
+                           "None",
+                           "1.5",
+                           "-",
+                           "99999999999999999999",
+                           "-9223372036854775808",
+                           "'Tensor(float)'",
+                           "Tensor",
+                           "'a\\'b'"});
+        case 5:
+            return "[]";
+        default: {
+            std::string out = pick(4) == 0 ? "(" : "[";
+            const char close = out == "(" ? ')' : ']';
+            const int items = static_cast<int>(pick(5));
+            for (int i = 0; i < items; ++i)
+                out += (i ? pickOf({", ", ",", " , "}) : "") + value(depth + 1);
+            if (items > 0 && pick(6) == 0)
+                out += ",";
+            return out + close;
+        }
+        }
+    }
+    std::string types(int count)
+    {
+        std::string out = "[";
+        for (int i = 0; i < count; ++i)
+            out += (i ? ", " : "") + pickOf({"'Tensor(float)'",
+                                             "'Int'",
+                                             "'GenericList[Tensor]'",
+                                             "'Tensor(c10::Half)'",
+                                             "[1, 2]",
+                                             "7",
+                                             "Tensor",
+                                             "'Ten\\sor'",
+                                             "'Scalar'"});
+        return out + "]";
+    }
+    std::string mutate(std::string text)
+    {
+        const int edits = 1 + static_cast<int>(pick(3));
+        for (int i = 0; i < edits && !text.empty(); ++i) {
+            const std::size_t at = pick(static_cast<unsigned>(text.size()));
+            const std::string pieces = "[](),' \"\\-0123456789Tensor";
+            switch (pick(3)) {
+            case 0:
+                text.erase(at, 1);
+                break;
+            case 1:
+                text.insert(at, 1, pieces[pick(static_cast<unsigned>(pieces.size()))]);
+                break;
+            default:
+                text[at] = pieces[pick(static_cast<unsigned>(pieces.size()))];
+                break;
+            }
+        }
+        return text;
+    }
+    unsigned pick(unsigned bound)
+    {
+        return std::uniform_int_distribution<unsigned>(0, bound - 1)(random);
+    }
+
+    std::string tupleText() { return tuple(); }
+
+private:
+    std::string tuple()
+    {
+        auto number = [&] {
+            switch (pick(60)) {
+            case 0:
+                return std::string("-3");
+            case 1:
+                return std::string("4611686018427387904");
+            case 2:
+                return std::string("0");
+            default:
+                return std::to_string(pick(100000));
+            }
+        };
+        std::string out = "[";
+        const int items = pick(5) == 0 ? 5 + static_cast<int>(pick(3)) : 6;
+        for (int i = 0; i < items; ++i) {
+            out += i ? ", " : "";
+            out += i == 5 ? pickOf({"'cuda:0'", "cpu", "7"}) : number();
+        }
+        return out + "]";
+    }
+    std::string pickOf(std::initializer_list<const char*> options)
+    {
+        return *(options.begin() + pick(static_cast<unsigned>(options.size())));
+    }
+
+    std::mt19937 random;
+};
+
+TEST(NodeTensors, TheScanReadsAsTheValueTreesDo)
+{
+    LiteralMaker make(20261204);
+    std::size_t withTensors = 0;
+    std::size_t errors = 0;
+    for (int round = 0; round < 4000; ++round) {
+        std::string values = "[";
+        const int arguments = static_cast<int>(make.pick(5));
+        for (int i = 0; i < arguments; ++i)
+            values += (i ? ", " : "") + (make.pick(2) ? make.tupleText() : make.value(1));
+        values += "]";
+        std::string types = make.pick(4) == 0 ? "" : make.types(static_cast<int>(make.pick(6)));
+        if (round % 2 == 1)
+            values = make.mutate(values);
+        if (round % 3 == 1)
+            types = make.mutate(types);
+        const TraceNode node = nodeWith(values, types, make.pick(2) ? values : "", types);
+        expectSameReading(node, "values " + values + ", types " + types);
+        const std::string result = outcome([&] { return nodeTensors(node); });
+        withTensors += result != "none" && result.rfind("error", 0) != 0 ? 1 : 0;
+        errors += result.rfind("error", 0) == 0 ? 1 : 0;
+    }
+    // The cases cover both outcomes, not only texts that fail to parse.
+    EXPECT_GT(withTensors, 1000U) << errors << " errors";
+    EXPECT_GT(errors, 150U) << withTensors << " with tensors";
+}
+
+TEST(NodeTensors, DeepTuplesAndManyArgumentsReadAsTheValueTreesDo)
+{
+    const std::string tuple = "[7, 7, 0, 10, 4, 'cuda:0']";
+    for (int depth = 0; depth <= 33; ++depth) {
+        const std::string values = "[" + std::string(static_cast<std::size_t>(depth), '[') + tuple +
+                                   std::string(static_cast<std::size_t>(depth), ']') + "]";
+        expectSameReading(nodeWith(values, ""), "depth " + std::to_string(depth));
+    }
+    // A tuple nine lists below its argument is read; ten below is not.
+    EXPECT_TRUE(
+        nodeTensors(nodeWith("[" + std::string(9, '[') + tuple + std::string(9, ']') + "]", "")));
+    EXPECT_FALSE(
+        nodeTensors(nodeWith("[" + std::string(10, '[') + tuple + std::string(10, ']') + "]", "")));
+    // More typed arguments than the scan keeps: the tree reading answers.
+    std::string values = "[";
+    std::string types = "[";
+    for (int i = 0; i < 70; ++i) {
+        values +=
+            (i ? ", " : "") + std::string("[") + std::to_string(i) + ", 0, 0, 2, 4, 'cuda:0']";
+        types += (i ? ", " : "") + std::string(i % 3 == 0 ? "'Int'" : "'Tensor(float)'");
+    }
+    const TraceNode many = nodeWith(values + "]", types + "]");
+    expectSameReading(many, "70 arguments");
+    ASSERT_TRUE(nodeTensors(many));
+    EXPECT_EQ(nodeTensors(many)->inputs.size(), 46U);
+}
+
+// A node decoded from record bytes as the reader does, so its preserved part holds them as
+// they are.
+TraceNode decodedFrom(const std::string& record)
+{
+    pb::Node message;
+    EXPECT_TRUE(message.ParseFromString(record));
+    TraceNode node;
+    TraceCodec::decode(message, record, node);
+    return node;
+}
+
+// A length-delimited field of `body` (under 128 bytes).
+std::string field(int number, const std::string& body)
+{
+    EXPECT_LT(body.size(), 128U);
+    return std::string(1, static_cast<char>(number << 3 | 2)) +
+           std::string(1, static_cast<char>(body.size())) + body;
+}
+
+TEST(NodeTensors, PreservedBytesTheScanDoesNotTakeAreReadByProtobuf)
+{
+    pb::IOInfo first;
+    first.set_values("[[1, 1, 0, 10, 4, 'cuda:0']]");
+    first.set_types("['Tensor(float)']");
+    pb::IOInfo second;
+    second.set_values("[[2, 2, 0, 20, 4, 'cuda:0']]");
+    // inputs twice: protobuf merges the two messages, the later values winning.
+    const TraceNode twice =
+        decodedFrom(field(8, first.SerializeAsString()) + field(8, second.SerializeAsString()));
+    expectSameReading(twice, "inputs twice");
+    ASSERT_TRUE(nodeTensors(twice));
+    EXPECT_EQ(nodeTensors(twice)->inputs, (std::vector<TensorUse>{{2, 80}}));
+    // values twice inside one IOInfo: the later wins.
+    const TraceNode values =
+        decodedFrom(field(8, first.SerializeAsString() + second.SerializeAsString()));
+    expectSameReading(values, "values twice");
+    ASSERT_TRUE(nodeTensors(values));
+    EXPECT_EQ(nodeTensors(values)->inputs, (std::vector<TensorUse>{{2, 80}}));
+    // Outputs without inputs, and an empty IOInfo.
+    TraceNode outputsOnly;
+    pb::IOInfo out;
+    out.set_values("[[4, 4, 0, 1, 2, 'cuda:0']]");
+    TraceCodec::setOutputs(outputsOnly, out);
+    TraceCodec::setInputs(outputsOnly, pb::IOInfo{});
+    expectSameReading(outputsOnly, "outputs only");
+    EXPECT_EQ(nodeTensors(outputsOnly)->outputs, (std::vector<TensorUse>{{4, 2}}));
 }
 
 TEST(NodeTensors, RealPyTorchNodes)
