@@ -157,13 +157,32 @@ void applyOverride(YAML::Node& root, const Override& override)
 }
 
 // Lays `over` on `base`: maps merge key by key, anything else replaces.
-void mergeInto(YAML::Node base, const YAML::Node& over)
+// A map key as text. The fabric preset is merged before the keys are checked against the
+// tables, so a key that is a list, a map or empty (`? [a]: b`) is refused here, where it stands.
+std::string keyText(const YAML::Node& key, const std::string& fileName, const std::string& within)
+{
+    if (key.IsScalar())
+        return key.Scalar();
+    const YAML::Mark mark = key.Mark();
+    const char* what = key.IsSequence() ? "a list" : key.IsMap() ? "a map" : "empty";
+    throw ConfigError(fileName,
+                      mark.line >= 0 ? mark.line + 1 : 0,
+                      mark.column >= 0 ? mark.column + 1 : 0,
+                      within,
+                      std::string("a key here is ") + what +
+                          "; keys are names (write `name: value`)");
+}
+
+void mergeInto(YAML::Node base,
+               const YAML::Node& over,
+               const std::string& fileName,
+               const std::string& within)
 {
     for (const auto& entry : over) {
-        const std::string key = entry.first.as<std::string>();
+        const std::string key = keyText(entry.first, fileName, within);
         YAML::Node existing = base[key];
         if (existing.IsDefined() && existing.IsMap() && entry.second.IsMap())
-            mergeInto(existing, entry.second);
+            mergeInto(existing, entry.second, fileName, within + "." + key);
         else
             base[key] = entry.second;
     }
@@ -194,12 +213,12 @@ void expandFabricPreset(YAML::Node& root, const std::string& fileName)
     user.remove("preset");
     // Clone drops the marks; merge the user's own nodes so errors still point into the file.
     for (const auto& entry : fabric) {
-        const std::string key = entry.first.as<std::string>();
+        const std::string key = keyText(entry.first, fileName, "fabric");
         if (key == "preset")
             continue;
         YAML::Node existing = base[key];
         if (existing.IsDefined() && existing.IsMap() && entry.second.IsMap())
-            mergeInto(existing, entry.second);
+            mergeInto(existing, entry.second, fileName, "fabric." + key);
         else
             base[key] = entry.second;
     }

@@ -232,6 +232,21 @@ TEST(PlatformConfig, ErrorsNameFileLineAndKey)
               }),
               "p.yaml:3:18: fabric.preset: unknown network preset \"nvl72\"; known presets: "
               "hgx_h100, hgx_h100_scaleout, tpu_torus");
+    // A key that is no name beside a fabric preset, which is merged before keys are checked
+    // (fuzzing found it ending the process with yaml-cpp's bad conversion).
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString("ranks: 8\naccelerator: {preset: h100_sxm}\nfabric:\n  "
+                                     "preset: hgx_h100\n  ? [a]\n  : 1\n",
+                                     "p.yaml");
+              }),
+              "p.yaml:5:5: fabric: a key here is a list; keys are names (write `name: value`)");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatformString("ranks: 8\naccelerator: {preset: h100_sxm}\nfabric:\n  "
+                                     "preset: hgx_h100\n  topology:\n    ? {x: 1}\n    : 2\n",
+                                     "p.yaml");
+              }),
+              "p.yaml:6:7: fabric.topology: a key here is a map; keys are names (write `name: "
+              "value`)");
     EXPECT_EQ(errorOf([] {
                   loadPlatformString(
                       "ranks: 8\nranks_per_node: 3\naccelerator: {preset: h100_sxm}\nfabric: "
