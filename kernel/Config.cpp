@@ -94,15 +94,6 @@ std::string describe(const YAML::Node& node)
     return "nothing";
 }
 
-// yaml-cpp marks are 0-based and -1 when unknown; ConfigError wants 1-based with 0 unknown.
-ConfigLocation locate(const std::string& file, const YAML::Mark& mark, std::string keyPath)
-{
-    return {file,
-            mark.line >= 0 ? mark.line + 1 : 0,
-            mark.column >= 0 ? mark.column + 1 : 0,
-            std::move(keyPath)};
-}
-
 std::string childPath(const std::string& parent, std::string_view key)
 {
     return parent.empty() ? std::string(key) : parent + "." + std::string(key);
@@ -142,6 +133,15 @@ std::optional<Magnitude> parseMagnitude(std::string_view text)
 }
 
 } // namespace
+
+ConfigLocation configLocation(const std::string& file, const YAML::Mark& mark, std::string keyPath)
+{
+    // yaml-cpp marks are 0-based and -1 when unknown; ConfigError wants 1-based with 0 unknown.
+    return {file,
+            mark.line >= 0 ? mark.line + 1 : 0,
+            mark.column >= 0 ? mark.column + 1 : 0,
+            std::move(keyPath)};
+}
 
 void ConfigLocation::fail(const std::string& problem) const
 {
@@ -186,8 +186,8 @@ std::vector<ConfigNode> ConfigNode::elements() const
     elements.reserve(yaml.size());
     for (std::size_t i = 0; i < yaml.size(); ++i) {
         const YAML::Node element = yaml[i];
-        ConfigLocation location =
-            locate(where.file, element.Mark(), where.keyPath + "[" + std::to_string(i) + "]");
+        ConfigLocation location = configLocation(
+            where.file, element.Mark(), where.keyPath + "[" + std::to_string(i) + "]");
         // yaml-cpp marks an empty element ("-" alone) at the token after it, often on another
         // line; the sequence's own position is the better pointer.
         if (element.IsNull()) {
@@ -217,17 +217,18 @@ ConfigMap::ConfigMap(const ConfigNode& node) : where(node.location())
         const YAML::Node keyNode = entry->first;
         const YAML::Node valueNode = entry->second;
         if (!keyNode.IsScalar())
-            locate(where.file, keyNode.Mark(), where.keyPath)
+            configLocation(where.file, keyNode.Mark(), where.keyPath)
                 .fail("expected a plain key, got " + describe(keyNode));
         const std::string& key = keyNode.Scalar();
         ConfigLocation keyLocation =
-            locate(where.file, keyNode.Mark(), childPath(where.keyPath, key));
+            configLocation(where.file, keyNode.Mark(), childPath(where.keyPath, key));
         // yaml-cpp 0.7 keeps both entries of a repeated key (node["k"] returns the first), so
         // repeats are found here rather than silently shadowed.
         if (const Field* first = find(key))
             keyLocation.fail("duplicate key (first defined at line " +
                              std::to_string(first->keyLocation.line) + ")");
-        ConfigLocation valueLocation = locate(where.file, valueNode.Mark(), keyLocation.keyPath);
+        ConfigLocation valueLocation =
+            configLocation(where.file, valueNode.Mark(), keyLocation.keyPath);
         // An empty value ("key:" alone) is marked at the next token, usually the next line.
         if (valueNode.IsNull()) {
             valueLocation.line = keyLocation.line;
@@ -412,17 +413,17 @@ YAML::Node parseYamlDocument(const std::string& text, const std::string& fileNam
         } catch (const DocumentStarts::Enough&) {
         }
         if (starts.stuck())
-            locate(fileName, starts.marks.back(), "")
+            configLocation(fileName, starts.marks.back(), "")
                 .fail("invalid YAML: the parser cannot read past this character (a ',', ']' "
                       "or '}' outside a [ ] or { } collection?)");
         if (starts.marks.size() > 1)
-            locate(fileName, starts.marks[1], "")
+            configLocation(fileName, starts.marks[1], "")
                 .fail("a second YAML document starts here; a config file holds exactly one");
         document = YAML::Load(text);
     } catch (const YAML::DeepRecursion& error) {
-        locate(fileName, error.mark, "").fail(nestingProblem());
+        configLocation(fileName, error.mark, "").fail(nestingProblem());
     } catch (const YAML::Exception& error) {
-        locate(fileName, error.mark, "").fail("invalid YAML: " + error.msg);
+        configLocation(fileName, error.mark, "").fail("invalid YAML: " + error.msg);
     }
     if (starts.marks.empty())
         return YAML::Node(YAML::NodeType::Null);
@@ -434,7 +435,7 @@ void requireMapping(const YAML::Node& root, const std::string& fileName, std::st
 {
     if (root.IsMap())
         return;
-    ConfigLocation location = locate(fileName, root.Mark(), "");
+    ConfigLocation location = configLocation(fileName, root.Mark(), "");
     if (location.line == 0) {
         location.line = 1;
         location.column = 1;
@@ -450,7 +451,7 @@ ConfigNode loadConfigString(const std::string& text, const std::string& fileName
 
 ConfigNode loadConfigYaml(const YAML::Node& root, const std::string& fileName)
 {
-    ConfigLocation location = locate(fileName, root.Mark(), "");
+    ConfigLocation location = configLocation(fileName, root.Mark(), "");
     // An empty document has no mark; its problems are at the start of the file.
     if (location.line == 0) {
         location.line = 1;

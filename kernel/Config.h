@@ -71,6 +71,9 @@ struct ConfigLocation {
     [[noreturn]] void fail(const std::string& problem) const;
 };
 
+/// Where yaml-cpp's `mark` points in `file`, for a problem with `keyPath`.
+ConfigLocation configLocation(const std::string& file, const YAML::Mark& mark, std::string keyPath);
+
 // A value together with the place it was read from; read it as map.required<Located<T>>(key).
 template <typename T>
 struct Located {

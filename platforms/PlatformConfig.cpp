@@ -2,6 +2,7 @@
 
 #include "cosim/CosimConfig.h"
 #include "cosim/transport/AsioTransport.h"
+#include "kernel/Config.h"
 #include "kernel/Error.h"
 #include "kernel/InputFile.h"
 #include "platforms/PresetData.h"
@@ -156,23 +157,19 @@ void applyOverride(YAML::Node& root, const Override& override)
     }
 }
 
-// Lays `over` on `base`: maps merge key by key, anything else replaces.
 // A map key as text. The fabric preset is merged before the keys are checked against the
 // tables, so a key that is a list, a map or empty (`? [a]: b`) is refused here, where it stands.
 std::string keyText(const YAML::Node& key, const std::string& fileName, const std::string& within)
 {
     if (key.IsScalar())
         return key.Scalar();
-    const YAML::Mark mark = key.Mark();
     const char* what = key.IsSequence() ? "a list" : key.IsMap() ? "a map" : "empty";
-    throw ConfigError(fileName,
-                      mark.line >= 0 ? mark.line + 1 : 0,
-                      mark.column >= 0 ? mark.column + 1 : 0,
-                      within,
-                      std::string("a key here is ") + what +
-                          "; keys are names (write `name: value`)");
+    configLocation(fileName, key.Mark(), within)
+        .fail(std::string("a key here is ") + what + "; keys are names (write `name: value`)");
 }
 
+// Lays `over` on `base`: maps merge key by key, anything else replaces. `within` names the
+// map for errors.
 void mergeInto(YAML::Node base,
                const YAML::Node& over,
                const std::string& fileName,
@@ -197,31 +194,17 @@ void expandFabricPreset(YAML::Node& root, const std::string& fileName)
     YAML::Node preset = fabric["preset"];
     if (!preset.IsDefined())
         return;
-    const YAML::Mark mark = preset.Mark();
     const std::string name = preset.IsScalar() ? preset.Scalar() : std::string();
     YAML::Node base;
     try {
         base = YAML::Load(net::netPresetYaml(name));
     } catch (const Error& error) {
-        throw ConfigError(fileName,
-                          mark.line >= 0 ? mark.line + 1 : 0,
-                          mark.column >= 0 ? mark.column + 1 : 0,
-                          "fabric.preset",
-                          error.what());
+        configLocation(fileName, preset.Mark(), "fabric.preset").fail(error.what());
     }
-    YAML::Node user = YAML::Clone(fabric);
-    user.remove("preset");
-    // Clone drops the marks; merge the user's own nodes so errors still point into the file.
-    for (const auto& entry : fabric) {
-        const std::string key = keyText(entry.first, fileName, "fabric");
-        if (key == "preset")
-            continue;
-        YAML::Node existing = base[key];
-        if (existing.IsDefined() && existing.IsMap() && entry.second.IsMap())
-            mergeInto(existing, entry.second, fileName, "fabric." + key);
-        else
-            base[key] = entry.second;
-    }
+    // The user's own nodes are merged (not clones, which drop the marks) so errors still point
+    // into the file; `preset` has done its work (the presets name none themselves).
+    mergeInto(base, fabric, fileName, "fabric");
+    base.remove("preset");
     root["fabric"] = base;
 }
 
