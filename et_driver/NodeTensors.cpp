@@ -80,8 +80,8 @@ std::vector<TensorUse>
 tensorsOf(std::string_view valuesText, std::string_view typesText, const TraceNode& node)
 {
     std::vector<TensorUse> out;
-    const std::vector<PyValue> values = parseList(std::string(valuesText));
-    const std::vector<PyValue> types = parseList(std::string(typesText));
+    const std::vector<PyValue> values = parseList(valuesText);
+    const std::vector<PyValue> types = parseList(typesText);
     for (std::size_t i = 0; i < values.size(); ++i) {
         // A typed argument that is no tensor (an int list of six) is not read as one.
         if (i < types.size() && !namesTensor(types[i].text))
@@ -287,23 +287,18 @@ ioInfo(const std::vector<TensorUse>& tensors, std::uint64_t elementBytes, const 
 
 std::optional<NodeTensors> nodeTensors(const TraceNode& node)
 {
-    NodeTensors tensors;
+    const std::optional<TraceCodec::IoText> text = TraceCodec::ioText(node);
     std::optional<std::vector<TensorUse>> inputs;
-    std::optional<std::vector<TensorUse>> outputs;
-    if (const std::optional<TraceCodec::IoText> text = TraceCodec::ioText(node)) {
+    if (text)
         inputs = scanTensors(text->inputs, node);
-        if (inputs)
-            outputs = scanTensors(text->outputs, node);
-    }
-    if (inputs && outputs) {
-        tensors.inputs = std::move(*inputs);
-        tensors.outputs = std::move(*outputs);
-    } else {
+    std::optional<std::vector<TensorUse>> outputs;
+    if (inputs)
+        outputs = scanTensors(text->outputs, node);
+    if (!outputs)
         return nodeTensorsFromTrees(node);
-    }
-    if (tensors.inputs.empty() && tensors.outputs.empty())
+    if (inputs->empty() && outputs->empty())
         return std::nullopt;
-    return tensors;
+    return NodeTensors{std::move(*inputs), std::move(*outputs)};
 }
 
 std::optional<NodeTensors> nodeTensorsFromTrees(const TraceNode& node)

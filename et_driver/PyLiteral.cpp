@@ -194,7 +194,7 @@ std::optional<PyValue> parsePyLiteral(std::string_view text)
     return std::move(tree.result);
 }
 
-std::vector<PyValue> parseList(const std::string& text)
+std::vector<PyValue> parseList(std::string_view text)
 {
     std::optional<PyValue> value = parsePyLiteral(text);
     if (!value || value->kind != PyValue::Kind::List)

@@ -65,6 +65,6 @@ std::string unescapePyQuoted(std::string_view raw);
 std::optional<PyValue> parsePyLiteral(std::string_view text);
 
 // The items of the list `text` renders; empty when it is no list or does not parse.
-std::vector<PyValue> parseList(const std::string& text);
+std::vector<PyValue> parseList(std::string_view text);
 
 } // namespace etsim::et

@@ -465,31 +465,59 @@ TraceCodec::Io TraceCodec::io(const TraceNode& node)
 
 namespace {
 
+// One field of wire bytes: its number, its wire type, and for a length-delimited field its
+// bytes.
+struct WireField {
+    uint32_t number = 0;
+    uint32_t wireType = 0;
+    std::string_view body;
+};
+
+// Reads the field at p and moves past it; false for a group or malformed bytes.
+bool nextField(const uint8_t*& p, const uint8_t* end, WireField& field)
+{
+    uint64_t tag = 0;
+    if (!readVarint(p, end, tag))
+        return false;
+    field.number = static_cast<uint32_t>(tag >> 3);
+    field.wireType = static_cast<uint32_t>(tag & 7);
+    const uint8_t* value = p;
+    if (field.number == 0 || !skipValue(p, end, field.wireType))
+        return false;
+    field.body = {};
+    if (field.wireType == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+        uint64_t size = 0;
+        readVarint(value, end, size);
+        field.body =
+            std::string_view(reinterpret_cast<const char*>(value), static_cast<std::size_t>(size));
+    }
+    return true;
+}
+
+bool lengthDelimited(const WireField& field)
+{
+    return field.wireType == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+}
+
 // One IOInfo's values and types (fields 1 and 3); false where protobuf would merge or drop
 // parts: a string given twice, a group, malformed bytes.
-bool scanIoInfo(const uint8_t* p, const uint8_t* end, TraceCodec::IoTextPart& part)
+bool scanIoInfo(std::string_view bytes, TraceCodec::IoTextPart& part)
 {
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    const uint8_t* end = p + bytes.size();
     bool values = false;
     bool types = false;
+    WireField field;
     while (p < end) {
-        uint64_t tag = 0;
-        if (!readVarint(p, end, tag))
+        if (!nextField(p, end, field))
             return false;
-        const auto field = static_cast<uint32_t>(tag >> 3);
-        const auto wireType = static_cast<uint32_t>(tag & 7);
-        const uint8_t* value = p;
-        if (field == 0 || !skipValue(p, end, wireType))
-            return false;
-        if (wireType != WireFormatLite::WIRETYPE_LENGTH_DELIMITED || (field != 1 && field != 3))
+        if (!lengthDelimited(field) || (field.number != 1 && field.number != 3))
             continue; // shapes, and what protobuf keeps as unknown fields
-        bool& seen = field == 1 ? values : types;
+        bool& seen = field.number == 1 ? values : types;
         if (seen)
             return false;
         seen = true;
-        uint64_t size = 0;
-        readVarint(value, end, size);
-        (field == 1 ? part.values : part.types) =
-            std::string_view(reinterpret_cast<const char*>(value), static_cast<std::size_t>(size));
+        (field.number == 1 ? part.values : part.types) = field.body;
     }
     part.present = true;
     return true;
@@ -502,22 +530,15 @@ std::optional<TraceCodec::IoText> TraceCodec::ioText(const TraceNode& node)
     IoText text;
     const auto* p = reinterpret_cast<const uint8_t*>(node.rest.data());
     const uint8_t* end = p + node.rest.size();
+    WireField field;
     while (p < end) {
-        uint64_t tag = 0;
-        if (!readVarint(p, end, tag))
+        if (!nextField(p, end, field))
             return std::nullopt;
-        const auto field = static_cast<uint32_t>(tag >> 3);
-        const auto wireType = static_cast<uint32_t>(tag & 7);
-        const uint8_t* value = p;
-        if (field == 0 || !skipValue(p, end, wireType))
-            return std::nullopt;
-        if (wireType != WireFormatLite::WIRETYPE_LENGTH_DELIMITED ||
-            (field != inputsField && field != outputsField))
+        if (!lengthDelimited(field) ||
+            (field.number != inputsField && field.number != outputsField))
             continue;
-        IoTextPart& part = field == inputsField ? text.inputs : text.outputs;
-        uint64_t size = 0;
-        readVarint(value, end, size);
-        if (part.present || !scanIoInfo(value, value + size, part))
+        IoTextPart& part = field.number == inputsField ? text.inputs : text.outputs;
+        if (part.present || !scanIoInfo(field.body, part))
             return std::nullopt;
     }
     return text;
