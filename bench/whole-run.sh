@@ -9,7 +9,9 @@
 # all-reduce of 1 MiB, 4 chunks, 50 GiB/s and 500 ns links, in the `flow` and `astra_aware`
 # fabric modes, through etsim_bench_models), and gpt3 (GPT-3 175B with all of its 1,024 ranks,
 # TP 8 x PP 8 x DP 16 on dgx_a100_cluster: 44 M nodes, 15 GB of trace in the temporary folder and
-# about half an hour a run, so only when named). Default: llama, ring_flow and ring_aware,
+# about half an hour a run, so only when named), and step16k (a 405B-class model on 16,384
+# ranks, TP 8 x PP 16 x DP 128, one layer per stage: 4.2 M nodes, 1.3 GB of trace, about 10 GB
+# of memory and several minutes a run, so only when named). Default: llama, ring_flow and ring_aware,
 # 3 repeats. KEY=VALUE pairs are
 # passed to the `etsim run` workloads as --set, e.g. accelerator.dma.per_chunk=true to time
 # the per-chunk transactions that the streaming fast path replaces.
@@ -95,13 +97,25 @@ for workload in "${selected[@]}"; do
             --trace "$work/gpt3/gpt3" --quiet --report "$work/report.json" "${sets[@]}"
         rm -rf "$work/gpt3"
         ;;
+    step16k)
+        # A Llama-3 405B-class model, one layer per pipeline stage: TP 8 x PP 16 x DP 128 =
+        # 16,384 ranks, 8 micro-batches per replica.
+        "$etsim" gen transformer --layers 16 --hidden 16384 --heads 128 --kv-heads 8 \
+            --ffn 53248 --vocab 128256 --gated-mlp --seq-len 8192 --tp 8 --pp 16 --dp 128 \
+            --global-batch 1024 --micro-batch 1 --out "$work/step16k" >/dev/null
+        measure "405B-class, 16 layers, 16,384 ranks" report -- "$etsim" run \
+            --platform hgx_h100_4node --trace "$work/step16k/transformer" --quiet \
+            --report "$work/report.json" --set ranks=16384 \
+            --set 'fabric.topology.dims[1].size=2048' "${sets[@]}"
+        rm -rf "$work/step16k"
+        ;;
     ring_flow | ring_aware)
         mode=$([[ $workload == ring_flow ]] && echo 0 || echo 1)
         measure "ring all-reduce 1 MiB, 1,024 ranks, ${workload#ring_}" bench -- "$bench" \
             --benchmark_filter="^BM_RingAllReduce/1024/1/$mode/" --benchmark_format=json
         ;;
     *)
-        echo "bench/whole-run.sh: unknown workload '$workload' (llama, ring_flow, ring_aware, gpt3)" >&2
+        echo "bench/whole-run.sh: unknown workload '$workload' (llama, ring_flow, ring_aware, gpt3, step16k)" >&2
         exit 2
         ;;
     esac
