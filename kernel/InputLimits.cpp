@@ -1,5 +1,6 @@
 #include "kernel/InputLimits.h"
 
+#include "kernel/Config.h"
 #include "kernel/Error.h"
 
 #include <algorithm>
@@ -52,12 +53,7 @@ void checkJsonNesting(std::string_view text, const std::string& source)
 void checkYamlShape(const YAML::Node& root, const std::string& fileName)
 {
     auto failAt = [&](const YAML::Node& node, const std::string& problem) {
-        const YAML::Mark mark = node.Mark();
-        throw ConfigError(fileName,
-                          mark.line >= 0 ? mark.line + 1 : 0,
-                          mark.column >= 0 ? mark.column + 1 : 0,
-                          "",
-                          problem);
+        configLocation(fileName, node.Mark(), "").fail(problem);
     };
     // Depth-first with an explicit stack: the walk itself must not recurse per level.
     std::vector<std::pair<YAML::Node, std::size_t>> stack;
