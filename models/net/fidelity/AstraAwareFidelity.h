@@ -6,11 +6,16 @@
 
 #include "models/net/fidelity/FidelityIf.h"
 
+#include <vector>
+
 namespace etsim::net {
 
 class AstraAwareFidelity final : public FidelityIf {
 public:
-    explicit AstraAwareFidelity(NetworkState& stateIn) : state(stateIn) {}
+    explicit AstraAwareFidelity(NetworkState& stateIn)
+        : state(stateIn), lastHop(stateIn.links.size())
+    {
+    }
 
     const char* name() const override { return "astra_aware"; }
     void start(std::uint32_t index) override { forwardHop(index); }
@@ -22,9 +27,20 @@ public:
     }
 
 private:
+    // A link's times for the size it last carried: collectives send the same size over a link
+    // again and again, and both times are a function of the link and the size alone, so the
+    // two divisions and floors are done once per size change rather than once per message.
+    struct HopTimes {
+        std::uint64_t bytes = UINT64_MAX;
+        std::uint64_t serialPs = 0;
+        std::uint64_t hopPs = 0;
+    };
+
     void forwardHop(std::uint32_t index);
+    const HopTimes& hopTimes(std::uint32_t link, std::uint64_t bytes);
 
     NetworkState& state;
+    std::vector<HopTimes> lastHop; // per link
 };
 
 } // namespace etsim::net
