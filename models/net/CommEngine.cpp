@@ -74,6 +74,7 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
     std::uint32_t stride = 1;
     for (const DimConfig& dim : settings.dims) {
         strides.push_back(stride);
+        spansAllRanks.push_back(stride == 1 && dim.size == ranks);
         stride *= dim.size;
     }
 }
@@ -164,13 +165,17 @@ void CommEngine::postRecv(const EtNodeInfo& info, std::uint64_t token)
         token, info.node, toUnderlying(*info.peer), toUnderlying(info.rank), info.bytes, info.tag);
 }
 
-std::uint64_t CommEngine::delayPs(std::uint64_t reducedBytes) const
+std::uint64_t CommEngine::delayPs(std::uint64_t reducedBytes)
 {
+    // Every step of a phase reduces the same size: the delay is priced once per size change.
+    if (reducedBytes == lastDelay.reducedBytes)
+        return lastDelay.delayPs;
     std::uint64_t delay = settings.endpointDelay.ps();
     double memory = settings.localMemoryBandwidth.bytesPerSecond();
-    if (reducedBytes == 0 || memory <= 0.0)
-        return delay;
-    return delay + core->fidelity().reductionPs(reducedBytes, settings.localMemoryBandwidth);
+    if (reducedBytes != 0 && memory > 0.0)
+        delay += core->fidelity().reductionPs(reducedBytes, settings.localMemoryBandwidth);
+    lastDelay = StepDelay{reducedBytes, delay};
+    return delay;
 }
 
 void CommEngine::schedule(std::uint64_t delay, const Tag& tag)

@@ -288,7 +288,8 @@ private:
     void pullEarly(ChunkState& chunk, std::uint32_t globalStep);
     void drainReady();
     void finishMember(std::uint32_t instance, std::uint32_t member);
-    std::uint64_t delayPs(std::uint64_t reducedBytes) const;
+    // The endpoint delay plus the reduction of `reducedBytes` (remembered for the last size).
+    std::uint64_t delayPs(std::uint64_t reducedBytes);
     void schedule(std::uint64_t delay, const Tag& tag);
     void complete(std::uint64_t token);
 
@@ -324,6 +325,14 @@ private:
     // (the matching must not be re-entered while it walks a channel): (run, node).
     std::deque<std::pair<std::uint32_t, std::uint32_t>> programDone;
     std::vector<std::uint32_t> strides;
+    // Per dimension: its lines are the whole run in rank order (stride 1, size = ranks), so
+    // a member's index in a phase of it is the member itself (no divisions per message).
+    std::vector<bool> spansAllRanks;
+    struct StepDelay {
+        std::uint64_t reducedBytes = UINT64_MAX;
+        std::uint64_t delayPs = 0;
+    };
+    StepDelay lastDelay;
     std::map<SwitchKey, std::uint32_t> switchContributions;
 
     // Partitioned runs.

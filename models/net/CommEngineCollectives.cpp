@@ -182,7 +182,8 @@ std::uint32_t CommEngine::rankOf(const Instance& instance, std::uint32_t member)
 std::uint32_t
 CommEngine::phaseIndex(const Instance& instance, const Phase& phase, std::uint32_t member) const
 {
-    if (!instance.global || phase.flat || settings.topologyKind == TopologyKind::FatTree)
+    if (!instance.global || phase.flat || settings.topologyKind == TopologyKind::FatTree ||
+        spansAllRanks[phase.dim])
         return member;
     return (member / strides[phase.dim]) % settings.dims[phase.dim].size;
 }
@@ -192,7 +193,8 @@ std::uint32_t CommEngine::phasePeer(const Instance& instance,
                                     std::uint32_t member,
                                     std::uint32_t peer) const
 {
-    if (!instance.global || phase.flat || settings.topologyKind == TopologyKind::FatTree)
+    if (!instance.global || phase.flat || settings.topologyKind == TopologyKind::FatTree ||
+        spansAllRanks[phase.dim])
         return peer;
     std::uint32_t stride = strides[phase.dim];
     std::uint32_t coordinate = (member / stride) % settings.dims[phase.dim].size;

@@ -60,7 +60,9 @@ void RingAlgorithm::plan(const PhaseShape& shape,
                          StepPlan& plan) const
 {
     std::uint32_t p = shape.size;
-    std::uint32_t next = shape.reverse ? (member + p - 1) % p : (member + 1) % p;
+    // (Comparisons rather than `% p`: this runs once per message.)
+    std::uint32_t next =
+        shape.reverse ? (member == 0 ? p - 1 : member - 1) : (member + 1 == p ? 0 : member + 1);
     std::uint64_t part = shape.inputBytes / p;
     switch (shape.type) {
     case CollectiveType::AllReduce:
