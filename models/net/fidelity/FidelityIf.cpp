@@ -14,10 +14,6 @@ namespace etsim::net {
 
 namespace {
 
-// Below 2^51, x + 0.5 is exact, so truncating it rounds half away from zero like llround
-// (without the library call on the hot path).
-constexpr double exactHalfLimit = 2251799813685248.0;
-
 // 2^64 as a double: the first duration the simulated clock cannot hold.
 constexpr double clockEndPs = 18446744073709551616.0;
 
@@ -38,12 +34,10 @@ std::unique_ptr<FidelityIf> makeFidelity(Fidelity kind, NetworkState& state)
     return std::make_unique<FlowFidelity>(state);
 }
 
-std::uint64_t roundPs(double ps)
+std::uint64_t roundPsWide(double ps)
 {
     if (ps <= 0.0)
         return 0;
-    if (ps < exactHalfLimit)
-        return static_cast<std::uint64_t>(ps + 0.5);
     // llround of a value past 2^63 is undefined; past 2^64 the time does not exist.
     if (!(ps < clockEndPs))
         throw Error("fabric: a transfer would take " + std::to_string(ps * 1e-12) +

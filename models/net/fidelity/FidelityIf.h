@@ -50,9 +50,18 @@ inline constexpr std::uint64_t psPerNs = 1000;
 /// chooses by fidelity.
 std::unique_ptr<FidelityIf> makeFidelity(Fidelity kind, NetworkState& state);
 
+/// roundPs beyond the range where adding one half is exact (and for ps <= 0).
+std::uint64_t roundPsWide(double ps);
+
 /// `ps` rounded to the nearest whole ps (half away from zero). Throws etsim::Error for a
-/// duration beyond the simulated clock (2^64 ps).
-std::uint64_t roundPs(double ps);
+/// duration beyond the simulated clock (2^64 ps). Inline: every flow rate change rounds.
+inline std::uint64_t roundPs(double ps)
+{
+    // Below 2^51, ps + 0.5 is exact, so truncating it rounds half away from zero like llround.
+    if (ps > 0.0 && ps < 2251799813685248.0)
+        return static_cast<std::uint64_t>(ps + 0.5);
+    return roundPsWide(ps);
+}
 
 /// The reduction time rounded to the ps: 3 * bytes / bandwidth.
 std::uint64_t reductionPsExact(std::uint64_t bytes, Bandwidth localMemory);

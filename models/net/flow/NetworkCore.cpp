@@ -51,10 +51,8 @@ NetworkCore::NetworkCore(const TopologyIf& topologyIn,
             }
 }
 
-std::uint64_t NetworkCore::nicLatencyPs(const std::vector<std::uint32_t>& route) const
+std::uint64_t NetworkCore::nicLatencyOfDims(const std::vector<std::uint32_t>& route) const
 {
-    if (nicPsByDim.empty())
-        return 0;
     std::uint64_t crossed = 0; // a bit per dimension (at most 32)
     std::uint64_t total = 0;
     for (std::uint32_t link : route) {

@@ -162,7 +162,11 @@ private:
     void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
     // The NIC latency of a message on `route`: dims[d].nic_latency once for every dimension
     // d it crosses (0 without any, or in a fidelity that does not charge latency).
-    std::uint64_t nicLatencyPs(const std::vector<std::uint32_t>& route) const;
+    std::uint64_t nicLatencyPs(const std::vector<std::uint32_t>& route) const
+    {
+        return nicPsByDim.empty() ? 0 : nicLatencyOfDims(route);
+    }
+    std::uint64_t nicLatencyOfDims(const std::vector<std::uint32_t>& route) const;
     void checkStreamAllowed(const char* what) const;
     void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void deliver(std::uint32_t index);
