@@ -120,6 +120,11 @@ void CommEngine::post(const EtNodeInfo& info, std::uint64_t token)
                     " node reached the fabric, which runs only send, recv and collective nodes");
     }
     drainReady();
+}
+
+void CommEngine::settle()
+{
+    drainReady();
     core->settle();
 }
 
@@ -253,7 +258,10 @@ void CommEngine::dispatch(const CalendarEvent& event)
 void CommEngine::runUntil(std::uint64_t limitPs)
 {
     drainReady();
-    core->settle();
+    // Rates must be set before an event runs or the clock moves; until then more posts of
+    // this instant may come.
+    if (limitPs > calendar.now() || (!calendar.empty() && calendar.nextTime() <= limitPs))
+        core->settle();
     while (!calendar.empty() && calendar.nextTime() <= limitPs) {
         std::uint64_t instant = calendar.nextTime();
         while (!calendar.empty() && calendar.nextTime() == instant)

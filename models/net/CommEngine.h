@@ -107,17 +107,29 @@ public:
     /// Starts a Send, Recv or Collective node of `info.rank` at nowPs(). Throws etsim::Error
     /// for a node the fabric cannot run (other kinds, peers out of range, a rank outside its
     /// group, members disagreeing on a collective, a size mismatch, an algorithm that does not
-    /// fit), naming the rank and node.
+    /// fit), naming the rank and node. The rates of the messages it starts are set by settle(),
+    /// once for every post of the instant (runUntil and run settle before time moves).
     void post(const EtNodeInfo& info, std::uint64_t token);
 
     /// Current simulated time, ps.
     std::uint64_t nowPs() const { return calendar.now(); }
-    bool hasEvents() const { return !calendar.empty(); }
-    /// Time of the next internal event, ps (only when hasEvents()).
-    std::uint64_t nextEventPs() const { return calendar.nextTime(); }
+    /// True when an event is scheduled or the messages posted at nowPs() wait for settle().
+    bool hasEvents() const { return !calendar.empty() || core->settlePending(); }
+    /// Time of the next internal event, ps (only when hasEvents()): nowPs() while posted
+    /// messages wait for settle().
+    std::uint64_t nextEventPs() const
+    {
+        return core->settlePending() ? calendar.now() : calendar.nextTime();
+    }
+    /// Sets the rates of the messages posted at nowPs(). Posts at one instant are rated
+    /// together: one post of an all-to-all joins the flows of every earlier post into one
+    /// component, and rating that component once per post would cost posts x flows.
+    void settle();
     /// Runs every event up to and including `limitPs`, then moves the clock to `limitPs`.
+    /// Settles first, unless nothing is due and the clock stays where it is (so that posts at
+    /// one instant, each preceded by runUntil(now), are still rated together).
     void runUntil(std::uint64_t limitPs);
-    /// Runs until no event is left.
+    /// Settles, and runs until no event is left.
     void run();
 
     /// Link busy tracks on `timeline` under process `processId` (NetworkCore::attachTimeline).

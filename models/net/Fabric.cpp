@@ -312,6 +312,8 @@ void Fabric::wake()
     }
     try {
         comm.runUntil(now);
+        // Every post of this instant so far is in (reschedule woke us for them): rate them.
+        comm.settle();
     } catch (const Error& error) {
         SC_REPORT_ERROR(name(), error.what());
     }

@@ -35,6 +35,8 @@ public:
     virtual void handle(const CalendarEvent& event) = 0;
     /// Called once every event of the current instant was handled.
     virtual void settle() {}
+    /// True when messages started or ended since the last settle() and it has work to do.
+    virtual bool settlePending() const { return false; }
     /// Time to reduce `bytes` at an endpoint whose memory moves `localMemory` (three accesses
     /// per reduced byte: two reads, one write), ps.
     virtual std::uint64_t reductionPs(std::uint64_t bytes, Bandwidth localMemory) const = 0;

@@ -22,6 +22,7 @@ public:
     /// A FlowFinish: the flow may have sent its last byte (stale versions are ignored).
     void handle(const CalendarEvent& event) override;
     void settle() override;
+    bool settlePending() const override { return !dirtyLinks.empty(); }
     std::uint64_t reductionPs(std::uint64_t bytes, Bandwidth localMemory) const override
     {
         return reductionPsExact(bytes, localMemory);

@@ -114,6 +114,8 @@ public:
     void handle(const CalendarEvent& event);
     /// Re-evaluates flow rates after every event of the current instant was handled.
     void settle();
+    /// True when settle() has rates to re-evaluate (messages started or ended since).
+    bool settlePending() const { return policy->settlePending(); }
 
     /// Links the core uses: the topology's, then (with NIC bandwidth) injection link of each
     /// endpoint, then its ejection link.
