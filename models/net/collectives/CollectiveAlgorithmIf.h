@@ -56,6 +56,17 @@ struct StepPlan {
     /// inputs); false: each member's contribution starts its own streams at once.
     bool waitForLine = false;
 
+    /// Appends a send. The fields are written where the send is stored: a StepSend built
+    /// aside and copied in is read back wider than it was written, which stalls the store
+    /// forwarding of every message's plan.
+    void addSend(std::uint32_t peer, std::uint64_t bytes, std::uint32_t peerStep)
+    {
+        StepSend& send = sends.emplace_back();
+        send.peer = peer;
+        send.bytes = bytes;
+        send.peerStep = peerStep;
+    }
+
     void clear()
     {
         sends.clear();

@@ -134,10 +134,9 @@ void CustomAlgorithm::plan(const PhaseShape& shape,
     const Step& at = memberSteps[step];
     std::uint64_t chunk = source->inputChunks == 0 ? 0 : shape.inputBytes / source->inputChunks;
     for (const Message& message : at.sends)
-        plan.sends.push_back(
-            StepSend{message.peer,
+        plan.addSend(message.peer,
                      message.fixedBytes != 0 ? message.fixedBytes : message.count * chunk,
-                     message.peerStep});
+                     message.peerStep);
     plan.receives = at.receives;
     plan.reducedBytes = at.reducedChunks * chunk;
 }

@@ -36,7 +36,7 @@ void DirectAlgorithm::plan(const PhaseShape& shape,
     std::uint64_t part = shape.inputBytes / p;
     auto toAll = [&](std::uint64_t bytes) {
         for (std::uint32_t offset = 1; offset < p; ++offset)
-            plan.sends.push_back(StepSend{(member + offset) % p, bytes, step});
+            plan.addSend((member + offset) % p, bytes, step);
         plan.receives = p - 1;
     };
     switch (shape.type) {
@@ -60,7 +60,7 @@ void DirectAlgorithm::plan(const PhaseShape& shape,
     case CollectiveType::Broadcast:
         if (member == 0)
             for (std::uint32_t peer = 1; peer < p; ++peer)
-                plan.sends.push_back(StepSend{peer, shape.inputBytes, 0});
+                plan.addSend(peer, shape.inputBytes, 0);
         else
             plan.receives = 1;
         break;
@@ -69,7 +69,7 @@ void DirectAlgorithm::plan(const PhaseShape& shape,
             plan.receives = p - 1;
             plan.reducedBytes = (p - 1) * shape.inputBytes;
         } else {
-            plan.sends.push_back(StepSend{0, shape.inputBytes, 0});
+            plan.addSend(0, shape.inputBytes, 0);
         }
         break;
     default:

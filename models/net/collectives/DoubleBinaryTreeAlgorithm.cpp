@@ -44,7 +44,7 @@ void DoubleBinaryTreeAlgorithm::plan(const PhaseShape& shape,
     auto sendToChildren = [&](std::uint32_t childStep) {
         for (std::uint32_t child = 2 * position + 1; child <= 2 * position + 2 && child < p;
              ++child)
-            plan.sends.push_back(StepSend{memberAt(child), d, childStep});
+            plan.addSend(memberAt(child), d, childStep);
     };
 
     switch (shape.type) {
@@ -55,7 +55,7 @@ void DoubleBinaryTreeAlgorithm::plan(const PhaseShape& shape,
             plan.reducedBytes = children * d;
         } else if (step == 1) {
             if (hasParent) {
-                plan.sends.push_back(StepSend{parent, d, 0});
+                plan.addSend(parent, d, 0);
                 plan.receives = 1;
             }
         } else {
@@ -67,7 +67,7 @@ void DoubleBinaryTreeAlgorithm::plan(const PhaseShape& shape,
             plan.receives = children;
             plan.reducedBytes = children * d;
         } else if (hasParent) {
-            plan.sends.push_back(StepSend{parent, d, 0});
+            plan.addSend(parent, d, 0);
         }
         break;
     case CollectiveType::Broadcast:

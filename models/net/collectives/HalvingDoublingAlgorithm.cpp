@@ -60,18 +60,18 @@ void HalvingDoublingAlgorithm::plan(const PhaseShape& shape,
     if (halving) {
         std::uint32_t distance = p >> (step + 1);
         std::uint64_t bytes = d >> (step + 1);
-        plan.sends.push_back(StepSend{member ^ distance, bytes, step});
+        plan.addSend(member ^ distance, bytes, step);
         plan.reducedBytes = bytes;
         return;
     }
     if (shape.type == CollectiveType::AllToAll) {
-        plan.sends.push_back(StepSend{member ^ (1U << step), d / 2, step});
+        plan.addSend(member ^ (1U << step), d / 2, step);
         return;
     }
     // Doubling: for all-reduce the gathered part starts at d/p.
     std::uint32_t level = shape.type == CollectiveType::AllGather ? step : step - levels;
     std::uint64_t base = shape.type == CollectiveType::AllGather ? d : d / p;
-    plan.sends.push_back(StepSend{member ^ (1U << level), base << level, step});
+    plan.addSend(member ^ (1U << level), base << level, step);
 }
 
 } // namespace etsim::net

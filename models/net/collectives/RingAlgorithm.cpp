@@ -68,22 +68,22 @@ void RingAlgorithm::plan(const PhaseShape& shape,
     case CollectiveType::AllReduce:
     case CollectiveType::Barrier: {
         std::uint64_t bytes = shape.type == CollectiveType::Barrier ? 0 : part;
-        plan.sends.push_back(StepSend{next, bytes, step});
+        plan.addSend(next, bytes, step);
         plan.receives = 1;
         plan.reducedBytes = step < p - 1 ? bytes : 0;
         break;
     }
     case CollectiveType::ReduceScatter:
-        plan.sends.push_back(StepSend{next, part, step});
+        plan.addSend(next, part, step);
         plan.receives = 1;
         plan.reducedBytes = part;
         break;
     case CollectiveType::AllGather:
-        plan.sends.push_back(StepSend{next, shape.inputBytes, step});
+        plan.addSend(next, shape.inputBytes, step);
         plan.receives = 1;
         break;
     case CollectiveType::AllToAll:
-        plan.sends.push_back(StepSend{next, part, step});
+        plan.addSend(next, part, step);
         plan.receives = 1;
         break;
     case CollectiveType::Broadcast:
@@ -91,14 +91,14 @@ void RingAlgorithm::plan(const PhaseShape& shape,
         if (step == 0)
             plan.receives = member == 0 ? 0 : 1;
         else if (member + 1 < p)
-            plan.sends.push_back(StepSend{member + 1, shape.inputBytes, 0});
+            plan.addSend(member + 1, shape.inputBytes, 0);
         break;
     case CollectiveType::Reduce:
         if (step == 0) {
             plan.receives = member + 1 < p ? 1 : 0;
             plan.reducedBytes = plan.receives * shape.inputBytes;
         } else if (member > 0) {
-            plan.sends.push_back(StepSend{member - 1, shape.inputBytes, 0});
+            plan.addSend(member - 1, shape.inputBytes, 0);
         }
         break;
     default:

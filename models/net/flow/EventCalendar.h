@@ -55,7 +55,12 @@ public:
         std::uint32_t& slot = recent[slotOf(timePs)];
         if (slot == noBucket || !buckets[slot].open || buckets[slot].timePs != timePs)
             slot = openBucket(timePs);
-        buckets[slot].events.push_back(Entry{index, version, kind});
+        // Written in place: an Entry built aside and copied in would be read back wider than
+        // it was written (a store-forwarding stall on every event).
+        Entry& entry = buckets[slot].events.emplace_back();
+        entry.index = index;
+        entry.version = version;
+        entry.kind = kind;
         ++count;
     }
     bool empty() const { return count == 0; }
