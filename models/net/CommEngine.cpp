@@ -81,18 +81,6 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
 
 CommEngine::~CommEngine() = default;
 
-std::uint32_t CommEngine::allocateTag(const Tag& tag)
-{
-    if (!freeTags.empty()) {
-        std::uint32_t index = freeTags.back();
-        freeTags.pop_back();
-        tags[index] = tag;
-        return index;
-    }
-    tags.push_back(tag);
-    return static_cast<std::uint32_t>(tags.size() - 1);
-}
-
 void CommEngine::complete(std::uint64_t token)
 {
     --pendingNodes;
@@ -181,11 +169,6 @@ std::uint64_t CommEngine::delayPs(std::uint64_t reducedBytes)
         delay += core->fidelity().reductionPs(reducedBytes, settings.localMemoryBandwidth);
     lastDelay = StepDelay{reducedBytes, delay};
     return delay;
-}
-
-void CommEngine::schedule(std::uint64_t delay, const Tag& tag)
-{
-    calendar.schedule(calendar.now() + delay, EventKind::EngineTask, allocateTag(tag), 0);
 }
 
 void CommEngine::delivered(std::uint64_t cookie)
