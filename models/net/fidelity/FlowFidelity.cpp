@@ -15,15 +15,6 @@ constexpr double shareTolerance = 1e-9;
 
 } // namespace
 
-void FlowFidelity::markDirty(std::uint32_t link)
-{
-    LinkState& target = state.links[link];
-    if (target.mark == epoch + 1)
-        return;
-    target.mark = epoch + 1;
-    dirtyLinks.push_back(link);
-}
-
 void FlowFidelity::start(std::uint32_t index)
 {
     Flow& flow = state.flows[index];
@@ -76,6 +67,7 @@ void FlowFidelity::finishFlow(std::uint32_t index)
             target.busyPs += now - target.busySincePs;
             state.timeline.busy(link, target.busySincePs, now, target.endedBytes);
             target.endedBytes = 0.0;
+            continue; // no flow left here whose rate could change
         }
         markDirty(link);
     }

@@ -32,7 +32,16 @@ public:
 
 private:
     void finishFlow(std::uint32_t index);
-    void markDirty(std::uint32_t link);
+    // Queues `link` for the next settle (once per instant). Inline: every flow start and end
+    // marks each link of its route.
+    void markDirty(std::uint32_t link)
+    {
+        LinkState& target = state.links[link];
+        if (target.mark == epoch + 1)
+            return;
+        target.mark = epoch + 1;
+        dirtyLinks.push_back(link);
+    }
     void advanceFlow(Flow& flow, std::uint64_t now);
     void assignRate(std::uint32_t index, double rate, std::uint64_t now);
     bool settleAlone(std::uint32_t index, std::uint64_t mark, std::uint64_t now);
