@@ -5,8 +5,9 @@
 //       ASTRA-sim's Ring_4chunks settings (4 chunks, 1 active, 50 GiB/s, 500 ns, endpoint
 //       delay 10 ns); mode 0 = etsim's flow model, 1 = ASTRA-sim's congestion-aware model,
 //       2 = analytical.
-//   BM_FatTreeAllToAll/<endpoints>  a direct all-to-all of 64 KiB per rank on a
-//       non-blocking leaf/spine fat tree (32 endpoints per leaf): every rank starts n-1 flows.
+//   BM_FatTreeAllToAll/<endpoints>/<stagger ns>  a direct all-to-all of 64 KiB per rank on a
+//       non-blocking leaf/spine fat tree (32 endpoints per leaf): every rank starts n-1 flows,
+//       rank r at r x stagger (0: all at once).
 // Counters: messages, events (calendar events handled), peak RSS of the process (MiB; run
 // one benchmark per process to attribute it).
 #include "models/net/CommEngine.h"
@@ -29,9 +30,14 @@ double peakRssMiB()
     return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-void runAll(CommEngine& engine, CollectiveType type, std::uint64_t bytes, std::uint32_t ranks)
+void runAll(CommEngine& engine,
+            CollectiveType type,
+            std::uint64_t bytes,
+            std::uint32_t ranks,
+            std::uint64_t staggerPs = 0)
 {
     for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        engine.runUntil(rank * staggerPs);
         EtNodeInfo info;
         info.rank = static_cast<RankId>(rank);
         info.kind = NodeKind::Collective;
@@ -88,18 +94,34 @@ void BM_FatTreeAllToAll(benchmark::State& state)
         "collectives:\n  algorithms: {default: [direct]}\n");
     std::uint64_t messages = 0;
     std::uint64_t updates = 0;
+    std::uint64_t settles = 0;
+    std::uint64_t simulatedPs = 0;
     for (auto _ : state) {
         CommEngine engine(config, endpoints);
-        runAll(engine, CollectiveType::AllToAll, 64ULL * 1024 * endpoints, endpoints);
+        runAll(engine,
+               CollectiveType::AllToAll,
+               64ULL * 1024 * endpoints,
+               endpoints,
+               static_cast<std::uint64_t>(state.range(1)) * 1000);
         messages = engine.network().messagesSent();
         updates = engine.network().flowRateChanges();
+        settles = engine.network().rateUpdates();
+        simulatedPs = engine.nowPs();
     }
     state.counters["flows"] = static_cast<double>(messages);
     state.counters["flow_events_per_s"] = benchmark::Counter(
         static_cast<double>(2 * messages), benchmark::Counter::kIsIterationInvariantRate);
     state.counters["rate_changes"] = static_cast<double>(updates);
+    state.counters["rate_updates"] = static_cast<double>(settles);
+    state.counters["simulated_us"] = static_cast<double>(simulatedPs) * 1e-6;
     state.counters["peak_rss_MiB"] = peakRssMiB();
 }
-BENCHMARK(BM_FatTreeAllToAll)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_FatTreeAllToAll)
+    ->Args({256, 0})
+    ->Args({1024, 0})
+    ->Args({256, 1000})
+    ->Args({1024, 1000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 } // namespace
