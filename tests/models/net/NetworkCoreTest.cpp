@@ -260,6 +260,24 @@ TEST(NetworkCore, AstraAwareIsFifoStoreAndForward)
     EXPECT_EQ(net.core.linkBusyPs(0), 2440000U);
 }
 
+// The hop times follow each message's size, also on a link that carries one size, then
+// another, then the first again (the policy remembers a link's times for the last size):
+// 32 KiB holds a link floor(610.35) = 610 ns and hops in floor(500 + 610.35) = 1110 ns.
+// Uplink 0 serves 64 KiB [0, 1220), 32 KiB [1220, 1830), 64 KiB [1830, 3050).
+TEST(NetworkCore, AstraAwareHopTimesFollowEachMessagesSize)
+{
+    Harness net({link(DimKind::Switch, 4, "50 GiB/s", "500 ns")},
+                withFidelity(Fidelity::AstraAware));
+    net.sendAt(0, 0, 1, 65536, 1);
+    net.sendAt(0, 0, 2, 32768, 2);
+    net.sendAt(0, 0, 3, 65536, 3);
+    net.run();
+    EXPECT_EQ(net.arrivals.at(1), 3440000U); // 1720 + 1720
+    EXPECT_EQ(net.arrivals.at(2), 3440000U); // 1220 + 1110 + 1110
+    EXPECT_EQ(net.arrivals.at(3), 5270000U); // 1830 + 1720 + 1720
+    EXPECT_EQ(net.core.linkBusyPs(0), 3050000U);
+}
+
 TEST(NetworkCore, SendToSelfTakesOnlyTheMessageDelay)
 {
     NetConfig config;
