@@ -252,9 +252,8 @@ private:
                     std::uint64_t bytes,
                     bool waitForLine);
     void dispatch(const CalendarEvent& event);
-    // Inline (with schedule) because every message and step takes a tag: inlined, the Tag its
-    // caller builds field by field is stored into the slot field by field, instead of being
-    // copied in with wider loads than its stores (a store-forwarding stall each time).
+    // Inline (with schedule): every message and every step takes a tag (3 % of the
+    // astra_aware ring's CPU time against an out-of-line call).
     std::uint32_t allocateTag(const Tag& tag)
     {
         if (!freeTags.empty()) {
