@@ -264,6 +264,14 @@ TEST_F(BadInput, FolderWithoutTraces)
                   ".<rank>.et (or .et.gz) exists; check the prefix");
 }
 
+TEST_F(BadInput, ARankFileWhereItsTraceIsWantedNamesThePrefix)
+{
+    fs::path file = temp.write("job.0.et", metadataRecord);
+    EXPECT_EQ(setError(file),
+              file.string() + ": this is the file of rank 0 of a trace; give the trace's prefix " +
+                  temp.file("job").string() + " (for all its rank files) or its folder");
+}
+
 TEST_F(BadInput, GapInRanks)
 {
     for (int rank : {0, 1, 3})
