@@ -192,10 +192,33 @@ TEST(BadInputCommand, ATransferBeyondTheClockIsAnErrorNotAWrappedTime)
         return std::vector{
             test::gpuCollectiveNode(1, et::CollectiveType::AllReduce, std::uint64_t{1} << 40)};
     });
-    CommandResult result =
-        runEtsim(run(trace, "--set 'fabric.topology.dims[0].bandwidth=1e-9 B/s'"));
-    EXPECT_EQ(result.code, 1) << result.output;
-    EXPECT_TRUE(contains(result.output, "end of the simulated clock")) << result.output;
+    // Every fidelity refuses the first message, naming the node that sent it and the time.
+    for (const char* fidelity : {"flow", "analytical", "astra_aware", "astra_unaware"}) {
+        CommandResult result =
+            runEtsim(run(trace,
+                         std::string("--set 'fabric.topology.dims[0].bandwidth=1e-9 B/s' ") +
+                             "--set fabric.fidelity=" + fidelity));
+        EXPECT_EQ(result.code, 1) << fidelity << ": " << result.output;
+        EXPECT_TRUE(contains(result.output,
+                             "fabric: rank 0 node 1: all_reduce of "
+                             "1099511627776 B: a message of 34359738368 B from "
+                             "endpoint 0 to endpoint 1 would take"))
+            << fidelity << ": " << result.output;
+        EXPECT_TRUE(contains(result.output, "s, beyond the end of the simulated clock"))
+            << fidelity << ": " << result.output;
+    }
+    // A point-to-point send: its node and its size.
+    std::string p2p = writeTrace(dir, "p2p", [](int rank) {
+        std::vector<et::TraceNode> nodes;
+        if (rank == 0)
+            nodes.push_back(test::sendNode(3, 1, 5, 1 << 16));
+        if (rank == 1)
+            nodes.push_back(test::recvNode(4, 0, 5, 1 << 16));
+        return nodes;
+    });
+    CommandResult send = runEtsim(run(p2p, "--set 'fabric.topology.dims[0].bandwidth=1e-12 B/s'"));
+    EXPECT_EQ(send.code, 1) << send.output;
+    EXPECT_TRUE(contains(send.output, "rank 0 node 3: send of 65536 B to rank 1")) << send.output;
 }
 
 // ---- 5. Work one value can cause -----------------------------------------------------------

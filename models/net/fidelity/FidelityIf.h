@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace etsim::net {
 
@@ -49,6 +50,10 @@ inline constexpr std::uint64_t psPerNs = 1000;
 /// The policy of `kind`, working on `state` (which must outlive it). The one place that
 /// chooses by fidelity.
 std::unique_ptr<FidelityIf> makeFidelity(Fidelity kind, NetworkState& state);
+
+/// Throws etsim::Error naming `what` ("fabric: a transfer", "a message of ...") when `ps`, a
+/// duration, reaches the end of the simulated clock (2^64 ps).
+void requireWithinClock(double ps, const std::string& what);
 
 /// `ps` rounded to the nearest whole ps (half away from zero). Throws etsim::Error for a
 /// duration beyond the simulated clock (2^64 ps).
