@@ -498,6 +498,38 @@ TEST(BadInputCommand, AstraValuesOutOfRangeNameFileLineAndKey)
     EXPECT_EQ(result.code, 1) << result.output;
     EXPECT_TRUE(contains(result.output, "preferred-dataset-splits: must be at most 1024"))
         << result.output;
+
+    // The system file's rates and delays: a local memory of 1e-300 GB/s ran and finished with
+    // a reduction time past the clock, 1e300 failed without naming the file or the key.
+    struct Case {
+        const char* from;
+        const char* to;
+        const char* expected;
+    };
+    const std::string base = test::readFile(dir.file("sys.json"));
+    for (const Case& bad : {
+             Case{"\"local-mem-bw\": 1600",
+                  "\"local-mem-bw\": 1e-300",
+                  ":6:19: local-mem-bw: is 1e-300 GB/s; it must be from 1e-06 to 1e+09 GB/s"},
+             Case{"\"local-mem-bw\": 1600",
+                  "\"local-mem-bw\": 1e300",
+                  ":6:19: local-mem-bw: is 1e+300 GB/s; it must be from"},
+             Case{"\"local-mem-bw\": 1600",
+                  "\"local-mem-bw\": 1600, \"roofline-enabled\": 1, \"peak-perf\": 1e300",
+                  "peak-perf: is 1e+300 TFLOP/s; it must be from 1e-06 to 1e+09 TFLOP/s"},
+             Case{"\"endpoint-delay\": 10",
+                  "\"endpoint-delay\": 18446744073709551615",
+                  ":2:50: endpoint-delay: is 1.8446744073709552e+19 ns; it must be from 0 to 1e+12 "
+                  "ns"},
+         }) {
+        std::string text = base;
+        text.replace(text.find(bad.from), std::string(bad.from).size(), bad.to);
+        const std::string file = dir.write("range.json", text).string();
+        CommandResult ranged = runEtsim("run --quiet --astra-network " + network +
+                                        " --astra-system " + file + " --trace " + trace);
+        EXPECT_EQ(ranged.code, 1) << bad.to << ": " << ranged.output;
+        EXPECT_TRUE(contains(ranged.output, bad.expected)) << bad.to << ": " << ranged.output;
+    }
 }
 
 } // namespace
