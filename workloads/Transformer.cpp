@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace etsim::workloads {
 
@@ -16,6 +17,14 @@ namespace {
 
 // ASTRA-sim reduces point-to-point tags modulo this (spec 8.8).
 constexpr int64_t tagLimit = 500000000;
+
+// A probability as the command line would give it ("0.1").
+std::string probabilityText(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
 
 } // namespace
 
@@ -70,6 +79,19 @@ std::optional<Offload> offloadFromName(std::string_view name)
     return std::nullopt;
 }
 
+std::string_view attentionName(AttentionKernel kernel)
+{
+    return kernel == AttentionKernel::Fused ? "fused" : "unfused";
+}
+
+std::optional<AttentionKernel> attentionFromName(std::string_view name)
+{
+    for (AttentionKernel k : {AttentionKernel::Fused, AttentionKernel::Unfused})
+        if (attentionName(k) == name)
+            return k;
+    return std::nullopt;
+}
+
 // ---- model arithmetic -----------------------------------------------------------------------
 
 double TransformerModel::attentionParameters() const
@@ -117,7 +139,16 @@ double trainingFlopsClosedForm(const TransformerSpec& spec)
     double layerParameters = m.matmulParameters() - d(m.vocab) * m.hidden;
     // Recomputation re-runs the layers, not the output head.
     return (full ? 8.0 : 6.0) * layerParameters * tokens + 6.0 * d(m.vocab) * m.hidden * tokens +
-           (full ? 16.0 : 12.0) * m.layers * seq * m.hidden * tokens;
+           attentionFlopFactor(spec) * m.layers * seq * m.hidden * tokens;
+}
+
+double attentionFlopFactor(const TransformerSpec& spec)
+{
+    // A fused backward recomputes Q K^T from Q and K (it never stored the scores): five
+    // products of the forward's size instead of four (Dao 2023, FlashAttention-2).
+    double backward = spec.attention == AttentionKernel::Fused ? 10.0 : 8.0;
+    double recomputed = spec.recompute == Recompute::Full ? 4.0 : 0.0;
+    return 4.0 + recomputed + backward;
 }
 
 // ---- construction and layout ----------------------------------------------------------------
@@ -173,6 +204,8 @@ Transformer::Transformer(TransformerSpec s) : spec(std::move(s))
                 std::to_string(p.dp) + ",");
     if (spec.zero > 3)
         fail("zero must be 0, 1, 2 or 3");
+    if (!(spec.dropout >= 0 && spec.dropout < 1))
+        fail("dropout must be a probability in [0, 1)");
     if (spec.optimizerShards == 0)
         fail("optimizer-shards must be at least 1 (1: the optimizer state is not sharded)");
     if (spec.optimizerShards > 1 && p.dp > 1)
@@ -213,6 +246,9 @@ std::string Transformer::description() const
                        std::string(et::dataTypeName(spec.dtype)) + "; tp " + std::to_string(p.tp) +
                        " pp " + std::to_string(p.pp) + " dp " + std::to_string(p.dp) + " ep " +
                        std::to_string(p.ep);
+    text += ", " + std::string(attentionName(spec.attention)) + " attention";
+    if (spec.phase == Phase::Training && spec.dropout > 0)
+        text += ", dropout " + probabilityText(spec.dropout);
     if (spec.phase == Phase::Training)
         text += ", recompute " + std::string(recomputeName(spec.recompute)) + ", zero " +
                 std::to_string(spec.zero) +
