@@ -54,6 +54,7 @@ struct TransformerOptions {
     std::string offload = "none";
     std::string attention = "fused";
     double dropout = 0;
+    std::string gradAccumulation = "none";
     uint32_t decodeTokens = 0;
     OutputOptions output{"", "transformer", false};
     // Options given on the command line override the preset's value.
@@ -214,6 +215,12 @@ ExitCode runTransformer(TransformerOptions& o)
         return cannotStart(command, "--attention " + o.attention + ": use fused or unfused");
     spec.attention = *attention;
     spec.dropout = o.dropout;
+    std::optional<wl::GradAccumulation> accumulation =
+        wl::gradAccumulationFromName(o.gradAccumulation);
+    if (!accumulation)
+        return cannotStart(command,
+                           "--grad-accumulation " + o.gradAccumulation + ": use none or separate");
+    spec.gradAccumulation = *accumulation;
     std::optional<et::DataType> dtype = dtypeOf(o.dtype);
     if (!dtype)
         return cannotStart(command,
@@ -400,6 +407,13 @@ void addGenCommands(CLI::App& app, ExitCode& result)
                      tf->dropout,
                      "Training: dropout probability of the attention probabilities and block "
                      "outputs; 0 writes no dropout kernel")
+        ->capture_default_str();
+    transformer
+        ->add_option("--grad-accumulation",
+                     tf->gradAccumulation,
+                     "Training: none (a weight-gradient GEMM's output is the gradient), or "
+                     "separate: a kernel adds each weight gradient into the step's buffer "
+                     "(Megatron-LM 2021)")
         ->capture_default_str();
     transformer
         ->add_option(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 
 namespace etsim::workloads {
@@ -17,6 +18,18 @@ namespace {
 
 // ASTRA-sim reduces point-to-point tags modulo this (spec 8.8).
 constexpr int64_t tagLimit = 500000000;
+
+// The one of `values` that `nameOf` calls `name`.
+template <typename Enum>
+std::optional<Enum> fromName(std::string_view name,
+                             std::initializer_list<Enum> values,
+                             std::string_view (*nameOf)(Enum))
+{
+    for (Enum value : values)
+        if (nameOf(value) == name)
+            return value;
+    return std::nullopt;
+}
 
 // A probability as the command line would give it ("0.1").
 std::string probabilityText(double value)
@@ -73,10 +86,7 @@ std::string_view offloadName(Offload offload)
 
 std::optional<Offload> offloadFromName(std::string_view name)
 {
-    for (Offload o : {Offload::None, Offload::Weights, Offload::Activations})
-        if (offloadName(o) == name)
-            return o;
-    return std::nullopt;
+    return fromName(name, {Offload::None, Offload::Weights, Offload::Activations}, offloadName);
 }
 
 std::string_view attentionName(AttentionKernel kernel)
@@ -86,10 +96,18 @@ std::string_view attentionName(AttentionKernel kernel)
 
 std::optional<AttentionKernel> attentionFromName(std::string_view name)
 {
-    for (AttentionKernel k : {AttentionKernel::Fused, AttentionKernel::Unfused})
-        if (attentionName(k) == name)
-            return k;
-    return std::nullopt;
+    return fromName(name, {AttentionKernel::Fused, AttentionKernel::Unfused}, attentionName);
+}
+
+std::string_view gradAccumulationName(GradAccumulation accumulation)
+{
+    return accumulation == GradAccumulation::None ? "none" : "separate";
+}
+
+std::optional<GradAccumulation> gradAccumulationFromName(std::string_view name)
+{
+    return fromName(
+        name, {GradAccumulation::None, GradAccumulation::Separate}, gradAccumulationName);
 }
 
 // ---- model arithmetic -----------------------------------------------------------------------
@@ -249,6 +267,8 @@ std::string Transformer::description() const
     text += ", " + std::string(attentionName(spec.attention)) + " attention";
     if (spec.phase == Phase::Training && spec.dropout > 0)
         text += ", dropout " + probabilityText(spec.dropout);
+    if (spec.phase == Phase::Training && spec.gradAccumulation == GradAccumulation::Separate)
+        text += ", gradients accumulated by a separate kernel";
     if (spec.phase == Phase::Training)
         text += ", recompute " + std::string(recomputeName(spec.recompute)) + ", zero " +
                 std::to_string(spec.zero) +

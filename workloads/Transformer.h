@@ -19,7 +19,8 @@
 //   routing, all-to-all), TP all-reduce, residual add. Backward: two GEMMs per forward GEMM
 //   (data and weight gradient), attention backward (fused: one kernel that recomputes the
 //   scores; unfused: four batched GEMMs with the softmax and dropout backward between), the
-//   same TP all-reduces, and where the residual stream forks the sum of its two gradients.
+//   same TP all-reduces, and where the residual stream forks the sum of its two gradients;
+//   optionally each weight gradient added into the step's buffer by a kernel of its own.
 // - Pipeline: 1F1B schedule, activations of b*s*h elements sent forward and gradients
 //   backward; receives are posted without dependencies, sends depend only on their producer,
 //   so the compute order alone decides progress.
@@ -91,6 +92,11 @@ enum class Offload { None, Weights, Activations };
 // How attention runs: one fused kernel that keeps the s x s scores on chip (FlashAttention,
 // Dao et al. 2022), or unfused kernels that write them to HBM (Megatron-LM before it).
 enum class AttentionKernel { Fused, Unfused };
+// Where a micro-batch's weight gradients are summed over the step: nowhere the trace shows
+// (the weight-gradient GEMM's output is the gradient, or the GEMM accumulates into it), or in
+// a separate element-wise kernel after each weight-gradient GEMM (Megatron-LM 2021's
+// main_grad hook, megatron/model/distributed.py; PyTorch autograd's accumulation).
+enum class GradAccumulation { None, Separate };
 
 std::string_view phaseName(Phase phase);
 std::optional<Phase> phaseFromName(std::string_view name);
@@ -100,6 +106,8 @@ std::string_view offloadName(Offload offload);
 std::optional<Offload> offloadFromName(std::string_view name);
 std::string_view attentionName(AttentionKernel kernel);
 std::optional<AttentionKernel> attentionFromName(std::string_view name);
+std::string_view gradAccumulationName(GradAccumulation accumulation);
+std::optional<GradAccumulation> gradAccumulationFromName(std::string_view name);
 
 struct TransformerSpec {
     TransformerModel model;
@@ -124,6 +132,7 @@ struct TransformerSpec {
     // Training: dropout probability of the attention probabilities and of each block's
     // output (Megatron-LM's attention and hidden dropout); 0 writes no dropout kernel.
     double dropout = 0;
+    GradAccumulation gradAccumulation = GradAccumulation::None;
     // Inference: tokens generated after the prefill.
     uint32_t decodeTokens = 0;
 };

@@ -93,7 +93,23 @@ void Transformer::RankPlan::gemmBackward(const std::string& name,
     matmul(name + ".wgrad",
            {inner, cols, rows},
            {fresh(static_cast<uint64_t>(inner * rows * bytes)), outputGradient});
+    accumulateGradient(name + ".accumulate", d(inner) * d(cols));
     activation = inputGradient;
+}
+
+void Transformer::RankPlan::accumulateGradient(const std::string& name, double elements)
+{
+    if (spec.gradAccumulation != GradAccumulation::Separate)
+        return;
+    TensorUse kept = activation;
+    // The buffer is in the trace's element type (Megatron-LM's fp16 main_grad; with bf16 it
+    // accumulates in fp32, which this understates).
+    auto size = static_cast<uint64_t>(elements * bytes);
+    NodeTensors tensors;
+    tensors.inputs = {current(elements), fresh(size)};
+    tensors.outputs = {fresh(size)};
+    vectorKernel(name, elements, tensors);
+    activation = kept;
 }
 
 void Transformer::RankPlan::layerBackward(const std::string& prefix, uint32_t batch)

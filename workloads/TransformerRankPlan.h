@@ -216,6 +216,10 @@ private:
     // input's gradient (`savedElements`).
     void
     elementwiseBackward(const std::string& name, double ops, double elements, double savedElements);
+    // With GradAccumulation::Separate, adds the weight gradient just written (the activation,
+    // `elements`) into the step's gradient buffer: reads both, writes the buffer. The
+    // activation stays what it was before.
+    void accumulateGradient(const std::string& name, double elements);
     // Dropout in training (spec.dropout > 0; Megatron-LM's attention and hidden dropout).
     bool dropoutActive() const { return spec.phase == Phase::Training && spec.dropout > 0; }
     // The residual add after a block: the block's output (the activation) plus `stream`, the

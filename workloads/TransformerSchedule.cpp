@@ -73,10 +73,12 @@ void Transformer::RankPlan::backward(uint32_t mb)
     }
     if (first && dropoutActive())
         dropoutBackward(tag + ".embedding_dropout.bwd", d(tokens) * h);
-    if (first)
+    if (first) {
         elementwise(tag + ".embedding", d(tokens) * h, d(tokens) * h);
-    else
+        accumulateGradient(tag + ".embedding.accumulate", d(m.vocab) / p.tp * h);
+    } else {
         send(tag + ".send_gradient", at.pp - 1, activation, static_cast<int32_t>(2 * mb + 1));
+    }
 }
 
 void Transformer::RankPlan::training()

@@ -127,6 +127,8 @@ TEST(GenCommands, CannotStartExitsTwo)
              Case{"gen transformer --attention flash" + out,
                   "--attention flash: use fused or unfused"},
              Case{"gen transformer --dropout 1" + out, "dropout must be a probability in [0, 1)"},
+             Case{"gen transformer --grad-accumulation hook" + out,
+                  "--grad-accumulation hook: use none or separate"},
              Case{"gen microbench --collective allsum" + out,
                   "--collective allsum: use all_reduce"},
              Case{"gen microbench --pattern mesh" + out, "--pattern mesh: use ring or pairwise"},

@@ -300,6 +300,39 @@ TEST(TransformerKernels, GemmBackwardPassesTheDataGradientOn)
     EXPECT_EQ(tensorsOf(find(sink, 0, layer + "activation.bwd")).inputs[0], dgrad.outputs[0]);
 }
 
+TEST(TransformerKernels, SeparateGradientAccumulationAfterEachWeightGradient)
+{
+    TransformerSpec spec = smallDense();
+    spec.gradAccumulation = GradAccumulation::Separate;
+    MemorySink sink = generateAll(Transformer(spec));
+    const std::string layer = "bwd.mb0.layer0.";
+    std::vector<std::string> accumulations;
+    for (const std::string& name : kernels(sink, layer))
+        if (name.find(".accumulate") != std::string::npos)
+            accumulations.push_back(name);
+    EXPECT_EQ(
+        accumulations,
+        (std::vector<std::string>{
+            "mlp_down.accumulate", "mlp_up.accumulate", "attn_out.accumulate", "qkv.accumulate"}));
+    // mlp_down's weight, 1024 x 256: one add per element; reads the gradient and the buffer,
+    // writes the buffer.
+    et::TraceNode add = find(sink, 0, layer + "mlp_down.accumulate");
+    EXPECT_EQ(add.numOps(), 262144);
+    EXPECT_EQ(add.tensorSize(), 3U * 262144 * 2);
+    NodeTensors tensors = tensorsOf(add);
+    EXPECT_EQ(tensors.inputs[0], tensorsOf(find(sink, 0, layer + "mlp_down.wgrad")).outputs[0]);
+    // The data gradient still goes on to the activation's backward.
+    EXPECT_EQ(tensorsOf(find(sink, 0, layer + "activation.bwd")).inputs[0],
+              tensorsOf(find(sink, 0, layer + "mlp_down.dgrad")).outputs[0]);
+    // The embedding's gradient (32,000 x 256) and the head's are accumulated too.
+    EXPECT_EQ(find(sink, 0, "bwd.mb0.embedding.accumulate").numOps(), 32000 * 256);
+    find(sink, 0, "bwd.mb0.lm_head.accumulate");
+    // Not written by default.
+    MemorySink plain = generateAll(Transformer(smallDense()));
+    for (const et::TraceNode& node : plain.ranks.at(0))
+        EXPECT_EQ(node.name.find("accumulate"), std::string::npos) << node.name;
+}
+
 TEST(TransformerKernels, FusedAttentionReadsTheGroupedQkvProjection)
 {
     TransformerSpec spec = smallDense();

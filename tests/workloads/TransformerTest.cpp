@@ -375,6 +375,7 @@ TEST(Transformer, EveryVariantValidatesClean)
     unfused.attention = AttentionKernel::Unfused;
     unfused.dropout = 0.1;
     unfused.recompute = Recompute::Full;
+    unfused.gradAccumulation = GradAccumulation::Separate;
     specs.push_back(unfused);
     TransformerSpec unfusedInference = inference;
     unfusedInference.attention = AttentionKernel::Unfused;
@@ -471,6 +472,8 @@ TEST(Transformer, NamesParse)
     EXPECT_EQ(attentionFromName("unfused"), AttentionKernel::Unfused);
     EXPECT_EQ(attentionName(AttentionKernel::Fused), "fused");
     EXPECT_FALSE(attentionFromName("flash").has_value());
+    EXPECT_EQ(gradAccumulationFromName("separate"), GradAccumulation::Separate);
+    EXPECT_EQ(gradAccumulationName(GradAccumulation::None), "none");
     EXPECT_FALSE(recomputeFromName("selective").has_value());
     EXPECT_EQ(offloadFromName("weights"), Offload::Weights);
     EXPECT_FALSE(offloadFromName("kv").has_value());
