@@ -52,6 +52,9 @@ struct TransformerOptions {
     uint32_t zero = 0;
     uint32_t optimizerShards = 1;
     std::string offload = "none";
+    std::string attention = "fused";
+    double dropout = 0;
+    std::string gradAccumulation = "none";
     uint32_t decodeTokens = 0;
     OutputOptions output{"", "transformer", false};
     // Options given on the command line override the preset's value.
@@ -207,6 +210,17 @@ ExitCode runTransformer(TransformerOptions& o)
         return cannotStart(command,
                            "--offload " + o.offload + ": use none, weights or activations");
     spec.offload = *offload;
+    std::optional<wl::AttentionKernel> attention = wl::attentionFromName(o.attention);
+    if (!attention)
+        return cannotStart(command, "--attention " + o.attention + ": use fused or unfused");
+    spec.attention = *attention;
+    spec.dropout = o.dropout;
+    std::optional<wl::GradAccumulation> accumulation =
+        wl::gradAccumulationFromName(o.gradAccumulation);
+    if (!accumulation)
+        return cannotStart(command,
+                           "--grad-accumulation " + o.gradAccumulation + ": use none or separate");
+    spec.gradAccumulation = *accumulation;
     std::optional<et::DataType> dtype = dtypeOf(o.dtype);
     if (!dtype)
         return cannotStart(command,
@@ -231,7 +245,9 @@ ExitCode runTransformer(TransformerOptions& o)
                       << engineering(spec.model.matmulParameters() - head)
                       << " layer matmul parameters x " << engineering(job.tokens())
                       << " tokens + 6 x " << engineering(head) << " head parameters x tokens + "
-                      << (full ? "16" : "12") << " x layers x seq x hidden x tokens (attention), "
+                      << wl::attentionFlopFactor(spec)
+                      << " x layers x seq x hidden x tokens (attention, "
+                      << wl::attentionName(spec.attention) << "), "
                       << (full ? "with full recomputation" : "without recomputation") << "\n";
         }
         return code;
@@ -378,6 +394,26 @@ void addGenCommands(CLI::App& app, ExitCode& result)
     transformer
         ->add_option(
             "--offload", tf->offload, "Memory nodes for offloaded data: none, weights, activations")
+        ->capture_default_str();
+    transformer
+        ->add_option("--attention",
+                     tf->attention,
+                     "fused: one kernel keeps the s x s scores on chip (FlashAttention); "
+                     "unfused: scores GEMM, softmax, dropout and context GEMM through HBM "
+                     "(Megatron-LM before fused kernels)")
+        ->capture_default_str();
+    transformer
+        ->add_option("--dropout",
+                     tf->dropout,
+                     "Training: dropout probability of the attention probabilities and block "
+                     "outputs; 0 writes no dropout kernel")
+        ->capture_default_str();
+    transformer
+        ->add_option("--grad-accumulation",
+                     tf->gradAccumulation,
+                     "Training: none (a weight-gradient GEMM's output is the gradient), or "
+                     "separate: a kernel adds each weight gradient into the step's buffer "
+                     "(Megatron-LM 2021)")
         ->capture_default_str();
     transformer
         ->add_option(

@@ -11,6 +11,7 @@
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
 #include "kernel/InputFile.h"
+#include "kernel/InputLimits.h"
 #include "kernel/StopRequest.h"
 #include "kernel/Units.h"
 #include "platforms/Job.h"
@@ -476,7 +477,7 @@ void addRunCommands(CLI::App& app,
     run->add_option("--replicate",
                     options->replicate,
                     "Run a one-rank trace as N identical ranks (collectives span them all)")
-        ->check(CLI::Range(1u, 1u << 20));
+        ->check(CLI::Range(1u, maxRanks));
     run->add_option("--comm-groups",
                     options->commGroups,
                     "Communicator-group JSON file ({\"1\": [0, 1], ...})")
@@ -502,7 +503,7 @@ void addRunCommands(CLI::App& app,
                     options->partitions,
                     "Split the run over K processes started by mpirun -n K "
                     "(docs/partitioned-runs.md)")
-        ->check(CLI::Range(1u, 1u << 20));
+        ->check(CLI::Range(1u, maxRanks));
     run->add_option("--partition-by",
                     options->partitionBy,
                     "How ranks are split: auto (the outermost dimensions), nodes, ranks or dim:N");

@@ -180,7 +180,11 @@ bool TraceReader::readLength(CodedInputStream& coded, uint64_t offset, uint32_t&
              "the file ends inside the length prefix of this record, or the prefix is not a "
              "varint: the file is truncated or corrupt; regenerate or re-copy it");
     }
-    if (wide == 0)
+    // Record 0 is the GlobalMetadata, and a GlobalMetadata with no field set is encoded in
+    // zero bytes (etsim's writer makes one from JSON without metadata). An empty node record
+    // would be node 0 with no name and nothing to do: it is what a file of zeros reads as,
+    // so it is refused as corruption.
+    if (wide == 0 && record > 0)
         fail(offset,
              std::string("the length prefix is 0: an empty record is no Chakra message (a "
                          "file of zero bytes") +

@@ -79,6 +79,14 @@ std::vector<RankFile> findRankFiles(const fs::path& prefixOrFolder)
     }
     if (error)
         throw TraceError(folder.string(), "cannot list the folder: " + error.message());
+    // A rank file given where its trace is wanted: say which prefix names the trace.
+    std::optional<RankName> fileName = parseRankName(prefixOrFolder.filename().string());
+    if (byPrefix.empty() && !isFolder && fileName && fs::is_regular_file(prefixOrFolder, error))
+        throw TraceError(prefixOrFolder.string(),
+                         "this is the file of rank " + std::to_string(fileName->rank) +
+                             " of a trace; give the trace's prefix " +
+                             (prefixOrFolder.parent_path() / fileName->prefix).string() +
+                             " (for all its rank files) or its folder");
     if (byPrefix.empty())
         throw TraceError(prefixOrFolder.string(),
                          isFolder ? "the folder holds no Chakra ET file named <prefix>.<rank>.et "

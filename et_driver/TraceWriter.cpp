@@ -85,7 +85,13 @@ TraceWriter::TraceWriter(std::filesystem::path path,
     } else {
         stream->output = stream->fileStream.get();
     }
-    if (options.metadataRecord)
+    if (!options.metadataRecord)
+        return;
+    // A GlobalMetadata with no field set would be a zero-length record, which Chakra's Python
+    // tools take for the end of the file (spec 1.3): such metadata gets the default version.
+    if (metadata.ByteSizeLong() == 0)
+        writeRecord(defaultMetadata());
+    else
         writeRecord(metadata);
 }
 

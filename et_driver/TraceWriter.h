@@ -35,8 +35,9 @@ public:
     static ChakraProtoMsg::GlobalMetadata defaultMetadata();
 
     // Starts a temporary file beside `file` (kernel/AtomicFile.h) and writes `metadata` as
-    // record 0; close() renames it into place, so `file` is complete or untouched. Throws
-    // TraceError.
+    // record 0 (an empty one as defaultMetadata(): a zero-length record would end the file for
+    // Chakra's Python tools); close() renames it into place, so `file` is complete or
+    // untouched. Throws TraceError.
     explicit TraceWriter(std::filesystem::path file,
                          const ChakraProtoMsg::GlobalMetadata& metadata = defaultMetadata(),
                          TraceWriterOptions options = {});

@@ -28,6 +28,24 @@ const char* specialKind(const fs::path& target)
     return "special";
 }
 
+// The file a chain of symbolic links ends at (the link's own path when it is none, or when the
+// chain loops): the rename then replaces that file, and the links keep pointing at it, as a
+// plain open() and write would leave them.
+fs::path followLinks(fs::path path)
+{
+    constexpr int maxLinks = 40; // as the kernel's own limit (ELOOP)
+    for (int hop = 0; hop < maxLinks; ++hop) {
+        std::error_code error;
+        if (!fs::is_symlink(path, error))
+            return path;
+        fs::path next = fs::read_symlink(path, error);
+        if (error)
+            return path;
+        path = next.is_absolute() ? next : path.parent_path() / next;
+    }
+    return path;
+}
+
 } // namespace
 
 std::string errnoText(int code)
@@ -35,7 +53,7 @@ std::string errnoText(int code)
     return std::error_code(code, std::generic_category()).message();
 }
 
-AtomicFile::AtomicFile(fs::path target) : targetPath(std::move(target))
+AtomicFile::AtomicFile(fs::path target) : targetPath(followLinks(std::move(target)))
 {
     const char* kind = specialKind(targetPath);
     if (kind != nullptr && std::string_view(kind) == "folder")

@@ -6,6 +6,8 @@
 // partial, and a file that was there before stays as it was until the new one is complete.
 //
 // A target that is a device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place.
+// A target that is a symbolic link is followed: the file it points to is replaced and the link
+// stays, as with a plain open().
 // The temporary file is created with mode 0666 less the umask, as a plain open() would, and
 // is named ".<target name>.<random>.tmp" so a listing shows what it belongs to.
 //

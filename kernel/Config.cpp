@@ -2,6 +2,7 @@
 
 #include "kernel/InputFile.h"
 #include "kernel/InputLimits.h"
+#include "kernel/Utf8.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -400,8 +402,42 @@ public:
 
 } // namespace
 
+namespace {
+
+// YAML is text. A binary file (a trace, an executable) given as a config would otherwise fail
+// deep in the parser with a message about escapes or indentation. Files that start with a
+// UTF-16 or UTF-32 byte order mark are left to yaml-cpp, which reads them.
+void requireText(const std::string& text, const std::string& fileName)
+{
+    std::string_view view(text);
+    for (std::string_view mark : {std::string_view("\xFE\xFF"),
+                                  std::string_view("\xFF\xFE"),
+                                  std::string_view("\0\0\xFE\xFF", 4)})
+        if (view.substr(0, mark.size()) == mark)
+            return;
+    std::optional<std::size_t> bad = firstNonTextByte(view);
+    if (!bad)
+        return;
+    const std::size_t lineEnd = *bad == 0 ? std::string_view::npos : view.rfind('\n', *bad - 1);
+    YAML::Mark mark;
+    mark.pos = static_cast<int>(*bad);
+    mark.line = static_cast<int>(std::count(view.begin(), view.begin() + *bad, '\n'));
+    mark.column = static_cast<int>(lineEnd == std::string_view::npos ? *bad : *bad - lineEnd - 1);
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[*bad]));
+    configLocation(fileName, mark, "")
+        .fail(std::string("byte ") + byte +
+              " is not UTF-8 text, and a config file is YAML "
+              "text: is this a binary file, or one saved in "
+              "another encoding? Give the YAML file, saved as "
+              "UTF-8");
+}
+
+} // namespace
+
 YAML::Node parseYamlDocument(const std::string& text, const std::string& fileName)
 {
+    requireText(text, fileName);
     YAML::Node document;
     DocumentStarts starts;
     try {

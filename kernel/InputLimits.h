@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,11 @@ inline constexpr std::size_t maxNestingDepth = 100;
 /// Most values one YAML document may expand to, an alias counted at every use: a few aliases
 /// of aliases (the "billion laughs" file) otherwise expand to more values than memory holds.
 inline constexpr std::size_t maxYamlValues = 1'000'000;
+
+/// Most ranks one run or generated workload may have (`etsim run --replicate`, `--partitions`,
+/// `etsim gen`): 16 times the largest cluster simulated so far, and few enough that one file
+/// per rank stays within what a folder holds.
+inline constexpr std::uint32_t maxRanks = std::uint32_t{1} << 20;
 
 /// "nested deeper than 100 levels of lists and maps, etsim's limit for YAML and JSON input".
 std::string nestingProblem();

@@ -1,6 +1,7 @@
 #include "kernel/Timeline.h"
 
 #include "kernel/Error.h"
+#include "kernel/Utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -51,42 +52,6 @@ void appendMicroseconds(std::string& out, std::uint64_t picoseconds)
         --length;
     out += '.';
     out.append(digits, static_cast<std::size_t>(length));
-}
-
-// Length of the valid UTF-8 sequence starting at text[at], or 0 if it is not valid
-// (stray continuation byte, truncated, overlong, surrogate or beyond U+10FFFF).
-std::size_t utf8SequenceLength(std::string_view text, std::size_t at)
-{
-    auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    unsigned char lead = byte(at);
-    std::size_t length = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0)
-            low = 0xA0;
-        if (lead == 0xED)
-            high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0)
-            low = 0x90;
-        if (lead == 0xF4)
-            high = 0x8F;
-    } else {
-        return 0;
-    }
-    if (at + length > text.size())
-        return 0;
-    if (byte(at + 1) < low || byte(at + 1) > high)
-        return 0;
-    for (std::size_t i = 2; i < length; ++i)
-        if ((byte(at + i) & 0xC0U) != 0x80U)
-            return 0;
-    return length;
 }
 
 void appendString(std::string& out, std::string_view text)

@@ -69,6 +69,9 @@ std::vector<PathStep> splitPath(const Override& override)
             }
             steps.emplace_back(std::move(index));
             i = close + 1;
+            if (i < path.size() && path[i] != '.' && path[i] != '[')
+                bad("an index is followed by '.', '[' or the end of the path, e.g. "
+                    "dims[0].size");
             if (i < path.size() && path[i] == '.')
                 ++i;
             continue;
@@ -78,6 +81,8 @@ std::vector<PathStep> splitPath(const Override& override)
             end = path.size();
         if (end == i)
             bad("empty key in the path");
+        if (path.find(']', i) < end)
+            bad("a ']' without its '['; an index is written [N], e.g. dims[0]");
         steps.emplace_back(path.substr(i, end - i));
         i = end;
         if (i < path.size() && path[i] == '.') {

@@ -262,9 +262,13 @@ def gpt3(etsim):
     on disjoint nodes, so one replica (64 ranks, 96 micro-batches) is simulated in full and
     the gradient all-reduce after its last backward (not overlapped in that Megatron-LM) is
     simulated separately on 16 nodes x 8 rails, then added."""
+    # What Megatron-LM ran in 2021: attention without a fused kernel (the scores go through
+    # HBM), its default attention and hidden dropout of 0.1, and each weight gradient added
+    # into the step's buffer by a kernel of its own (its main_grad hook).
     trace = etsim.gen("gpt3", "transformer", "--preset", "gpt3-175b", "--tp", 8, "--pp", 8,
                       "--dp", 1, "--micro-batch", 1, "--global-batch", 96, "--seq-len", 2048,
-                      "--recompute", "full", "--dtype", "bf16")
+                      "--recompute", "full", "--attention", "unfused", "--dropout", 0.1,
+                      "--grad-accumulation", "separate", "--dtype", "bf16")
     pipeline = etsim.run("gpt3", "dgx_a100_cluster", trace,
                          ["ranks=64", "fabric.topology.dims[1].size=8"])
     h, layers, vocab = 12288, 96, 51200
@@ -296,6 +300,7 @@ def llama3(etsim):
                       "--kv-heads", 8, "--ffn", 53248, "--vocab", 128256, "--gated-mlp",
                       "--tp", 8, "--pp", 16, "--dp", 1, "--optimizer-shards", 64,
                       "--micro-batch", 1, "--global-batch", 32, "--seq-len", 8192,
+                      "--attention", "fused", "--dropout", 0, "--grad-accumulation", "none",
                       "--dtype", "bf16")
     report = etsim.run("llama3", "hgx_h100_4node", trace,
                        ["ranks=128", "fabric.topology.dims[1].size=16"])
@@ -583,9 +588,18 @@ def main():
           "all-reduce after the last backward (Megatron-LM of that paper does not overlap it). "
           "So etsim simulates:\n")
         w("1. one replica in full: `etsim gen transformer --preset gpt3-175b --tp 8 --pp 8 "
-          "--dp 1 --micro-batch 1 --global-batch 96 --seq-len 2048 --recompute full` (96 "
+          "--dp 1 --micro-batch 1 --global-batch 96 --seq-len 2048 --recompute full "
+          "--attention unfused --dropout 0.1 --grad-accumulation separate` (96 "
           f"micro-batches of 1,536 / 16; {g['nodes']:,} nodes) on preset `dgx_a100_cluster` cut "
-          "to 8 nodes (one pipeline stage per node, as rank = tp + 8 pp places them);")
+          "to 8 nodes (one pipeline stage per node, as rank = tp + 8 pp places them). The "
+          "trace holds what Megatron-LM ran in 2021: attention unfused (the s x s scores of "
+          "each head written to HBM by a batched GEMM, read and written by the fused "
+          "scale-mask-softmax, by dropout, which also writes a mask, and read by the second "
+          "batched GEMM; the backward the same in reverse), attention and hidden dropout of "
+          "0.1 (Megatron-LM's defaults), the bias-dropout-add after each block, the sum of "
+          "the residual gradients in backward, and the add of every weight gradient into the "
+          "step's gradient buffer after each micro-batch (Megatron-LM's main_grad hook) "
+          "(docs/cli.md, \"Kernels of one layer\");")
         w(f"2. the data-parallel all-reduce of the largest stage's gradients ({g['grad_bytes']/1e9:.2f} "
           "GB in BF16 per rank: 12 layers x 12 h^2 / 8 + V h / 8 parameters) in 8 groups of 16 "
           "ranks, one group per rail, on 16 nodes (128 ranks): the load every node's NICs "
@@ -612,7 +626,11 @@ def main():
           "preset `hgx_h100_4node` with `--set ranks=128 --set fabric.topology.dims[1].size=16`) "
           "runs its 32 sequences of the step as 32 micro-batches (`etsim gen transformer "
           "--layers 128 --hidden 16384 --heads 128 --kv-heads 8 --ffn 53248 --vocab 128256 "
-          "--gated-mlp --tp 8 --pp 16 --dp 1 --global-batch 32 --seq-len 8192`). The model has "
+          "--gated-mlp --tp 8 --pp 16 --dp 1 --global-batch 32 --seq-len 8192 --attention "
+          "fused --dropout 0 --grad-accumulation none`: fused attention and no dropout, as "
+          "Meta trained; the residual adds and their backward are in the trace; how Meta's "
+          "stack sums weight gradients over micro-batches is not published, so no kernel is "
+          "written for it). The model has "
           "126 layers; 128 are generated because the generator needs layers divisible by PP "
           "(Meta balanced 126 over 16 stages by giving the first and last stage fewer layers), "
           "and TFLOP/s per GPU counts the FLOPs of the generated model, so the extra layers "

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <sstream>
 
 namespace etsim::workloads {
 
@@ -16,6 +18,26 @@ namespace {
 
 // ASTRA-sim reduces point-to-point tags modulo this (spec 8.8).
 constexpr int64_t tagLimit = 500000000;
+
+// The one of `values` that `nameOf` calls `name`.
+template <typename Enum>
+std::optional<Enum> fromName(std::string_view name,
+                             std::initializer_list<Enum> values,
+                             std::string_view (*nameOf)(Enum))
+{
+    for (Enum value : values)
+        if (nameOf(value) == name)
+            return value;
+    return std::nullopt;
+}
+
+// A probability as the command line would give it ("0.1").
+std::string probabilityText(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
 
 } // namespace
 
@@ -64,10 +86,28 @@ std::string_view offloadName(Offload offload)
 
 std::optional<Offload> offloadFromName(std::string_view name)
 {
-    for (Offload o : {Offload::None, Offload::Weights, Offload::Activations})
-        if (offloadName(o) == name)
-            return o;
-    return std::nullopt;
+    return fromName(name, {Offload::None, Offload::Weights, Offload::Activations}, offloadName);
+}
+
+std::string_view attentionName(AttentionKernel kernel)
+{
+    return kernel == AttentionKernel::Fused ? "fused" : "unfused";
+}
+
+std::optional<AttentionKernel> attentionFromName(std::string_view name)
+{
+    return fromName(name, {AttentionKernel::Fused, AttentionKernel::Unfused}, attentionName);
+}
+
+std::string_view gradAccumulationName(GradAccumulation accumulation)
+{
+    return accumulation == GradAccumulation::None ? "none" : "separate";
+}
+
+std::optional<GradAccumulation> gradAccumulationFromName(std::string_view name)
+{
+    return fromName(
+        name, {GradAccumulation::None, GradAccumulation::Separate}, gradAccumulationName);
 }
 
 // ---- model arithmetic -----------------------------------------------------------------------
@@ -117,7 +157,16 @@ double trainingFlopsClosedForm(const TransformerSpec& spec)
     double layerParameters = m.matmulParameters() - d(m.vocab) * m.hidden;
     // Recomputation re-runs the layers, not the output head.
     return (full ? 8.0 : 6.0) * layerParameters * tokens + 6.0 * d(m.vocab) * m.hidden * tokens +
-           (full ? 16.0 : 12.0) * m.layers * seq * m.hidden * tokens;
+           attentionFlopFactor(spec) * m.layers * seq * m.hidden * tokens;
+}
+
+double attentionFlopFactor(const TransformerSpec& spec)
+{
+    // A fused backward recomputes Q K^T from Q and K (it never stored the scores): five
+    // products of the forward's size instead of four (Dao 2023, FlashAttention-2).
+    double backward = spec.attention == AttentionKernel::Fused ? 10.0 : 8.0;
+    double recomputed = spec.recompute == Recompute::Full ? 4.0 : 0.0;
+    return 4.0 + recomputed + backward;
 }
 
 // ---- construction and layout ----------------------------------------------------------------
@@ -173,6 +222,8 @@ Transformer::Transformer(TransformerSpec s) : spec(std::move(s))
                 std::to_string(p.dp) + ",");
     if (spec.zero > 3)
         fail("zero must be 0, 1, 2 or 3");
+    if (!(spec.dropout >= 0 && spec.dropout < 1))
+        fail("dropout must be a probability in [0, 1)");
     if (spec.optimizerShards == 0)
         fail("optimizer-shards must be at least 1 (1: the optimizer state is not sharded)");
     if (spec.optimizerShards > 1 && p.dp > 1)
@@ -213,6 +264,11 @@ std::string Transformer::description() const
                        std::string(et::dataTypeName(spec.dtype)) + "; tp " + std::to_string(p.tp) +
                        " pp " + std::to_string(p.pp) + " dp " + std::to_string(p.dp) + " ep " +
                        std::to_string(p.ep);
+    text += ", " + std::string(attentionName(spec.attention)) + " attention";
+    if (spec.phase == Phase::Training && spec.dropout > 0)
+        text += ", dropout " + probabilityText(spec.dropout);
+    if (spec.phase == Phase::Training && spec.gradAccumulation == GradAccumulation::Separate)
+        text += ", gradients accumulated by a separate kernel";
     if (spec.phase == Phase::Training)
         text += ", recompute " + std::string(recomputeName(spec.recompute)) + ", zero " +
                 std::to_string(spec.zero) +

@@ -11,10 +11,16 @@
 //
 // What is modelled, and the simplifications (docs/cli.md repeats them):
 // - Per layer: norm, QKV GEMM, attention (Q K^T and P V, full s x s, causal masking not
-//   exploited), output GEMM, TP all-reduce of b*s*h elements, norm, MLP (two GEMMs, or three
-//   weights fused as up+gate and down when gated) or MoE (router, all-to-all, experts with
-//   balanced routing, all-to-all), TP all-reduce. Backward: two GEMMs per forward GEMM (data
-//   and weight gradient), attention backward twice the forward, the same TP all-reduces.
+//   exploited; one fused kernel, or unfused as Megatron-LM ran it before fused kernels: the
+//   scores go through HBM between a batched GEMM, the softmax, the dropout and a second
+//   batched GEMM), output GEMM, TP all-reduce of b*s*h elements, the residual add (with
+//   dropout: Megatron's fused bias-dropout-add), norm, MLP (two GEMMs, or three weights fused
+//   as up+gate and down when gated) or MoE (router, all-to-all, experts with balanced
+//   routing, all-to-all), TP all-reduce, residual add. Backward: two GEMMs per forward GEMM
+//   (data and weight gradient), attention backward (fused: one kernel that recomputes the
+//   scores; unfused: four batched GEMMs with the softmax and dropout backward between), the
+//   same TP all-reduces, and where the residual stream forks the sum of its two gradients;
+//   optionally each weight gradient added into the step's buffer by a kernel of its own.
 // - Pipeline: 1F1B schedule, activations of b*s*h elements sent forward and gradients
 //   backward; receives are posted without dependencies, sends depend only on their producer,
 //   so the compute order alone decides progress.
@@ -25,8 +31,8 @@
 // - Optimizer: Adam as one element-wise node over the local parameter shard (10 operations and
 //   fp32 master, momentum, variance read and written per parameter).
 // - Not modelled: sequence parallelism, the vocab-parallel loss all-reduces, embedding
-//   synchronisation between the first and last stage for tied embeddings, overlap of
-//   communication with compute beyond what the dependencies allow.
+//   synchronisation between the first and last stage for tied embeddings, the reductions of
+//   bias gradients, overlap of communication with compute beyond what the dependencies allow.
 
 #include "workloads/Workload.h"
 
@@ -83,6 +89,14 @@ struct Parallelism {
 enum class Phase { Training, Inference };
 enum class Recompute { None, Full };
 enum class Offload { None, Weights, Activations };
+// How attention runs: one fused kernel that keeps the s x s scores on chip (FlashAttention,
+// Dao et al. 2022), or unfused kernels that write them to HBM (Megatron-LM before it).
+enum class AttentionKernel { Fused, Unfused };
+// Where a micro-batch's weight gradients are summed over the step: nowhere the trace shows
+// (the weight-gradient GEMM's output is the gradient, or the GEMM accumulates into it), or in
+// a separate element-wise kernel after each weight-gradient GEMM (Megatron-LM 2021's
+// main_grad hook, megatron/model/distributed.py; PyTorch autograd's accumulation).
+enum class GradAccumulation { None, Separate };
 
 std::string_view phaseName(Phase phase);
 std::optional<Phase> phaseFromName(std::string_view name);
@@ -90,6 +104,10 @@ std::string_view recomputeName(Recompute recompute);
 std::optional<Recompute> recomputeFromName(std::string_view name);
 std::string_view offloadName(Offload offload);
 std::optional<Offload> offloadFromName(std::string_view name);
+std::string_view attentionName(AttentionKernel kernel);
+std::optional<AttentionKernel> attentionFromName(std::string_view name);
+std::string_view gradAccumulationName(GradAccumulation accumulation);
+std::optional<GradAccumulation> gradAccumulationFromName(std::string_view name);
 
 struct TransformerSpec {
     TransformerModel model;
@@ -110,14 +128,22 @@ struct TransformerSpec {
     // so each rank's Adam step updates 1/N of its stage's parameters. 1: not sharded.
     uint32_t optimizerShards = 1;
     Offload offload = Offload::None;
+    AttentionKernel attention = AttentionKernel::Fused;
+    // Training: dropout probability of the attention probabilities and of each block's
+    // output (Megatron-LM's attention and hidden dropout); 0 writes no dropout kernel.
+    double dropout = 0;
+    GradAccumulation gradAccumulation = GradAccumulation::None;
     // Inference: tokens generated after the prefill.
     uint32_t decodeTokens = 0;
 };
 
 // The closed-form training FLOPs of one step: (6, or 8 with full recomputation) x layer matmul
 // parameters x tokens, plus 6 x output-head parameters x tokens (the head is not recomputed),
-// plus the attention term (12, or 16, x layers x seq x hidden x tokens).
+// plus the attention term (attentionFlopFactor x layers x seq x hidden x tokens).
 double trainingFlopsClosedForm(const TransformerSpec& spec);
+// FLOPs of attention's matrix products per layer, per token, per (seq x hidden): forward 4,
+// backward 8 (10 when fused: the kernel recomputes Q K^T), and 4 more with full recomputation.
+double attentionFlopFactor(const TransformerSpec& spec);
 
 class Transformer : public Workload {
 public:

@@ -1,4 +1,5 @@
-// One Transformer layer of one rank, forward and backward: attention and the dense MLP.
+// One Transformer layer of one rank, forward and backward: the norms, the projections around
+// attention (TransformerAttention.cpp), the dense MLP, the residual adds and dropout.
 #include "workloads/TransformerRankPlan.h"
 
 #include <algorithm>
@@ -31,14 +32,19 @@ void Transformer::RankPlan::layerForward(
     int64_t h = m.hidden;
     int64_t dh = m.headDim();
     int64_t qkv = (int64_t{heads} + 2 * int64_t{kvHeads}) * dh;
+    // The layer's input is the residual stream the attention block branches from.
+    TensorUse input = current(d(tokens) * h);
     elementwise(prefix + "norm1", 5.0 * d(tokens) * h, d(tokens) * h);
     gemm(prefix + "qkv", tokens, qkv, h);
-    attention(prefix + "attention", queries, context, int64_t{batch} * heads, kvBytes);
+    attentionForward(prefix, batch, queries, context, kvBytes);
     gemm(prefix + "attn_out", tokens, h, int64_t{heads} * dh);
     tpAllReduce(prefix + "attn_allreduce", static_cast<uint32_t>(tokens));
+    residualAdd(prefix + "attn_residual", tokens, input);
+    TensorUse middle = activation;
     elementwise(prefix + "norm2", 5.0 * d(tokens) * h, d(tokens) * h);
     mlpForward(prefix, tokens);
     tpAllReduce(prefix + "mlp_allreduce", static_cast<uint32_t>(tokens));
+    residualAdd(prefix + "mlp_residual", tokens, middle);
 }
 
 void Transformer::RankPlan::mlpForward(const std::string& prefix, int64_t tokens)
@@ -48,11 +54,28 @@ void Transformer::RankPlan::mlpForward(const std::string& prefix, int64_t tokens
         return;
     }
     int64_t h = m.hidden;
-    int64_t f = m.ffn / p.tp;
-    int64_t up = (m.gatedMlp ? 2 : 1) * f;
+    int64_t f = ffnShard();
+    int64_t up = upWidth();
     gemm(prefix + "mlp_up", tokens, up, h);
-    elementwise(prefix + "activation", 4.0 * d(tokens) * f, d(tokens) * up);
+    // GeLU with its bias (Megatron-LM's fused bias-GeLU), or SwiGLU: the gate times the up
+    // projection, so a gated MLP reads 2 f and writes f.
+    elementwise(prefix + "activation", 4.0 * d(tokens) * f, d(tokens) * up, d(tokens) * f);
     gemm(prefix + "mlp_down", tokens, h, f);
+}
+
+void Transformer::RankPlan::mlpBackward(const std::string& prefix, int64_t tokens)
+{
+    if (m.experts > 0) {
+        expertMlpBackward(prefix, tokens);
+        return;
+    }
+    int64_t h = m.hidden;
+    int64_t f = ffnShard();
+    int64_t up = upWidth();
+    gemmBackward(prefix + "mlp_down", tokens, h, f);
+    elementwiseBackward(
+        prefix + "activation.bwd", 4.0 * d(tokens) * f, d(tokens) * f, d(tokens) * up);
+    gemmBackward(prefix + "mlp_up", tokens, up, h);
 }
 
 void Transformer::RankPlan::gemmBackward(const std::string& name,
@@ -60,39 +83,115 @@ void Transformer::RankPlan::gemmBackward(const std::string& name,
                                          int64_t cols,
                                          int64_t inner)
 {
-    gemm(name + ".dgrad", rows, inner, cols);
-    gemm(name + ".wgrad", inner, cols, rows);
+    // Both read the output's gradient dY (rows x cols); the data gradient (rows x inner) goes on
+    // to the next kernel, the weight gradient to the optimizer.
+    TensorUse outputGradient = current(d(rows) * d(cols));
+    matmul(name + ".dgrad",
+           {rows, inner, cols},
+           {outputGradient, fresh(static_cast<uint64_t>(cols * inner * bytes))});
+    TensorUse inputGradient = activation;
+    matmul(name + ".wgrad",
+           {inner, cols, rows},
+           {fresh(static_cast<uint64_t>(inner * rows * bytes)), outputGradient});
+    accumulateGradient(name + ".accumulate", d(inner) * d(cols));
+    activation = inputGradient;
+}
+
+void Transformer::RankPlan::accumulateGradient(const std::string& name, double elements)
+{
+    if (spec.gradAccumulation != GradAccumulation::Separate)
+        return;
+    TensorUse kept = activation;
+    // The buffer is in the trace's element type (Megatron-LM's fp16 main_grad; with bf16 it
+    // accumulates in fp32, which this understates).
+    auto size = static_cast<uint64_t>(elements * bytes);
+    NodeTensors tensors;
+    tensors.inputs = {current(elements), fresh(size)};
+    tensors.outputs = {fresh(size)};
+    vectorKernel(name, elements, tensors);
+    activation = kept;
 }
 
 void Transformer::RankPlan::layerBackward(const std::string& prefix, uint32_t batch)
 {
-    int64_t s = job.spec.seqLen;
-    int64_t tokens = int64_t{batch} * s;
+    int64_t tokens = int64_t{batch} * job.spec.seqLen;
     int64_t h = m.hidden;
     int64_t dh = m.headDim();
-    int64_t f = m.ffn / p.tp;
-    int64_t up = (m.gatedMlp ? 2 : 1) * f;
     int64_t qkv = (int64_t{heads} + 2 * int64_t{kvHeads}) * dh;
-    if (m.experts == 0) {
-        gemmBackward(prefix + "mlp_down", tokens, h, f);
-        elementwise(prefix + "activation.bwd", 4.0 * d(tokens) * f, d(tokens) * up);
-        gemmBackward(prefix + "mlp_up", tokens, up, h);
-    } else {
-        expertMlpBackward(prefix, tokens);
-    }
+    double stream = d(tokens) * h;
+    // The gradient of the layer's output goes through the MLP block and around it.
+    TensorUse outputGradient = current(stream);
+    if (dropoutActive())
+        dropoutBackward(prefix + "mlp_dropout.bwd", stream);
+    mlpBackward(prefix, tokens);
     tpAllReduce(prefix + "mlp_allreduce.bwd", static_cast<uint32_t>(tokens));
-    elementwise(prefix + "norm2.bwd", 8.0 * d(tokens) * h, d(tokens) * h);
+    elementwiseBackward(prefix + "norm2.bwd", 8.0 * stream, stream, stream);
+    gradientSum(prefix + "mlp_residual.bwd", outputGradient);
+    TensorUse middleGradient = activation;
+    if (dropoutActive())
+        dropoutBackward(prefix + "attn_dropout.bwd", stream);
     gemmBackward(prefix + "attn_out", tokens, h, int64_t{heads} * dh);
-    // Attention backward: four batched products (dP, dV, dQ, dK), each as large as one of
-    // the two forward ones.
-    int64_t b = int64_t{batch} * heads;
-    gemm(prefix + "attention.bwd.dp", s, s, dh, b);
-    gemm(prefix + "attention.bwd.dv", s, dh, s, b);
-    gemm(prefix + "attention.bwd.dq", s, dh, s, b);
-    gemm(prefix + "attention.bwd.dk", s, dh, s, b);
+    attentionBackward(prefix, batch);
     gemmBackward(prefix + "qkv", tokens, qkv, h);
     tpAllReduce(prefix + "attn_allreduce.bwd", static_cast<uint32_t>(tokens));
-    elementwise(prefix + "norm1.bwd", 8.0 * d(tokens) * h, d(tokens) * h);
+    elementwiseBackward(prefix + "norm1.bwd", 8.0 * stream, stream, stream);
+    gradientSum(prefix + "attn_residual.bwd", middleGradient);
+}
+
+void Transformer::RankPlan::elementwiseBackward(const std::string& name,
+                                                double ops,
+                                                double elements,
+                                                double savedElements)
+{
+    NodeTensors tensors;
+    tensors.inputs = {current(elements), fresh(static_cast<uint64_t>(savedElements * bytes))};
+    tensors.outputs = {output(static_cast<uint64_t>(savedElements * bytes))};
+    vectorKernel(name, ops, tensors);
+}
+
+// Dropout keeps a mask of one byte per element (PyTorch's dropout), which its backward reads.
+void Transformer::RankPlan::dropout(const std::string& name, double elements)
+{
+    // A random draw, a comparison and the 1 / (1 - p) scaling per element.
+    NodeTensors tensors;
+    tensors.inputs = {current(elements)};
+    tensors.outputs = {output(static_cast<uint64_t>(elements * bytes)),
+                       fresh(static_cast<uint64_t>(elements))};
+    vectorKernel(name, 3.0 * elements, tensors);
+}
+
+void Transformer::RankPlan::dropoutBackward(const std::string& name, double elements)
+{
+    // The mask and the scaling per element.
+    NodeTensors tensors;
+    tensors.inputs = {current(elements), fresh(static_cast<uint64_t>(elements))};
+    tensors.outputs = {output(static_cast<uint64_t>(elements * bytes))};
+    vectorKernel(name, 2.0 * elements, tensors);
+}
+
+void Transformer::RankPlan::residualAdd(const std::string& name, int64_t tokens, TensorUse stream)
+{
+    double elements = d(tokens) * m.hidden;
+    NodeTensors tensors;
+    tensors.inputs = {current(elements), stream};
+    tensors.outputs = {output(static_cast<uint64_t>(elements * bytes))};
+    // Megatron-LM's bias-dropout-add: the bias, the dropout (draw, compare, scale) and the
+    // add in one kernel, which also writes the mask.
+    double opsPerElement = 1;
+    if (dropoutActive()) {
+        tensors.outputs.push_back(fresh(static_cast<uint64_t>(elements)));
+        opsPerElement = 5;
+    }
+    vectorKernel(name, opsPerElement * elements, tensors);
+}
+
+void Transformer::RankPlan::gradientSum(const std::string& name, TensorUse skipped)
+{
+    double elements = d(skipped.bytes) / d(bytes);
+    NodeTensors tensors;
+    tensors.inputs = {current(elements), skipped};
+    tensors.outputs = {output(skipped.bytes)};
+    vectorKernel(name, elements, tensors);
 }
 
 double Transformer::RankPlan::activationBytes(uint32_t batch) const

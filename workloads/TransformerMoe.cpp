@@ -14,13 +14,13 @@ using et::OpKind;
 void Transformer::RankPlan::expertMlpForward(const std::string& prefix, int64_t tokens)
 {
     int64_t h = m.hidden;
-    int64_t f = m.ffn / p.tp;
-    int64_t up = (m.gatedMlp ? 2 : 1) * f;
+    int64_t f = ffnShard();
+    int64_t up = upWidth();
     int64_t routed = tokens * m.topK;
     gemm(prefix + "router", tokens, m.experts, h);
     allToAll(prefix + "dispatch", routed);
     gemm(prefix + "expert_up", routed, up, h);
-    elementwise(prefix + "expert_activation", 4.0 * d(routed) * f, d(routed) * up);
+    elementwise(prefix + "expert_activation", 4.0 * d(routed) * f, d(routed) * up, d(routed) * f);
     gemm(prefix + "expert_down", routed, h, f);
     allToAll(prefix + "combine", routed);
 }
@@ -28,12 +28,13 @@ void Transformer::RankPlan::expertMlpForward(const std::string& prefix, int64_t 
 void Transformer::RankPlan::expertMlpBackward(const std::string& prefix, int64_t tokens)
 {
     int64_t h = m.hidden;
-    int64_t f = m.ffn / p.tp;
-    int64_t up = (m.gatedMlp ? 2 : 1) * f;
+    int64_t f = ffnShard();
+    int64_t up = upWidth();
     int64_t routed = tokens * m.topK;
     allToAll(prefix + "combine.bwd", routed);
     gemmBackward(prefix + "expert_down", routed, h, f);
-    elementwise(prefix + "expert_activation.bwd", 4.0 * d(routed) * f, d(routed) * up);
+    elementwiseBackward(
+        prefix + "expert_activation.bwd", 4.0 * d(routed) * f, d(routed) * f, d(routed) * up);
     gemmBackward(prefix + "expert_up", routed, up, h);
     allToAll(prefix + "dispatch.bwd", routed);
     gemmBackward(prefix + "router", tokens, m.experts, h);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etsim::workloads {
@@ -59,27 +60,50 @@ private:
     uint64_t
     gemm(const std::string& name, int64_t rows, int64_t cols, int64_t inner, int64_t batch = 1)
     {
-        et::OperatorInfo info;
-        info.kind = batch == 1 ? et::OpKind::Gemm : et::OpKind::Bmm;
-        info.dtype = spec.dtype;
-        info.gemms.push_back({rows, cols, inner, batch});
-        auto moved =
-            static_cast<uint64_t>(batch * (rows * inner + inner * cols + rows * cols) * bytes);
         // A: the activation; B: the weight (or, in backward, the other operand) under its own
         // id; C: the next activation.
+        return matmul(name,
+                      {rows, cols, inner, batch},
+                      {input(static_cast<uint64_t>(batch * rows * inner * bytes)),
+                       fresh(static_cast<uint64_t>(batch * inner * cols * bytes))});
+    }
+    // C = A B (batched when shape.batch > 1) reading `inputs` and writing C as the next
+    // activation. tensor_size is what the product itself moves, A, B and C by the shape, also
+    // when an input names a larger tensor the product reads a part of.
+    uint64_t
+    matmul(const std::string& name, const et::GemmShape& shape, std::vector<TensorUse> inputs)
+    {
+        et::OperatorInfo info;
+        info.kind = shape.batch == 1 ? et::OpKind::Gemm : et::OpKind::Bmm;
+        info.dtype = spec.dtype;
+        info.gemms.push_back(shape);
+        const int64_t cElements = shape.batch * shape.m * shape.n;
+        auto moved = static_cast<uint64_t>(
+            (shape.batch * (shape.m * shape.k + shape.k * shape.n) + cElements) * bytes);
         NodeTensors tensors;
-        tensors.inputs = {input(static_cast<uint64_t>(batch * rows * inner * bytes)),
-                          fresh(static_cast<uint64_t>(batch * inner * cols * bytes))};
-        tensors.outputs = {output(static_cast<uint64_t>(batch * rows * cols * bytes))};
+        tensors.inputs = std::move(inputs);
+        tensors.outputs = {output(static_cast<uint64_t>(cElements * bytes))};
         return step(out.compute(name, info, moved, deps(), tensors));
     }
-    uint64_t elementwise(const std::string& name, double ops, double elements)
+    // An element-wise kernel reading the activation (`elements` of it) and writing one of
+    // `outElements` (default: the same size).
+    uint64_t
+    elementwise(const std::string& name, double ops, double elements, double outElements = -1)
     {
-        // Reads the activation and writes one of the same size (`elements` counts the one read).
-        const auto size = static_cast<uint64_t>(elements * bytes);
         NodeTensors tensors;
-        tensors.inputs = {input(size)};
-        tensors.outputs = {output(size)};
+        tensors.inputs = {input(static_cast<uint64_t>(elements * bytes))};
+        tensors.outputs = {
+            output(static_cast<uint64_t>((outElements < 0 ? elements : outElements) * bytes))};
+        return vectorKernel(name, ops, tensors);
+    }
+    // An element-wise kernel of `ops` operations on the vector unit reading `tensors.inputs`
+    // and writing `tensors.outputs`; tensor_size counts every byte of both, read or written.
+    uint64_t vectorKernel(const std::string& name, double ops, const NodeTensors& tensors)
+    {
+        uint64_t size = 0;
+        for (const auto* list : {&tensors.inputs, &tensors.outputs})
+            for (const TensorUse& tensor : *list)
+                size += tensor.bytes;
         return step(out.compute(name,
                                 et::OpKind::Elementwise,
                                 spec.dtype,
@@ -105,25 +129,6 @@ private:
                                 2 * (weights + state),
                                 deps(),
                                 tensors));
-    }
-    uint64_t attention(
-        const std::string& name, int64_t queries, int64_t keys, int64_t batch, uint64_t extraBytes)
-    {
-        et::OperatorInfo info;
-        info.kind = et::OpKind::Attention;
-        info.dtype = spec.dtype;
-        int64_t dh = m.headDim();
-        info.gemms.push_back({queries, keys, dh, batch});
-        info.gemms.push_back({queries, dh, keys, batch});
-        auto moved =
-            static_cast<uint64_t>(batch * (2 * queries * dh + 2 * keys * dh) * bytes) + extraBytes;
-        // Q, K, V as the QKV projection wrote them, the KV cache (inference), the output.
-        NodeTensors tensors;
-        tensors.inputs = {input(static_cast<uint64_t>(batch * (queries + 2 * keys) * dh * bytes))};
-        if (extraBytes > 0)
-            tensors.inputs.push_back(fresh(extraBytes));
-        tensors.outputs = {output(static_cast<uint64_t>(batch * queries * dh * bytes))};
-        return step(out.compute(name, info, moved, deps(), tensors));
     }
     uint64_t collective(const std::string& name,
                         et::CollectiveType type,
@@ -189,6 +194,10 @@ private:
     // ---- one layer (TransformerLayers.cpp)
     // Weights of one layer held by this rank.
     double layerWeights() const;
+    // This rank's share of the MLP's inner size, and the up projection's width (gate and up
+    // side by side when gated).
+    int64_t ffnShard() const { return m.ffn / p.tp; }
+    int64_t upWidth() const { return (m.gatedMlp ? 2 : 1) * ffnShard(); }
     void tpAllReduce(const std::string& name, uint32_t tokens);
     // Forward of one layer on `tokens` tokens with `context` keys per query.
     void layerForward(const std::string& prefix,
@@ -197,9 +206,64 @@ private:
                       uint32_t context,
                       uint64_t kvBytes);
     void mlpForward(const std::string& prefix, int64_t tokens);
-    // Backward of a forward GEMM (rows, cols, inner): data gradient and weight gradient.
+    void mlpBackward(const std::string& prefix, int64_t tokens);
+    // Backward of a forward GEMM (rows, cols, inner): data gradient and weight gradient; the
+    // data gradient stays the activation.
     void gemmBackward(const std::string& name, int64_t rows, int64_t cols, int64_t inner);
     void layerBackward(const std::string& prefix, uint32_t batch);
+    // Backward of an element-wise kernel of `ops` operations: reads the gradient (the
+    // activation, `elements`) and the forward's saved input (`savedElements`), writes the
+    // input's gradient (`savedElements`).
+    void
+    elementwiseBackward(const std::string& name, double ops, double elements, double savedElements);
+    // With GradAccumulation::Separate, adds the weight gradient just written (the activation,
+    // `elements`) into the step's gradient buffer: reads both, writes the buffer. The
+    // activation stays what it was before.
+    void accumulateGradient(const std::string& name, double elements);
+    // Dropout in training (spec.dropout > 0; Megatron-LM's attention and hidden dropout).
+    bool dropoutActive() const { return spec.phase == Phase::Training && spec.dropout > 0; }
+    // The residual add after a block: the block's output (the activation) plus `stream`, the
+    // residual stream it branched from; with dropout, the fused bias-dropout-add that also
+    // writes the dropout mask. `tokens` x hidden elements.
+    void residualAdd(const std::string& name, int64_t tokens, TensorUse stream);
+    // Backward of a dropout: reads the gradient and the saved mask, writes the gradient.
+    void dropoutBackward(const std::string& name, double elements);
+    // Backward of a residual add, where the stream forked: the gradient that went through the
+    // block (the activation) plus `skipped`, the one that went around it.
+    void gradientSum(const std::string& name, TensorUse skipped);
+    // Forward dropout of the activation (`elements`): writes the kept values and the mask.
+    void dropout(const std::string& name, double elements);
+    // The activation as a tensor of `elements`; when it is not that size, a tensor of its own,
+    // which becomes the activation (so the next kernel reads the same one).
+    TensorUse current(double elements)
+    {
+        activation = input(static_cast<uint64_t>(elements * bytes));
+        return activation;
+    }
+
+    // ---- attention (TransformerAttention.cpp)
+    void attentionForward(const std::string& prefix,
+                          uint32_t batch,
+                          uint32_t queries,
+                          uint32_t context,
+                          uint64_t kvBytes);
+    // `sequences` of `queries` tokens attending to `keys` keys each; `kvBytes` of KV cache.
+    void fusedAttentionForward(const std::string& name,
+                               int64_t sequences,
+                               int64_t queries,
+                               int64_t keys,
+                               uint64_t kvBytes);
+    void unfusedAttentionForward(const std::string& prefix,
+                                 int64_t sequences,
+                                 int64_t queries,
+                                 int64_t keys,
+                                 uint64_t kvBytes);
+    void attentionBackward(const std::string& prefix, uint32_t batch);
+    void fusedAttentionBackward(const std::string& name, int64_t sequences);
+    void unfusedAttentionBackward(const std::string& prefix, int64_t sequences);
+    // Bytes of the QKV projection's output, and of its K (or V) part, for `tokens` tokens.
+    uint64_t qkvBytes(int64_t tokens) const;
+    uint64_t kvPartBytes(int64_t tokens) const;
     // Saved activations of one layer per rank, bytes (Korthikanti et al. 2022 for 16-bit
     // tensors, tensor parallel without sequence parallelism; only the input with full
     // recomputation).

@@ -20,10 +20,13 @@ void Transformer::RankPlan::forward(uint32_t mb)
     int64_t h = m.hidden;
     int64_t activation = tokens * h * bytes;
     std::string tag = "fwd.mb" + std::to_string(mb);
-    if (first)
+    if (first) {
         elementwise(tag + ".embedding", 0, d(tokens) * h);
-    else
+        if (dropoutActive())
+            dropout(tag + ".embedding_dropout", d(tokens) * h);
+    } else {
         receive(tag + ".recv_activation", at.pp - 1, activation, static_cast<int32_t>(2 * mb));
+    }
     for (uint32_t layer = 0; layer < layersHere; ++layer) {
         std::string prefix = layerPrefix("fwd", mb, layer);
         zeroGatherLayer(prefix);
@@ -52,7 +55,7 @@ void Transformer::RankPlan::backward(uint32_t mb)
     if (last) {
         elementwise(tag + ".loss", 3.0 * d(tokens) * m.vocab / p.tp, d(tokens) * m.vocab / p.tp);
         gemmBackward(tag + ".lm_head", tokens, m.vocab / p.tp, h);
-        elementwise(tag + ".final_norm", 8.0 * d(tokens) * h, d(tokens) * h);
+        elementwiseBackward(tag + ".final_norm", 8.0 * d(tokens) * h, d(tokens) * h, d(tokens) * h);
     } else {
         receive(tag + ".recv_gradient", at.pp + 1, activation, static_cast<int32_t>(2 * mb + 1));
     }
@@ -68,10 +71,14 @@ void Transformer::RankPlan::backward(uint32_t mb)
         layerBackward(prefix, b);
         zeroScatterLayerGradients(prefix);
     }
-    if (first)
+    if (first && dropoutActive())
+        dropoutBackward(tag + ".embedding_dropout.bwd", d(tokens) * h);
+    if (first) {
         elementwise(tag + ".embedding", d(tokens) * h, d(tokens) * h);
-    else
+        accumulateGradient(tag + ".embedding.accumulate", d(m.vocab) / p.tp * h);
+    } else {
         send(tag + ".send_gradient", at.pp - 1, activation, static_cast<int32_t>(2 * mb + 1));
+    }
 }
 
 void Transformer::RankPlan::training()

@@ -5,6 +5,7 @@
 #include "et_driver/TraceWriter.h"
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
+#include "kernel/InputLimits.h"
 
 #include <cmath>
 #include <fstream>
@@ -194,8 +195,14 @@ namespace {
 // Writes each rank to its own file with the TraceWriter; one file open at a time.
 class FileSink : public NodeSink {
 public:
-    FileSink(fs::path prefix, std::string extension, ChakraProtoMsg::GlobalMetadata metadata)
-        : prefix(std::move(prefix)), extension(std::move(extension)), metadata(std::move(metadata))
+    FileSink(fs::path prefix,
+             std::string extension,
+             ChakraProtoMsg::GlobalMetadata metadata,
+             uint64_t maxNodesPerRank)
+        : prefix(std::move(prefix))
+        , extension(std::move(extension))
+        , metadata(std::move(metadata))
+        , maxNodes(maxNodesPerRank)
     {
     }
 
@@ -205,8 +212,18 @@ public:
         file += "." + std::to_string(rank) + extension;
         writer = std::make_unique<et::TraceWriter>(file, metadata);
         written.push_back(file);
+        current = rank;
     }
-    void node(const TraceNode& node) override { writer->write(node); }
+    void node(const TraceNode& node) override
+    {
+        // A rank file etsim could not read back: stop here, not after writing for hours.
+        if (writer->nodesWritten() >= maxNodes)
+            throw Error("rank " + std::to_string(current) + " would have more than " +
+                        std::to_string(maxNodes) +
+                        " nodes, the most etsim reads from one rank file; generate fewer "
+                        "layers, micro-batches or iterations");
+        writer->write(node);
+    }
     void endRank() override
     {
         writer->close();
@@ -226,6 +243,8 @@ private:
     std::string extension;
     ChakraProtoMsg::GlobalMetadata metadata;
     std::unique_ptr<et::TraceWriter> writer;
+    uint64_t maxNodes;
+    uint32_t current = 0;
 };
 
 void addStringAttr(ChakraProtoMsg::GlobalMetadata& metadata,
@@ -264,6 +283,10 @@ WriteSummary writeWorkload(const Workload& workload, const WriteOptions& options
         throw Error(options.folder.string() + ": cannot create the output folder (" +
                     error.message() + "); choose a writable folder");
 
+    if (workload.rankCount() > maxRanks)
+        throw Error(std::to_string(workload.rankCount()) + " ranks is more than " +
+                    std::to_string(maxRanks) +
+                    ", the most etsim generates and runs; generate a smaller cluster");
     WriteSummary summary;
     summary.prefix = options.folder / options.name;
     ChakraProtoMsg::GlobalMetadata metadata = et::TraceWriter::defaultMetadata();
@@ -277,7 +300,8 @@ WriteSummary writeWorkload(const Workload& workload, const WriteOptions& options
         writeFileAtomically(summary.commGroupFile, text.str());
     }
 
-    FileSink sink(summary.prefix, options.gzip ? ".et.gz" : ".et", metadata);
+    FileSink sink(
+        summary.prefix, options.gzip ? ".et.gz" : ".et", metadata, options.maxNodesPerRank);
     try {
         summary.flops = generate(workload, sink);
     } catch (...) {

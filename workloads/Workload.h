@@ -5,6 +5,7 @@
 
 #include "et_driver/OperatorInfo.h"
 #include "et_driver/TraceNode.h"
+#include "et_driver/TraceReader.h"
 #include "kernel/NodeInfo.h"
 
 #include <cstdint>
@@ -140,6 +141,9 @@ struct WriteOptions {
     bool gzip = false;
     // Also write the communicator-group file <folder>/<name>.comm_groups.json (spec 8.6).
     bool commGroupFile = true;
+    // A rank with more nodes is refused while it is written: by default the most etsim's
+    // trace reader takes from one rank file.
+    uint64_t maxNodesPerRank = et::TraceReaderOptions{}.maxNodes;
 };
 
 struct WriteSummary {

@@ -57,7 +57,14 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
               Tag tag;
               tag.pointToPoint = true;
               tag.member = send;
-              core->send(src, dst, bytes, allocateTag(tag));
+              try {
+                  core->send(src, dst, bytes, allocateTag(tag));
+              } catch (const Error& error) {
+                  throw Error("fabric: rank " + std::to_string(src) + " node " +
+                              std::to_string(toUnderlying(pointToPoint.sendInfo(send).node)) +
+                              ": send of " + std::to_string(bytes) + " B to rank " +
+                              std::to_string(dst) + ": " + error.what());
+              }
           })
 {
     if (ranks == 0)

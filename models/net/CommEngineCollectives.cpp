@@ -320,7 +320,14 @@ void CommEngine::beginStep(std::uint32_t index, std::uint32_t member, std::uint3
         tag.member = peer;
         tag.chunk = chunk;
         tag.step = phase.firstStep + send.peerStep;
-        core->send(src, rankOf(instance, peer), send.bytes, allocateTag(tag));
+        try {
+            core->send(src, rankOf(instance, peer), send.bytes, allocateTag(tag));
+        } catch (const Error& error) {
+            throw Error("fabric: rank " + std::to_string(src) + " node " +
+                        std::to_string(toUnderlying(instance.members[member].node)) + ": " +
+                        toString(instance.type) + " of " + std::to_string(instance.bytes) +
+                        " B: " + error.what());
+        }
     }
     state.expected = scratch.receives;
     state.reduced = scratch.reducedBytes;

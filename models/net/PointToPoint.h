@@ -69,11 +69,12 @@ public:
         std::uint32_t src = 0;
         std::uint32_t dst = 0;
         std::uint64_t bytes = 0;
+        NodeId node{};
     };
-    /// Endpoints and size of send `id` (while it is in flight).
+    /// Endpoints, size and node of send `id` (while it is in flight).
     SendInfo sendInfo(std::uint32_t id) const
     {
-        return SendInfo{sends[id].rank, sends[id].dst, sends[id].bytes};
+        return SendInfo{sends[id].rank, sends[id].dst, sends[id].bytes, sends[id].node};
     }
     std::uint32_t postForeignSend(
         NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag);

@@ -96,6 +96,22 @@ T positive(ConfigMap& map, std::string_view key, T value)
     return value;
 }
 
+// Rates and delays are bounded like the network's bandwidths and latencies: far outside any
+// real system, and inside what unit conversions and the simulated clock can hold.
+constexpr double minRate = 1e-6;
+constexpr double maxRate = 1e9;
+
+template <typename T>
+T within(ConfigMap& map, std::string_view key, T value, double low, double high, const char* unit)
+{
+    const auto number = static_cast<double>(value);
+    if (!(number >= low && number <= high))
+        map.fail(key,
+                 "is " + exactNumberText(number) + " " + unit + "; it must be from " +
+                     exactNumberText(low) + " to " + exactNumberText(high) + " " + unit);
+    return value;
+}
+
 std::vector<CollectiveImplementation> implementations(ConfigMap& map, std::string_view key)
 {
     if (!map.has(key))
@@ -230,7 +246,13 @@ SystemConfig loadSystemConfig(const std::filesystem::path& file, std::vector<std
         SystemConfig out;
         out.schedulingPolicy =
             map.enumField("scheduling-policy", policyNames, SchedulingPolicy::Lifo);
-        out.endpointDelayNs = map.optional("endpoint-delay", SystemConfig::defaultEndpointDelayNs);
+        out.endpointDelayNs =
+            within(map,
+                   "endpoint-delay",
+                   map.optional("endpoint-delay", SystemConfig::defaultEndpointDelayNs),
+                   0.0,
+                   maxLatencyNs,
+                   "ns");
         out.activeChunksPerDimension = positive(
             map,
             "active-chunks-per-dimension",
@@ -268,14 +290,21 @@ SystemConfig loadSystemConfig(const std::filesystem::path& file, std::vector<std
         out.allToAll = implementations(map, "all-to-all-implementation");
         out.optimization = map.enumField(
             "collective-optimization", optimizationNames, CollectiveOptimization::Baseline);
-        out.localMemBwGBps =
-            positive(map, "local-mem-bw", map.required<double>("local-mem-bw", "GB/s (decimal)"));
+        out.localMemBwGBps = within(map,
+                                    "local-mem-bw",
+                                    map.required<double>("local-mem-bw", "GB/s (decimal)"),
+                                    minRate,
+                                    maxRate,
+                                    "GB/s");
         out.rooflineEnabled = map.optional<int>("roofline-enabled", 0) != 0;
         if (out.rooflineEnabled)
-            out.peakPerfTflops = positive(
+            out.peakPerfTflops = within(
                 map,
                 "peak-perf",
-                map.required<double>("peak-perf", "TFLOP/s; required when roofline-enabled is 1"));
+                map.required<double>("peak-perf", "TFLOP/s; required when roofline-enabled is 1"),
+                minRate,
+                maxRate,
+                "TFLOP/s");
         else
             map.ignore("peak-perf");
         warnUnread(map, unmodelledSystemKeys, warnings);
@@ -294,11 +323,18 @@ MemoryConfig loadMemoryConfig(const std::filesystem::path& file, std::vector<std
             map.ignore("remote-mem-latency");
             map.ignore("remote-mem-bw");
         } else {
-            out.remoteMemLatencyNs = map.required<double>("remote-mem-latency", "ns");
-            if (!(out.remoteMemLatencyNs >= 0.0))
-                map.fail("remote-mem-latency", "must be >= 0 ns");
-            out.remoteMemBytesPerNs = positive(
-                map, "remote-mem-bw", map.required<double>("remote-mem-bw", "bytes per ns"));
+            out.remoteMemLatencyNs = within(map,
+                                            "remote-mem-latency",
+                                            map.required<double>("remote-mem-latency", "ns"),
+                                            0.0,
+                                            maxLatencyNs,
+                                            "ns");
+            out.remoteMemBytesPerNs = within(map,
+                                             "remote-mem-bw",
+                                             map.required<double>("remote-mem-bw", "bytes per ns"),
+                                             minRate,
+                                             maxRate,
+                                             "bytes per ns");
         }
         if (out.type == MemoryExpansion::PerNode)
             out.npusPerNode = positive(

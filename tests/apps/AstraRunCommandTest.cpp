@@ -188,7 +188,7 @@ TEST(AstraRunCommand, FlagErrors)
             .string();
     expectError("--astra-network " + files.network + " --astra-system " + badSystem + trace,
                 1,
-                "local-mem-bw: must be greater than zero");
+                "local-mem-bw: is 0 GB/s; it must be from 1e-06 to 1e+09 GB/s");
     // The trace's ranks must match the network's NPUs.
     const std::string eight = dir.write("eight.yml",
                                         "topology: [ Ring ]\nnpus_count: [ 8 ]\n"

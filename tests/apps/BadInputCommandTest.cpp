@@ -192,10 +192,33 @@ TEST(BadInputCommand, ATransferBeyondTheClockIsAnErrorNotAWrappedTime)
         return std::vector{
             test::gpuCollectiveNode(1, et::CollectiveType::AllReduce, std::uint64_t{1} << 40)};
     });
-    CommandResult result =
-        runEtsim(run(trace, "--set 'fabric.topology.dims[0].bandwidth=1e-9 B/s'"));
-    EXPECT_EQ(result.code, 1) << result.output;
-    EXPECT_TRUE(contains(result.output, "end of the simulated clock")) << result.output;
+    // Every fidelity refuses the first message, naming the node that sent it and the time.
+    for (const char* fidelity : {"flow", "analytical", "astra_aware", "astra_unaware"}) {
+        CommandResult result =
+            runEtsim(run(trace,
+                         std::string("--set 'fabric.topology.dims[0].bandwidth=1e-9 B/s' ") +
+                             "--set fabric.fidelity=" + fidelity));
+        EXPECT_EQ(result.code, 1) << fidelity << ": " << result.output;
+        EXPECT_TRUE(contains(result.output,
+                             "fabric: rank 0 node 1: all_reduce of "
+                             "1099511627776 B: a message of 34359738368 B from "
+                             "endpoint 0 to endpoint 1 would take"))
+            << fidelity << ": " << result.output;
+        EXPECT_TRUE(contains(result.output, "s, beyond the end of the simulated clock"))
+            << fidelity << ": " << result.output;
+    }
+    // A point-to-point send: its node and its size.
+    std::string p2p = writeTrace(dir, "p2p", [](int rank) {
+        std::vector<et::TraceNode> nodes;
+        if (rank == 0)
+            nodes.push_back(test::sendNode(3, 1, 5, 1 << 16));
+        if (rank == 1)
+            nodes.push_back(test::recvNode(4, 0, 5, 1 << 16));
+        return nodes;
+    });
+    CommandResult send = runEtsim(run(p2p, "--set 'fabric.topology.dims[0].bandwidth=1e-12 B/s'"));
+    EXPECT_EQ(send.code, 1) << send.output;
+    EXPECT_TRUE(contains(send.output, "rank 0 node 3: send of 65536 B to rank 1")) << send.output;
 }
 
 // ---- 5. Work one value can cause -----------------------------------------------------------
@@ -475,6 +498,38 @@ TEST(BadInputCommand, AstraValuesOutOfRangeNameFileLineAndKey)
     EXPECT_EQ(result.code, 1) << result.output;
     EXPECT_TRUE(contains(result.output, "preferred-dataset-splits: must be at most 1024"))
         << result.output;
+
+    // The system file's rates and delays: a local memory of 1e-300 GB/s ran and finished with
+    // a reduction time past the clock, 1e300 failed without naming the file or the key.
+    struct Case {
+        const char* from;
+        const char* to;
+        const char* expected;
+    };
+    const std::string base = test::readFile(dir.file("sys.json"));
+    for (const Case& bad : {
+             Case{"\"local-mem-bw\": 1600",
+                  "\"local-mem-bw\": 1e-300",
+                  ":6:19: local-mem-bw: is 1e-300 GB/s; it must be from 1e-06 to 1e+09 GB/s"},
+             Case{"\"local-mem-bw\": 1600",
+                  "\"local-mem-bw\": 1e300",
+                  ":6:19: local-mem-bw: is 1e+300 GB/s; it must be from"},
+             Case{"\"local-mem-bw\": 1600",
+                  "\"local-mem-bw\": 1600, \"roofline-enabled\": 1, \"peak-perf\": 1e300",
+                  "peak-perf: is 1e+300 TFLOP/s; it must be from 1e-06 to 1e+09 TFLOP/s"},
+             Case{"\"endpoint-delay\": 10",
+                  "\"endpoint-delay\": 18446744073709551615",
+                  ":2:50: endpoint-delay: is 1.8446744073709552e+19 ns; it must be from 0 to 1e+12 "
+                  "ns"},
+         }) {
+        std::string text = base;
+        text.replace(text.find(bad.from), std::string(bad.from).size(), bad.to);
+        const std::string file = dir.write("range.json", text).string();
+        CommandResult ranged = runEtsim("run --quiet --astra-network " + network +
+                                        " --astra-system " + file + " --trace " + trace);
+        EXPECT_EQ(ranged.code, 1) << bad.to << ": " << ranged.output;
+        EXPECT_TRUE(contains(ranged.output, bad.expected)) << bad.to << ": " << ranged.output;
+    }
 }
 
 } // namespace

@@ -92,10 +92,13 @@ TEST(GenCommands, WritesTracesThatValidate)
 
     Result tf =
         runEtsim("gen transformer --preset llama3-8b --layers 2 --seq-len 128 --tp 2 --pp 2 "
-                 "--dp 2 --global-batch 4 --recompute full --gzip --name llama --out '" +
+                 "--dp 2 --global-batch 4 --recompute full --attention unfused --dropout 0.1 "
+                 "--gzip --name llama --out '" +
                  dir.path().string() + "/tf'");
     EXPECT_EQ(tf.code, 0) << tf.output;
     EXPECT_TRUE(contains(tf.output, "with full recomputation")) << tf.output;
+    EXPECT_TRUE(contains(tf.output, "16 x layers x seq x hidden x tokens (attention, unfused)"))
+        << tf.output;
     EXPECT_TRUE(contains(tf.output, "closed form: ")) << tf.output;
     EXPECT_TRUE(fs::exists(dir.path() / "tf" / "llama.7.et.gz"));
     Result validate = runEtsim("trace validate '" + dir.path().string() + "/tf/llama'");
@@ -121,6 +124,11 @@ TEST(GenCommands, CannotStartExitsTwo)
              Case{"gen transformer --recompute some" + out, "--recompute some: use none or full"},
              Case{"gen transformer --offload kv" + out, "--offload kv: use none, weights"},
              Case{"gen transformer --dtype fp13" + out, "--dtype fp13: use fp32"},
+             Case{"gen transformer --attention flash" + out,
+                  "--attention flash: use fused or unfused"},
+             Case{"gen transformer --dropout 1" + out, "dropout must be a probability in [0, 1)"},
+             Case{"gen transformer --grad-accumulation hook" + out,
+                  "--grad-accumulation hook: use none or separate"},
              Case{"gen microbench --collective allsum" + out,
                   "--collective allsum: use all_reduce"},
              Case{"gen microbench --pattern mesh" + out, "--pattern mesh: use ring or pairwise"},

@@ -73,6 +73,29 @@ TEST_F(BadInput, EmptyFile)
                   "every Chakra ET starts with; the producer probably failed, regenerate it");
 }
 
+// A GlobalMetadata with no field set is a valid message of zero bytes: record 0 may be empty
+// (etsim's own writer makes such a file from JSON without metadata). A node record may not.
+TEST_F(BadInput, AnEmptyMetadataRecordIsValidButAnEmptyNodeIsCorrupt)
+{
+    fs::path good = temp.write("m.0.et", test::varint(0) + nodeRecord(1) + nodeRecord(2));
+    EXPECT_EQ(readError(good), "");
+    TraceReader reader(good);
+    EXPECT_TRUE(reader.metadata().present);
+    EXPECT_EQ(reader.metadata().version(), "");
+    TraceNode node;
+    ASSERT_TRUE(reader.next(node));
+    EXPECT_EQ(node.id, 1U);
+    ASSERT_TRUE(reader.next(node));
+    EXPECT_EQ(node.id, 2U);
+    EXPECT_FALSE(reader.next(node));
+
+    fs::path bad = temp.write("z.0.et", test::varint(0) + nodeRecord(1) + test::varint(0));
+    int64_t record = -1;
+    std::string message = readError(bad, &record);
+    EXPECT_EQ(record, 2);
+    EXPECT_NE(message.find("the length prefix is 0"), std::string::npos) << message;
+}
+
 TEST_F(BadInput, TruncatedFile)
 {
     std::string one = nodeRecord(1);
@@ -239,6 +262,14 @@ TEST_F(BadInput, FolderWithoutTraces)
     EXPECT_EQ(setError(prefix),
               prefix.string() + ": no file " + prefix.string() +
                   ".<rank>.et (or .et.gz) exists; check the prefix");
+}
+
+TEST_F(BadInput, ARankFileWhereItsTraceIsWantedNamesThePrefix)
+{
+    fs::path file = temp.write("job.0.et", metadataRecord);
+    EXPECT_EQ(setError(file),
+              file.string() + ": this is the file of rank 0 of a trace; give the trace's prefix " +
+                  temp.file("job").string() + " (for all its rank files) or its folder");
 }
 
 TEST_F(BadInput, GapInRanks)

@@ -109,6 +109,27 @@ TEST(RoundTrip, WriterTraceWithEveryAttributeType)
     EXPECT_FALSE(reader.next(node));
 }
 
+// Empty metadata (JSON with no version or attributes) would be a zero-length record 0, the
+// end of the file to Chakra's Python tools: the writer gives it the default version instead.
+TEST(RoundTrip, EmptyMetadataIsWrittenWithTheDefaultVersion)
+{
+    etsim::test::TempDir temp;
+    fs::path file = temp.file("bare.0.et");
+    {
+        TraceWriter writer(file, pb::GlobalMetadata());
+        writer.write(test::richNode(1));
+        writer.close();
+    }
+    std::vector<std::string> records = test::splitRecords(test::recordStream(file));
+    ASSERT_EQ(records.size(), 2U);
+    EXPECT_FALSE(records[0].empty());
+    TraceReader reader(file);
+    EXPECT_EQ(reader.metadata().version(), TraceWriter::defaultMetadata().version());
+    TraceNode node;
+    ASSERT_TRUE(reader.next(node));
+    EXPECT_EQ(node, test::richNode(1));
+}
+
 } // namespace
 } // namespace etsim::et
 

@@ -110,6 +110,32 @@ TEST(AtomicFile, MissingFolderAndFolderTargetsAreRefusedWithTheReason)
               std::string::npos);
 }
 
+// A report path that is a link (report.json -> runs/42.json) writes the file it points to,
+// through a chain of links and to a target that does not exist yet; the links stay links.
+TEST(AtomicFile, SymbolicLinksAreFollowedAndKept)
+{
+    test::TempDir dir;
+    fs::create_directory(dir.file("runs"));
+    const fs::path old = dir.write("runs/41.json", "old");
+    fs::create_symlink("runs/41.json", dir.file("report.json"));
+    fs::create_symlink("report.json", dir.file("latest.json"));
+    writeFileAtomically(dir.file("latest.json"), "new");
+    EXPECT_TRUE(fs::is_symlink(dir.file("latest.json")));
+    EXPECT_TRUE(fs::is_symlink(dir.file("report.json")));
+    EXPECT_EQ(test::readFile(old), "new");
+    EXPECT_EQ(listing(dir.file("runs")), std::vector<std::string>{"41.json"});
+
+    fs::create_symlink("runs/42.json", dir.file("next.json")); // dangling until written
+    writeFileAtomically(dir.file("next.json"), "fresh");
+    EXPECT_TRUE(fs::is_symlink(dir.file("next.json")));
+    EXPECT_EQ(test::readFile(dir.file("runs/42.json")), "fresh");
+
+    // A loop cannot be followed: it is replaced as the plain file it names.
+    fs::create_symlink("loop.json", dir.file("loop.json"));
+    writeFileAtomically(dir.file("loop.json"), "x");
+    EXPECT_EQ(test::readFile(dir.file("loop.json")), "x");
+}
+
 TEST(AtomicFile, DevicesAreWrittenInPlace)
 {
     if (!fs::exists("/dev/full"))

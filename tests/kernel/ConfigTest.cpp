@@ -683,6 +683,34 @@ TEST(Config, UnreadableFilesAndSyntaxErrorsAreConfigErrors)
                   "must hold key: value lines");
 }
 
+// A binary file or text in another encoding is refused at its first byte that is not UTF-8,
+// before the YAML parser reads it as escapes or indentation.
+TEST(Config, FilesThatAreNotUtf8TextAreRefusedAtTheFirstBadByte)
+{
+    test::TempDir dir;
+    const std::string advice = " is not UTF-8 text, and a config file is YAML text: is this a "
+                               "binary file, or one saved in another encoding? Give the YAML "
+                               "file, saved as UTF-8";
+    auto nul = dir.write("nul.yaml", std::string("a: 1\nb: x\0y\n", 12));
+    EXPECT_EQ(loadError(nul), nul.string() + ":2:5: byte 0x00" + advice);
+    auto latin1 = dir.write("latin1.yaml", "name: caf\xE9\n");
+    EXPECT_EQ(loadError(latin1), latin1.string() + ":1:10: byte 0xE9" + advice);
+    auto first = dir.write("first.yaml", "\xFF\x01");
+    EXPECT_EQ(loadError(first), first.string() + ":1:1: byte 0xFF" + advice);
+    // UTF-8 itself, a byte order mark included, is text.
+    auto utf8 = dir.write("utf8.yaml",
+                          "\xEF\xBB\xBF"
+                          "a: \xC3\xA9\xE2\x82\xAC\n");
+    EXPECT_EQ(loadError(utf8), "no error");
+    // UTF-16 with its byte order mark is yaml-cpp's to read.
+    auto utf16 = dir.write("utf16.yaml",
+                           std::string("\xFF\xFE"
+                                       "a\0:\0 \0"
+                                       "1\0\n\0",
+                                       12));
+    EXPECT_EQ(loadError(utf16), "no error");
+}
+
 TEST(Config, StringsUseTheirPseudoFileName)
 {
     try {

@@ -202,6 +202,28 @@ TEST(PlatformConfig, OverrideSyntax)
     EXPECT_EQ(errorOf([] { parseOverride("=3"); }), "--set =3: the key path before '=' is empty");
 }
 
+// A path is keys and [N] indices: a stray ']' or text glued to an index is a syntax error
+// that names the override, not a key the platform lacks.
+TEST(PlatformConfig, OverridePathsWithStrayBracketsAreSyntaxErrors)
+{
+    EXPECT_EQ(errorOf([] {
+                  loadPlatform("hgx_h100", {{"fabric.topology.dims[0]].size", "2"}});
+              }),
+              "--set fabric.topology.dims[0]].size=2: an index is followed by '.', '[' or the end "
+              "of the path, e.g. dims[0].size");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatform("hgx_h100", {{"fabric.topology.dims[0]size", "2"}});
+              }),
+              "--set fabric.topology.dims[0]size=2: an index is followed by '.', '[' or the end "
+              "of the path, e.g. dims[0].size");
+    EXPECT_EQ(errorOf([] {
+                  loadPlatform("hgx_h100", {{"ranks]", "2"}});
+              }),
+              "--set ranks]=2: a ']' without its '['; an index is written [N], e.g. dims[0]");
+    // Nested indices still work.
+    EXPECT_EQ(loadPlatform("hgx_h100", {{"fabric.topology.dims[0].size", "8"}}).ranks, 8U);
+}
+
 TEST(PlatformConfig, RankCountMustMatchTheFabric)
 {
     EXPECT_EQ(errorOf([] {

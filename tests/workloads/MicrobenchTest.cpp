@@ -4,6 +4,7 @@
 #include "workloads/Microbench.h"
 
 #include "kernel/Error.h"
+#include "kernel/InputLimits.h"
 #include "tests/support/TempDir.h"
 #include "tests/workloads/WorkloadTestSupport.h"
 
@@ -244,6 +245,43 @@ TEST(Microbench, WriteErrorsNameThePath)
                   std::string::npos)
             << error.what();
     }
+}
+
+// The work one option can cause is bounded: a rank count beyond etsim's limit is refused at
+// once, and a rank with more nodes than the reader takes from one file is refused while it is
+// written, its files removed.
+TEST(Microbench, RanksAndNodesBeyondTheLimitsAreRefused)
+{
+    TempDir dir;
+    WriteOptions options;
+    options.folder = dir.path();
+    options.name = "big";
+    MicrobenchSpec spec;
+    spec.ranks = maxRanks + 2;
+    spec.groupSize = 2;
+    try {
+        writeWorkload(Microbench(spec), options);
+        ADD_FAILURE() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "1048578 ranks is more than 1048576, the most etsim generates and runs; "
+                  "generate a smaller cluster");
+    }
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+
+    spec = {};
+    spec.iterations = 40;
+    options.maxNodesPerRank = 25;
+    try {
+        writeWorkload(Microbench(spec), options);
+        ADD_FAILURE() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "rank 0 would have more than 25 nodes, the most etsim reads from one rank "
+                  "file; generate fewer layers, micro-batches or iterations");
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_EQ(entry.path().extension(), ".json") << entry.path();
 }
 
 } // namespace

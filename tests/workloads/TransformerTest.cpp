@@ -21,6 +21,7 @@ using etsim::test::TempDir;
 using test::find;
 using test::generateAll;
 using test::MemorySink;
+using test::smallDense;
 
 TransformerModel small(bool gated)
 {
@@ -33,20 +34,6 @@ TransformerModel small(bool gated)
     m.vocab = 32000;
     m.gatedMlp = gated;
     return m;
-}
-
-// A quarter-size dense model (hidden 256, 4 heads, FFN 1024) on 64-token sequences, for tests
-// that count bytes by hand.
-TransformerSpec smallDense()
-{
-    TransformerSpec spec;
-    spec.model = small(false);
-    spec.model.hidden = 256;
-    spec.model.heads = 4;
-    spec.model.kvHeads = 0;
-    spec.model.ffn = 1024;
-    spec.seqLen = 64;
-    return spec;
 }
 
 TEST(Transformer, LayerGemmShapesAndFlopsByHand)
@@ -311,24 +298,28 @@ TEST(Transformer, PresetStepFlopsMatchTheClosedForm)
                           Case{"gpt3-175b", {8, 8, 1, 1}, 8},
                           Case{"mixtral-8x7b", {1, 1, 8, 8}, 8}}) {
         for (Recompute recompute : {Recompute::None, Recompute::Full}) {
-            TransformerSpec spec;
-            spec.model = findModelPreset(c.preset)->model;
-            spec.parallel = c.parallel;
-            spec.globalBatch = c.globalBatch;
-            spec.recompute = recompute;
-            double closed = trainingFlopsClosedForm(spec);
-            double generated = generatedFlops(spec);
-            EXPECT_NEAR(generated / closed, 1.0, 0.02)
-                << c.preset << " recompute " << recomputeName(recompute);
+            for (AttentionKernel attention : {AttentionKernel::Fused, AttentionKernel::Unfused}) {
+                TransformerSpec spec;
+                spec.model = findModelPreset(c.preset)->model;
+                spec.parallel = c.parallel;
+                spec.globalBatch = c.globalBatch;
+                spec.recompute = recompute;
+                spec.attention = attention;
+                double closed = trainingFlopsClosedForm(spec);
+                double generated = generatedFlops(spec);
+                EXPECT_NEAR(generated / closed, 1.0, 0.02)
+                    << c.preset << " recompute " << recomputeName(recompute) << ", "
+                    << attentionName(attention) << " attention";
+            }
         }
     }
     // The closed form itself, by hand for Llama-3 8B, one 8192-token sequence:
     // 6 x (32 x (4096 x (4096 + 2 x 1024) + 4096^2 + 3 x 4096 x 14336) + 128256 x 4096) x 8192
-    // + 12 x 32 x 8192 x 4096 x 8192.
+    // + 14 x 32 x 8192 x 4096 x 8192 (fused attention: 4 forward, 10 backward).
     TransformerSpec llama;
     llama.model = findModelPreset("llama3-8b")->model;
     double layer = 4096.0 * (4096 + 2048) + 4096.0 * 4096 + 3.0 * 4096 * 14336;
-    double expected = 6 * (32 * layer + 128256.0 * 4096) * 8192 + 12.0 * 32 * 8192 * 4096 * 8192;
+    double expected = 6 * (32 * layer + 128256.0 * 4096) * 8192 + 14.0 * 32 * 8192 * 4096 * 8192;
     EXPECT_DOUBLE_EQ(trainingFlopsClosedForm(llama), expected);
     // Llama-3 8B has 8.03 B parameters.
     EXPECT_NEAR(llama.model.parameters() / 1e9, 8.03, 0.01);
@@ -380,6 +371,15 @@ TEST(Transformer, EveryVariantValidatesClean)
     inference.phase = Phase::Inference;
     inference.decodeTokens = 3;
     specs.push_back(inference);
+    TransformerSpec unfused = base;
+    unfused.attention = AttentionKernel::Unfused;
+    unfused.dropout = 0.1;
+    unfused.recompute = Recompute::Full;
+    unfused.gradAccumulation = GradAccumulation::Separate;
+    specs.push_back(unfused);
+    TransformerSpec unfusedInference = inference;
+    unfusedInference.attention = AttentionKernel::Unfused;
+    specs.push_back(unfusedInference);
     TransformerSpec moeInference = moe;
     moeInference.phase = Phase::Inference;
     moeInference.decodeTokens = 2;
@@ -448,6 +448,9 @@ TEST(Transformer, BadSpecsAreRejectedWithTheParameter)
     spec.zero = 4;
     expectError(spec, "zero must be 0, 1, 2 or 3");
     spec = {};
+    spec.dropout = 1;
+    expectError(spec, "dropout must be a probability in [0, 1)");
+    spec = {};
     spec.dtype = et::DataType::Unknown;
     expectError(spec, "dtype must be a known element type");
     spec = {};
@@ -466,6 +469,11 @@ TEST(Transformer, NamesParse)
     EXPECT_EQ(phaseFromName("inference"), Phase::Inference);
     EXPECT_FALSE(phaseFromName("serve").has_value());
     EXPECT_EQ(recomputeFromName("full"), Recompute::Full);
+    EXPECT_EQ(attentionFromName("unfused"), AttentionKernel::Unfused);
+    EXPECT_EQ(attentionName(AttentionKernel::Fused), "fused");
+    EXPECT_FALSE(attentionFromName("flash").has_value());
+    EXPECT_EQ(gradAccumulationFromName("separate"), GradAccumulation::Separate);
+    EXPECT_EQ(gradAccumulationName(GradAccumulation::None), "none");
     EXPECT_FALSE(recomputeFromName("selective").has_value());
     EXPECT_EQ(offloadFromName("weights"), Offload::Weights);
     EXPECT_FALSE(offloadFromName("kv").has_value());

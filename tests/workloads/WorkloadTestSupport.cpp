@@ -18,6 +18,18 @@ void CountingSink::node(const et::TraceNode& node)
     flops += static_cast<double>(node.numOps().value_or(0));
 }
 
+TransformerSpec smallDense()
+{
+    TransformerSpec spec;
+    spec.model.layers = 2;
+    spec.model.hidden = 256;
+    spec.model.heads = 4;
+    spec.model.ffn = 1024;
+    spec.model.vocab = 32000;
+    spec.seqLen = 64;
+    return spec;
+}
+
 MemorySink generateAll(const Workload& workload)
 {
     MemorySink sink;

@@ -3,6 +3,7 @@
 // traces, and pair sends with receives across ranks.
 
 #include "et_driver/TraceValidator.h"
+#include "workloads/Transformer.h"
 #include "workloads/Workload.h"
 
 #include <filesystem>
@@ -39,6 +40,10 @@ public:
 };
 
 MemorySink generateAll(const Workload& workload);
+
+// A quarter-size dense model (2 layers, hidden 256, 4 heads of 64, FFN 1024, vocabulary 32000)
+// on one 64-token sequence, one rank, bf16, for tests that count bytes by hand.
+TransformerSpec smallDense();
 
 // The node named `name` on `rank`; fails the test (and returns an empty node) if absent.
 et::TraceNode find(const MemorySink& sink, uint32_t rank, const std::string& name);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace etsim::net {
@@ -34,16 +35,24 @@ std::unique_ptr<FidelityIf> makeFidelity(Fidelity kind, NetworkState& state)
     return std::make_unique<FlowFidelity>(state);
 }
 
+void requireWithinClock(double ps, const std::string& what)
+{
+    if (ps < clockEndPs)
+        return;
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3g", ps * 1e-12);
+    throw Error(what + " would take " + seconds +
+                " s, beyond the end of the simulated clock (2^64 ps, about 213 days); a size or "
+                "a link bandwidth is far outside the range of real hardware: check comm_size "
+                "and the fabric's bandwidths");
+}
+
 std::uint64_t roundPsWide(double ps)
 {
     if (ps <= 0.0)
         return 0;
-    // llround of a value past 2^63 is undefined; past 2^64 the time does not exist.
-    if (!(ps < clockEndPs))
-        throw Error("fabric: a transfer would take " + std::to_string(ps * 1e-12) +
-                    " s, beyond the end of the simulated clock (2^64 ps, about 213 days); a "
-                    "size or a link bandwidth is far outside the range of real hardware: check "
-                    "comm_size and the fabric's bandwidths");
+    // llround of a value past 2^63 is undefined; past 2^64 the time does not exist (NaN too).
+    requireWithinClock(std::isnan(ps) ? clockEndPs : ps, "fabric: a transfer");
     // Doubles past 2^63 are whole numbers already; below, llround as before.
     if (ps >= 9223372036854775808.0)
         return static_cast<std::uint64_t>(ps);

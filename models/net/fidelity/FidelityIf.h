@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace etsim::net {
 
@@ -51,6 +52,10 @@ inline constexpr std::uint64_t psPerNs = 1000;
 /// The policy of `kind`, working on `state` (which must outlive it). The one place that
 /// chooses by fidelity.
 std::unique_ptr<FidelityIf> makeFidelity(Fidelity kind, NetworkState& state);
+
+/// Throws etsim::Error naming `what` ("fabric: a transfer", "a message of ...") when `ps`, a
+/// duration, reaches the end of the simulated clock (2^64 ps).
+void requireWithinClock(double ps, const std::string& what);
 
 /// roundPs beyond the range where adding one half is exact (and for ps <= 0).
 std::uint64_t roundPsWide(double ps);

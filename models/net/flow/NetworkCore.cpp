@@ -39,6 +39,7 @@ NetworkCore::NetworkCore(const TopologyIf& topologyIn,
                         " has zero bandwidth; every link needs a bandwidth above 0 B/s");
         target.bytesPerPs = perSecond * 1e-12;
         target.bytesPerNs = perSecond / 1e9;
+        slowestPsPerByte = std::max(slowestPsPerByte, 1.0 / target.bytesPerPs);
     }
     policy = makeFidelity(config.fidelity, state);
     if (abilitiesOf(config.fidelity).chargesLatency &&
@@ -177,6 +178,7 @@ void NetworkCore::send(std::uint32_t src,
         latencyPs += state.links[link].spec.latency.ps();
     }
     flow.latencyPs = latencyPs + config.messageDelay.ps() + nicLatencyPs(flow.route);
+    requireFitsTheClock(flow, src, dst);
 
     if (flow.route.empty()) {
         calendar.schedule(calendar.now() + config.messageDelay.ps(), EventKind::Deliver, index, 0);
@@ -190,6 +192,23 @@ void NetworkCore::send(std::uint32_t src,
         return;
     }
     policy->start(index);
+}
+
+void NetworkCore::requireFitsTheClock(const Flow& flow, std::uint32_t src, std::uint32_t dst) const
+{
+    // Alone on its route the message is as fast as it can be; sharing only delays it. So a
+    // message that would outlast the clock even alone is refused here, where the caller still
+    // knows which node sent it (later, under sharing, roundPs is the last guard). The bound
+    // over the fabric's slowest link settles nearly every message with one multiplication.
+    double latest = static_cast<double>(calendar.now()) + static_cast<double>(flow.latencyPs);
+    if (latest + static_cast<double>(flow.bytes) * slowestPsPerByte < clockEndPsBound)
+        return;
+    double slowest = 0.0;
+    for (std::uint32_t link : flow.route)
+        slowest = std::max(slowest, static_cast<double>(flow.bytes) / state.links[link].bytesPerPs);
+    requireWithinClock(latest + slowest,
+                       "a message of " + std::to_string(flow.bytes) + " B from endpoint " +
+                           std::to_string(src) + " to endpoint " + std::to_string(dst));
 }
 
 void NetworkCore::checkStreamAllowed(const char* what) const

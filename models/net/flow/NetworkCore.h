@@ -170,6 +170,9 @@ private:
     }
     std::uint64_t nicLatencyOfDims(const std::vector<std::uint32_t>& route) const;
     void checkStreamAllowed(const char* what) const;
+    /// Throws etsim::Error when `flow`, alone on its route from now, would end past the end of
+    /// the simulated clock.
+    void requireFitsTheClock(const Flow& flow, std::uint32_t src, std::uint32_t dst) const;
     void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void deliver(std::uint32_t index);
     std::size_t routeSlotOf(std::uint64_t key) const;
@@ -193,6 +196,10 @@ private:
     std::size_t routeCount = 0;
     std::vector<std::uint32_t> routeLinks;
     std::uint64_t sent = 0;
+    /// The slowest link's time per byte, ps, and half the clock's end (2^63 ps): a message
+    /// bounded below that by them needs no closer look (requireFitsTheClock).
+    double slowestPsPerByte = 0.0;
+    static constexpr double clockEndPsBound = 9223372036854775808.0;
     std::uint64_t deliveredCount = 0;
 };
 
