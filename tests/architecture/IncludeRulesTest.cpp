@@ -52,7 +52,8 @@ const std::vector<std::string> coreHeaders = {"kernel/AtomicFile.h",
                                               "kernel/Stats.h",
                                               "kernel/StopRequest.h",
                                               "kernel/Timeline.h",
-                                              "kernel/Units.h"};
+                                              "kernel/Units.h",
+                                              "kernel/Utf8.h"};
 
 bool isCoreFile(const std::string& file)
 {
