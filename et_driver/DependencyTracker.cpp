@@ -111,14 +111,20 @@ std::string DependencyTracker::where() const
     return options.traceName.empty() ? std::string() : options.traceName + ": ";
 }
 
-std::uint32_t DependencyTracker::find(std::uint64_t id) const
+std::uint32_t DependencyTracker::probe(std::uint64_t id, std::size_t& slot) const
 {
     std::size_t mask = slots.size() - 1;
-    for (std::size_t slot = idHomeSlot(id, mask);; slot = (slot + 1) & mask) {
+    for (slot = idHomeSlot(id, mask);; slot = (slot + 1) & mask) {
         std::uint32_t index = slots[slot];
         if (index == none || ids[index] == id)
             return index;
     }
+}
+
+std::uint32_t DependencyTracker::find(std::uint64_t id) const
+{
+    std::size_t slot = 0;
+    return probe(id, slot);
 }
 
 void DependencyTracker::rehash(std::size_t slotCount)
@@ -135,24 +141,27 @@ void DependencyTracker::rehash(std::size_t slotCount)
 
 std::uint32_t DependencyTracker::findOrMention(std::uint64_t id)
 {
-    std::uint32_t found = find(id);
-    if (found != none)
-        return found;
+    std::size_t slot = 0;
+    std::uint32_t found = probe(id, slot);
+    return found != none ? found : mention(id, slot);
+}
+
+std::uint32_t DependencyTracker::mention(std::uint64_t id, std::size_t slot)
+{
     if (ids.size() >= maxIndices)
         throw Error(where() + "node " + std::to_string(id) + ": more than " +
                     std::to_string(maxIndices) +
                     " distinct node ids in one trace; split the trace per rank");
-    // Keeps the load at or below 0.7 so linear probing stays short.
-    if ((ids.size() + 1) * 10 > slots.size() * 7)
+    // Keeps the load at or below 0.7 so linear probing stays short. A new table has the id's
+    // empty slot elsewhere; otherwise it is where the probe that missed the id stopped.
+    if ((ids.size() + 1) * 10 > slots.size() * 7) {
         rehash(slots.size() * 2);
+        probe(id, slot);
+    }
     auto index = static_cast<std::uint32_t>(ids.size());
     append(ids, id);
     append(status, withState(0, Phantom));
     append(firstDependent, none);
-    std::size_t mask = slots.size() - 1;
-    std::size_t slot = idHomeSlot(id, mask);
-    while (slots[slot] != none)
-        slot = (slot + 1) & mask;
     slots[slot] = index;
     ++phantoms;
     return index;
@@ -197,7 +206,8 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps)
     if (feedingDone)
         throw Error(where() + "node " + std::to_string(id) +
                     " added after finishFeeding(); the trace was declared complete");
-    std::uint32_t existing = find(id);
+    std::size_t slot = 0;
+    std::uint32_t existing = probe(id, slot);
     if (existing != none && stateOf(status[existing]) != Phantom)
         throw Error(where() + "node " + std::to_string(id) +
                     " appears twice; node ids must be unique within a trace file");
@@ -215,7 +225,8 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps)
         throw Error(where() + "node " + std::to_string(id) + " has " + std::to_string(depCount) +
                     " dependencies; at most " + std::to_string(countMask) + " are supported");
 
-    std::uint32_t self = existing != none ? existing : findOrMention(id);
+    // Nothing has changed the table since the probe: a new id goes where it stopped.
+    std::uint32_t self = existing != none ? existing : mention(id, slot);
     --phantoms;
     std::uint32_t waits = 0;
     auto take = [&](IdSpan deps, bool ctrl) {

@@ -193,8 +193,13 @@ public:
     DependencyMemory memory() const;
 
 private:
+    // The index of `id`, or none; `slot` is where the probe stopped: the id's slot, or the
+    // empty one a new id would take.
+    std::uint32_t probe(std::uint64_t id, std::size_t& slot) const;
     std::uint32_t find(std::uint64_t id) const;
     std::uint32_t findOrMention(std::uint64_t id);
+    // Gives `id`, which a probe that stopped at `slot` did not find, an index (as a phantom).
+    std::uint32_t mention(std::uint64_t id, std::size_t slot);
     void rehash(std::size_t slotCount);
     void linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl);
     void release(std::uint32_t dependent);

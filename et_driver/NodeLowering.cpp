@@ -97,6 +97,26 @@ std::uint64_t nonNegative(std::int64_t value)
     return value < 0 ? 0 : static_cast<std::uint64_t>(value);
 }
 
+// Makes `out` a default node named `name` (its only attribute), keeping the heap buffers of
+// its attribute list and of a name it already had.
+void reuse(LoweredNode& out, const std::string& name)
+{
+    std::vector<NodeAttribute> attributes = std::move(out.info.attributes);
+    out = LoweredNode{};
+    std::string* text = attributes.empty() || attributes.front().key != nameAttribute
+                            ? nullptr
+                            : std::get_if<std::string>(&attributes.front().value);
+    if (text == nullptr) {
+        attributes.clear();
+        out.info.attributes = std::move(attributes);
+        out.info.setAttribute(nameAttribute, name);
+        return;
+    }
+    text->assign(name);
+    attributes.erase(attributes.begin() + 1, attributes.end());
+    out.info.attributes = std::move(attributes);
+}
+
 } // namespace
 
 const char* engineName(Engine engine)
@@ -244,11 +264,17 @@ std::uint64_t NodeLowering::replayPs(const TraceNode& node)
 LoweredNode NodeLowering::lower(const TraceNode& node)
 {
     LoweredNode out;
+    lower(node, out);
+    return out;
+}
+
+void NodeLowering::lower(const TraceNode& node, LoweredNode& out)
+{
+    reuse(out, node.name);
     EtNodeInfo& info = out.info;
     info.rank = rankId;
     info.node = static_cast<NodeId>(node.id);
     info.onHost = node.isCpuOp().value_or(false);
-    info.setAttribute(nameAttribute, node.name);
     // The same rules as `etsim trace validate` (NodeLimits.h): what breaks them cannot be
     // simulated, or would overflow the clock or a byte count.
     std::vector<LimitViolation> violations =
@@ -260,25 +286,25 @@ LoweredNode NodeLowering::lower(const TraceNode& node)
     switch (node.type) {
     case NodeType::Invalid:
         info.kind = NodeKind::Metadata;
-        return out;
+        return;
     case NodeType::Metadata:
         info.kind = NodeKind::Metadata;
         readProcessGroups(node);
-        return out;
+        return;
     case NodeType::Comp:
         lowerCompute(node, out);
-        return out;
+        return;
     case NodeType::MemLoad:
     case NodeType::MemStore:
         lowerMemory(node, out);
-        return out;
+        return;
     case NodeType::CommSend:
     case NodeType::CommRecv:
         lowerPointToPoint(node, out);
-        return out;
+        return;
     case NodeType::CommColl:
         lowerCollective(node, out);
-        return out;
+        return;
     }
     throw Error(where(node) + ": unknown node type " + nodeTypeName(node.type) +
                 "; only the Chakra node types 0..7 can run");

@@ -142,6 +142,10 @@ public:
     /// The node as the hardware sees it. Throws etsim::Error naming the rank and node for a
     /// node that cannot run (unknown type, communication without its peer or size, ...).
     LoweredNode lower(const TraceNode& node);
+    /// The same into `out`, whatever it held before: its attribute list and the name's text
+    /// keep their heap buffers, so a driver that hands its spent nodes back here lowers without
+    /// allocating for them.
+    void lower(const TraceNode& node, LoweredNode& out);
     /// The next sequence number of a collective of `group` on this rank (0, 1, ...); called
     /// when the collective is issued, so the numbering follows issue order.
     std::uint64_t nextSequence(const std::optional<ProcessGroupId>& group);

@@ -1,5 +1,6 @@
 #include "et_driver/NodeTensors.h"
 
+#include "et_driver/CanonicalTuples.h"
 #include "et_driver/PyLiteral.h"
 #include "et_driver/TraceCodec.h"
 #include "kernel/Error.h"
@@ -154,8 +155,10 @@ public:
     {
         if (depth == 1)
             skipped = types != nullptr && types->skips(argument);
-        if (depth < static_cast<int>(lists.size()))
-            lists[depth] = List{};
+        if (depth < static_cast<int>(lists.size())) {
+            lists[depth].items = 0;
+            lists[depth].shape = true;
+        }
     }
     void endList(int depth) override
     {
@@ -185,10 +188,12 @@ public:
     std::optional<Error> refusal;
 
 private:
+    // Set up by beginList, not before: the scan runs for every node, and clearing all the
+    // depths at construction cost more than the scan of a short list.
     struct List {
-        std::size_t items = 0;
-        bool shape = true; // five integers, then a text
-        std::array<std::int64_t, 5> ints{};
+        std::size_t items;
+        bool shape;                       // five integers, then a text
+        std::array<std::int64_t, 5> ints; // read only once all five are set
     };
 
     // A value at `depth` has ended: it is an item of the list around it.
@@ -222,7 +227,7 @@ private:
     const TraceNode& node;
     std::vector<TensorUse>& out;
     // The lists open at each depth (the parser goes no deeper than 32).
-    std::array<List, 34> lists{};
+    std::array<List, 34> lists;
     std::size_t argument = 0;
     bool skipped = false;
 };
@@ -232,8 +237,9 @@ std::optional<std::vector<TensorUse>> scanTensors(const TraceCodec::IoTextPart& 
                                                   const TraceNode& node)
 {
     std::vector<TensorUse> out;
-    if (!part.present)
+    if (!part.present || readCanonicalTuples(part.values, part.types, out))
         return out;
+    out.clear();
     TypeScan types;
     const bool typed = scanPyLiteral(part.types, types) && types.rootIsList;
     if (typed && types.count > TypeScan::kept)

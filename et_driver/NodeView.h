@@ -4,10 +4,11 @@
 // is built and no attribute is copied or parsed a second time. The views point into the
 // reader's buffers and are valid until its next read or suspend().
 //
-// TraceReader::next(NodeView&) scans a record itself when it is plainly valid: every string
-// ASCII (so valid UTF-8), only the schema's fields with their wire types, no inputs or outputs,
-// no list values. Any other record goes through protobuf's parser, which accepts or refuses it
-// exactly as for next(TraceNode&), and is viewed from the parsed message.
+// TraceReader::next(NodeView&) scans a record itself when it is plainly valid (WireScan.h):
+// every string ASCII (so valid UTF-8), only the schema's fields with their wire types, no
+// inputs or outputs, no list values but bool_list. Any other record goes through protobuf's
+// parser, which accepts or refuses it exactly as for next(TraceNode&), and is viewed from the
+// parsed message.
 
 #include "et_driver/TraceNode.h"
 
@@ -36,6 +37,11 @@ struct AttributeView {
     std::uint64_t bits = 0;
     // string_val.
     std::string_view text;
+    // bool_list: how many values, the first 32 of them as bits (value i in bit i), and whether
+    // the list message has no unknown fields.
+    std::uint64_t listSize = 0;
+    std::uint32_t listBits = 0;
+    bool plainList = true;
 };
 
 // Whether an attribute is named `name`: length and last character first, since the names of a

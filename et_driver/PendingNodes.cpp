@@ -37,17 +37,16 @@ void PendingNodes::place(std::uint32_t slot)
     table[at] = slot;
 }
 
-std::uint32_t PendingNodes::insert(std::uint64_t id, LoweredNode&& node)
+std::uint32_t PendingNodes::insert(std::uint64_t id)
 {
     std::uint32_t slot = 0;
     if (!freeSlots.empty()) {
         slot = freeSlots.back();
         freeSlots.pop_back();
-        nodes[slot] = std::move(node);
         ids[slot] = id;
     } else {
         slot = static_cast<std::uint32_t>(nodes.size());
-        nodes.push_back(std::move(node));
+        nodes.emplace_back();
         ids.push_back(id);
     }
     // The load stays at or below a half, so probes stay short.

@@ -20,9 +20,11 @@ public:
 
     PendingNodes();
 
-    /// Stores `node` under `id`, which must not be pending (the tracker has refused duplicate
-    /// ids before); returns its slot.
-    std::uint32_t insert(std::uint64_t id, LoweredNode&& node);
+    /// A slot for `id`, which must not be pending (the tracker refuses duplicate ids; a caller
+    /// that learns of one after the insertion erases the slot again). The slot's node is what
+    /// was erased from it before (or a default node): the caller lowers the new node into it,
+    /// reusing its buffers.
+    std::uint32_t insert(std::uint64_t id);
     /// The slot of `id`, or none.
     std::uint32_t find(std::uint64_t id) const;
     LoweredNode& at(std::uint32_t slot) { return nodes[slot]; }

@@ -239,8 +239,15 @@ void RankDriver::feed()
             tracker.finishFeeding();
             break;
         }
-        LoweredNode lowered = lowering.lower(scratch);
-        tracker.add(scratch.id, scratch.dataDeps, scratch.ctrlDeps);
+        // Lowered into its pending slot, over the buffers of the node that left it last.
+        const std::uint32_t slot = pending.insert(scratch.id);
+        try {
+            lowering.lower(scratch, pending.at(slot));
+            tracker.add(scratch.id, scratch.dataDeps, scratch.ctrlDeps);
+        } catch (...) {
+            pending.erase(slot);
+            throw;
+        }
         if (timeline != nullptr) {
             std::vector<std::uint64_t> deps;
             DependencyPolicy policy = options.dependencies.policy;
@@ -251,7 +258,6 @@ void RankDriver::feed()
             if (!deps.empty())
                 pendingDeps[scratch.id] = std::move(deps);
         }
-        pending.insert(scratch.id, std::move(lowered));
     }
 }
 
@@ -339,9 +345,13 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     if (spareExtensions.empty()) {
         extension = std::make_unique<EtNodeExtension>(std::move(info));
     } else {
+        // The spent node's attribute list (and the name in it) goes back to the pending slot,
+        // which a later node is lowered into.
         extension = std::move(spareExtensions.back());
         spareExtensions.pop_back();
+        std::vector<NodeAttribute> spent = std::move(extension->info.attributes);
         extension->info = std::move(info);
+        info.attributes = std::move(spent);
     }
     pending.erase(pendingSlot);
     payload.set_extension(extension.release());

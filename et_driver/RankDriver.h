@@ -215,7 +215,7 @@ private:
 
     bool sourceEnded = false;
     TraceNode scratch;
-    // Nodes read and not yet issued, by id.
+    // Nodes read and not yet issued, by id; a slot keeps the buffers of the node that left it.
     PendingNodes pending;
     // Dependencies and where finished nodes ran, kept only for the timeline's flow arrows.
     std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> pendingDeps;

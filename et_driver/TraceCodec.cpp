@@ -1,5 +1,6 @@
 #include "et_driver/TraceCodec.h"
 
+#include "et_driver/WireScan.h"
 #include "et_driver/WireVarint.h"
 #include "kernel/Error.h"
 
@@ -158,10 +159,34 @@ std::optional<int64_t> TraceCodec::typedValue(Attr attr, Integer value)
     return toTarget(attr, value);
 }
 
-bool TraceCodec::decodeAttribute(const pb::AttributeProto& attr, TraceNode& node)
+AttributeView TraceCodec::attributeView(const pb::AttributeProto& attr)
 {
-    std::optional<Attr> known = attrFromName(attr.name());
-    if (!known || node.has(*known) || !attr.doc_string().empty() || !unknownFields(attr).empty())
+    AttributeView view;
+    view.name = attr.name();
+    view.plain = attr.doc_string().empty() && unknownFields(attr).empty();
+    view.valueCase = static_cast<int>(attr.value_case());
+    if (std::optional<Integer> value = rawInteger(attr)) {
+        view.integer = true;
+        view.isSigned = value->isSigned;
+        view.bits = value->bits;
+    }
+    if (attr.value_case() == pb::AttributeProto::kStringVal)
+        view.text = attr.string_val();
+    if (attr.value_case() == pb::AttributeProto::kBoolList) {
+        const auto& values = attr.bool_list().values();
+        view.listSize = static_cast<std::uint64_t>(values.size());
+        for (int i = 0; i < values.size() && i < 32; ++i)
+            if (values[i])
+                view.listBits |= std::uint32_t{1} << i;
+        view.plainList = unknownFields(attr.bool_list()).empty();
+    }
+    return view;
+}
+
+bool TraceCodec::decodeAttribute(const AttributeView& attr, TraceNode& node)
+{
+    std::optional<Attr> known = attrFromName(attr.name);
+    if (!known || node.has(*known) || !attr.plain)
         return false;
     Attr key = *known;
     auto index = static_cast<std::size_t>(key);
@@ -170,30 +195,23 @@ bool TraceCodec::decodeAttribute(const pb::AttributeProto& attr, TraceNode& node
     case Attr::PgName:
     case Attr::OpKind:
     case Attr::Dtype: {
-        if (attr.value_case() != pb::AttributeProto::kStringVal)
+        if (attr.valueCase != pb::AttributeProto::kStringVal)
             return false;
         std::size_t slot = key == Attr::PgName ? 0 : key == Attr::OpKind ? 1 : 2;
-        node.strings[slot] = attr.string_val();
+        node.strings[slot].assign(attr.text);
         break;
     }
     case Attr::InvolvedDim: {
-        if (attr.value_case() != pb::AttributeProto::kBoolList ||
-            attr.bool_list().values_size() > 32 || !unknownFields(attr.bool_list()).empty())
+        if (attr.valueCase != pb::AttributeProto::kBoolList || attr.listSize > 32 ||
+            !attr.plainList)
             return false;
-        const auto& values = attr.bool_list().values();
-        uint64_t packed = static_cast<uint64_t>(values.size()) << 32;
-        for (int i = 0; i < values.size(); ++i) {
-            if (values[i])
-                packed |= uint64_t{1} << i;
-        }
-        node.ints[index] = static_cast<int64_t>(packed);
+        node.ints[index] = static_cast<int64_t>((attr.listSize << 32) | attr.listBits);
         break;
     }
     default: {
-        std::optional<RawInteger> raw = rawInteger(attr);
-        if (!raw)
+        if (!attr.integer)
             return false;
-        std::optional<int64_t> value = toTarget(key, *raw);
+        std::optional<int64_t> value = toTarget(key, RawInteger{attr.isSigned, attr.bits});
         if (!value)
             return false;
         node.ints[index] = *value;
@@ -202,7 +220,7 @@ bool TraceCodec::decodeAttribute(const pb::AttributeProto& attr, TraceNode& node
     }
     node.present |= bit;
     node.layout += static_cast<char>(key);
-    node.layout += static_cast<char>(attr.value_case());
+    node.layout += static_cast<char>(attr.valueCase);
     return true;
 }
 
@@ -245,7 +263,7 @@ void TraceCodec::decode(pb::Node& message, TraceNode& node)
     if (message.has_outputs())
         appendMessageField(node.rest, outputsField, message.outputs());
     for (const pb::AttributeProto& attr : message.attr()) {
-        if (!decodeAttribute(attr, node))
+        if (!decodeAttribute(attributeView(attr), node))
             preserveAttribute(attr, node);
     }
     if (!unknownFields(message).empty()) {
@@ -349,7 +367,7 @@ bool TraceCodec::decodeFromWire(pb::Node& message, std::string_view wire, TraceN
         if (known && field == attrField) {
             if (attrIndex >= message.attr_size())
                 return false;
-            if (decodeAttribute(message.attr(attrIndex++), node))
+            if (decodeAttribute(attributeView(message.attr(attrIndex++)), node))
                 continue;
             addOtherRun(node);
         } else if (known && field != inputsField && field != outputsField) {
@@ -358,6 +376,66 @@ bool TraceCodec::decodeFromWire(pb::Node& message, std::string_view wire, TraceN
         node.rest.append(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p - start));
     }
     return attrIndex == message.attr_size();
+}
+
+bool TraceCodec::decodeRecord(std::string_view record, TraceNode& node)
+{
+    node.reset();
+    // The fields in file order, as decodeFromWire() walks them after protobuf's parse: a
+    // scalar given twice keeps the last value, repeated ids append, and the bytes of every
+    // part not decoded are copied as they are.
+    Wire wire(record);
+    NodeScalars scalars;
+    while (!wire.done()) {
+        const std::uint8_t* start = wire.at();
+        std::uint32_t field = 0;
+        std::uint32_t wireType = 0;
+        if (!wire.tag(field, wireType))
+            return false;
+        if (NodeScalars::holds(field)) {
+            if (!scalars.read(wire, field, wireType))
+                return false;
+            continue;
+        }
+        std::string_view text;
+        Wire body(nullptr, nullptr);
+        switch (field) {
+        case 2:
+            if (wireType != Delimited || !wire.ascii(text))
+                return false;
+            node.name.assign(text);
+            continue;
+        case 4:
+        case 5:
+            if (!wire.repeated(wireType, field == 4 ? node.ctrlDeps : node.dataDeps))
+                return false;
+            continue;
+        case inputsField:
+        case outputsField:
+            if (wireType != Delimited || !wire.delimited(body) || !scanIoInfo(body))
+                return false;
+            break;
+        case attrField: {
+            AttributeView attr;
+            if (wireType != Delimited || !wire.delimited(body) || !scanAttribute(body, attr))
+                return false;
+            if (decodeAttribute(attr, node))
+                continue;
+            addOtherRun(node);
+            break;
+        }
+        default:
+            // Unknown fields: protobuf's parser.
+            return false;
+        }
+        node.rest.append(reinterpret_cast<const char*>(start),
+                         static_cast<std::size_t>(wire.at() - start));
+    }
+    node.id = scalars.id;
+    node.type = scalars.type;
+    node.startTimeMicros = scalars.startTimeMicros;
+    node.durationMicros = scalars.durationMicros;
+    return true;
 }
 
 pb::Node TraceCodec::parsePreserved(const TraceNode& node)
@@ -436,7 +514,7 @@ std::vector<pb::AttributeProto> TraceCodec::otherAttributes(const TraceNode& nod
 
 void TraceCodec::addAttribute(TraceNode& node, const pb::AttributeProto& attr)
 {
-    if (!decodeAttribute(attr, node))
+    if (!decodeAttribute(attributeView(attr), node))
         preserveAttribute(attr, node);
 }
 

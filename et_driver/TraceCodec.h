@@ -3,6 +3,7 @@
 // attribute the TraceNode does not type (and every unknown field) as wire bytes, so
 // encode(decode(record)) serializes to the original bytes for canonically encoded records.
 
+#include "et_driver/NodeView.h"
 #include "et_driver/TraceNode.h"
 #include "et_driver/proto/et_def.pb.h"
 
@@ -28,6 +29,15 @@ public:
     // then copied from them instead of being serialized again (the reader's fast path, and
     // exact even for non-canonical encodings of those parts).
     static void decode(ChakraProtoMsg::Node& message, std::string_view wire, TraceNode& node);
+
+    // The same from the record's wire bytes alone, without protobuf's parser, when the record
+    // is plainly valid (WireScan.h): what decode() makes of the parsed record, in one pass and
+    // no allocation beyond the node's own buffers. False, with `node` unspecified, for any
+    // other record (protobuf must then parse it, and may refuse it).
+    static bool decodeRecord(std::string_view wire, TraceNode& node);
+
+    // An attribute as NodeView and decode() see it.
+    static AttributeView attributeView(const ChakraProtoMsg::AttributeProto& attr);
 
     // Rebuilds the protobuf Node, attributes in their original order and encodings.
     // Throws etsim::Error if the node's preserved bytes do not parse (they can only come from
@@ -78,7 +88,7 @@ public:
     static void setOutputs(TraceNode& node, const ChakraProtoMsg::IOInfo& info);
 
 private:
-    static bool decodeAttribute(const ChakraProtoMsg::AttributeProto& attr, TraceNode& node);
+    static bool decodeAttribute(const AttributeView& attr, TraceNode& node);
     static void preserveAttribute(const ChakraProtoMsg::AttributeProto& attr, TraceNode& node);
     static void addOtherRun(TraceNode& node);
     static void decodeFields(ChakraProtoMsg::Node& message, TraceNode& node);

@@ -290,7 +290,12 @@ bool TraceReader::next(NodeView& view)
     return nextRecord(nullptr, &view);
 }
 
-bool TraceReader::scanInPlace(NodeView& view)
+bool TraceReader::scanRecord(std::string_view bytes, TraceNode* node, NodeView* view)
+{
+    return view != nullptr ? view->scan(bytes) : TraceCodec::decodeRecord(bytes, *node);
+}
+
+bool TraceReader::scanInPlace(TraceNode* node, NodeView* view)
 {
     // Leaves the limit's message to the general path.
     if (nodes >= options.maxNodes)
@@ -305,8 +310,10 @@ bool TraceReader::scanInPlace(NodeView& view)
     std::uint64_t length = 0;
     bool viewed = readVarint(body, end, length) && length > 0 && length <= options.maxRecordBytes &&
                   length <= static_cast<std::uint64_t>(end - body) &&
-                  view.scan(std::string_view(reinterpret_cast<const char*>(body),
-                                             static_cast<std::size_t>(length)));
+                  scanRecord(std::string_view(reinterpret_cast<const char*>(body),
+                                              static_cast<std::size_t>(length)),
+                             node,
+                             view);
     // The bytes stay where they are until the next read, so the view may point into them.
     stream->input->BackUp(viewed ? static_cast<int>(end - (body + length)) : size);
     return viewed;
@@ -330,12 +337,13 @@ bool TraceReader::nextRecord(TraceNode* node, NodeView* view)
         return false;
     if (!stream)
         open(resumeAt);
-    if (view && scanInPlace(*view)) {
+    if (scanInPlace(node, view)) {
         ++record;
         ++nodes;
         return true;
     }
     uint64_t offset = position();
+    bool scanned = false;
     {
         CodedInputStream coded(stream->input);
         uint32_t length = 0;
@@ -360,8 +368,9 @@ bool TraceReader::nextRecord(TraceNode* node, NodeView* view)
         if (coded.GetDirectBufferPointer(&direct, &available) &&
             available == static_cast<int>(length))
             wire.assign(static_cast<const char*>(direct), length);
-        if (view && !wire.empty() && view->scan(wire)) {
+        if (!wire.empty() && scanRecord(wire, node, view)) {
             coded.Skip(static_cast<int>(length));
+            scanned = true;
         } else {
             bool parsed = scratch->ParseFromCodedStream(&coded);
             checkBody(coded, parsed, offset, length, "Node");
@@ -370,7 +379,7 @@ bool TraceReader::nextRecord(TraceNode* node, NodeView* view)
         }
         coded.PopLimit(limit);
     }
-    if (node)
+    if (node && !scanned)
         TraceCodec::decode(*scratch, wire, *node);
     ++record;
     ++nodes;

@@ -110,11 +110,13 @@ private:
                    uint32_t length,
                    const char* what);
     void checkInput(uint64_t offset);
-    // Views the next record where the input stream holds it, without a CodedInputStream, when
-    // it lies whole in the stream's current buffer and NodeView::scan takes it (nearly every
-    // record of a large file); false, having consumed nothing, for any other case, which the
-    // general path then reads or refuses.
-    bool scanInPlace(NodeView& view);
+    // Reads the next record where the input stream holds it, without a CodedInputStream or
+    // protobuf's parser, when it lies whole in the stream's current buffer and scanRecord takes
+    // it (nearly every record of a large file); false, having consumed nothing, for any other
+    // case, which the general path then reads or refuses.
+    bool scanInPlace(TraceNode* node, NodeView* view);
+    // NodeView::scan or TraceCodec::decodeRecord of `bytes` into the one target given.
+    static bool scanRecord(std::string_view bytes, TraceNode* node, NodeView* view);
     // Reads the next record into `node` or `view` (exactly one is given); false at the end.
     bool nextRecord(TraceNode* node, NodeView* view);
     uint64_t position() const;

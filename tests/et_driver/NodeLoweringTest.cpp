@@ -137,6 +137,46 @@ TEST(NodeLowering, GroupBeyondTheJobCompletesLocally)
     EXPECT_EQ(lowering.fallbacks().localCollectives, 1U);
 }
 
+// Lowering into a node that held another one (the driver's reuse of spent nodes) gives what
+// lowering into a fresh node gives, whatever was there: a send's eager attribute, tensors, a
+// group, a GEMM, a name long enough to live on the heap.
+TEST(NodeLowering, LoweringIntoASpentNodeLeavesNothingOfIt)
+{
+    LoweringContext context(4);
+    context.addGroups({{1, {0, 1}}});
+    NodeLowering lowering(RankId{0}, {}, context);
+    TraceNode gemm = comp(7, 2 * 64 * 32 * 16);
+    gemm.name = "a compute node whose name does not fit in a short string";
+    gemm.setOpKind("gemm");
+    gemm.setGemmM(64);
+    gemm.setGemmN(32);
+    gemm.setGemmK(16);
+    setNodeTensors(gemm, {{11, 4096}}, {{12, 4096}}, 2, "Tensor(c10::BFloat16)");
+    TraceNode group = coll(8, CollectiveType::AllGather, 64, {}, "1");
+    group.setInvolvedDim({true, false, true});
+    TraceNode host = comp(9, 10);
+    host.setIsCpuOp(true);
+    host.durationMicros = 2;
+    const std::vector<TraceNode> nodes = {send(1, 3, 42, 100),
+                                          gemm,
+                                          recv(2, 1, 5, 8),
+                                          group,
+                                          send(3, 2, 7, 1 << 20),
+                                          host,
+                                          node(4, NodeType::Metadata),
+                                          gemm,
+                                          send(5, 1, 1, 1)};
+    LoweredNode reused;
+    for (const TraceNode& each : nodes) {
+        lowering.lower(each, reused);
+        const LoweredNode fresh = lowering.lower(each);
+        EXPECT_EQ(reused.info, fresh.info) << each.id;
+        EXPECT_EQ(reused.engine, fresh.engine) << each.id;
+        EXPECT_EQ(reused.local, fresh.local) << each.id;
+        EXPECT_EQ(reused.localPs, fresh.localPs) << each.id;
+    }
+}
+
 TEST(NodeLowering, BadNodesThrowNamingTheNode)
 {
     LoweringContext context(2);

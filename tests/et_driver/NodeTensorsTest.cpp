@@ -3,6 +3,7 @@
 
 #include "et_driver/NodeTensors.h"
 
+#include "et_driver/CanonicalTuples.h"
 #include "et_driver/TraceCodec.h"
 #include "kernel/Error.h"
 #include "tests/et_driver/TraceTestSupport.h"
@@ -309,6 +310,76 @@ TEST(NodeTensors, DeepTuplesAndManyArgumentsReadAsTheValueTreesDo)
     expectSameReading(many, "70 arguments");
     ASSERT_TRUE(nodeTensors(many));
     EXPECT_EQ(nodeTensors(many)->inputs.size(), 46U);
+}
+
+TEST(NodeTensors, TheCanonicalRenderingIsReadInOnePass)
+{
+    const std::string values = "[[1, 1, 0, 4, 2, 'cuda:0'], [2, 2, 0, 0, 2, 'cuda:0'], "
+                               "[3, 3, 0, 5, 4, 'cpu'], [-0, 4, 7, 3, 1, '']]";
+    std::vector<TensorUse> out;
+    ASSERT_TRUE(readCanonicalTuples(
+        values, "['Tensor(c10::BFloat16)', 'Tensor(float)', 'int', 'Tensor']", out));
+    // Tensor 2 has no bytes; argument 3 is typed as no Tensor.
+    EXPECT_EQ(out, (std::vector<TensorUse>{{1, 8}, {0, 3}}));
+    out.clear();
+    ASSERT_TRUE(readCanonicalTuples(values, "", out)); // untyped: every argument
+    EXPECT_EQ(out, (std::vector<TensorUse>{{1, 8}, {3, 20}, {0, 3}}));
+    out.clear();
+    EXPECT_TRUE(readCanonicalTuples("[]", "[]", out));
+    EXPECT_TRUE(out.empty());
+    // Everything else is the general scan's: other quotes, blanks, brackets and escapes, long
+    // or malformed integers, entries it refuses, text around the list, many types.
+    std::string manyTypes = "[";
+    for (int i = 0; i < 65; ++i)
+        manyTypes += (i ? ", " : "") + std::string("'Tensor'");
+    const std::vector<std::pair<std::string, std::string>> others = {
+        {"[[1, 1, 0, 4, 2, \"cuda:0\"]]", ""},
+        {"[[1,1, 0, 4, 2, 'cuda:0']]", ""},
+        {"[[1, 1, 0, 4, 2, 'cuda:0'] ]", ""},
+        {"[(1, 1, 0, 4, 2, 'cuda:0')]", ""},
+        {"[[1, 1, 0, 4, 2, 'cu\\da']]", ""},
+        {"[[1, 1, 0, 4, 2, 'cuda:0'],]", ""},
+        {"[[1, 1, 0, 1234567890123456789, 2, 'cuda:0']]", ""},
+        {"[[1, 1, 0, 4-, 2, 'cuda:0']]", ""},
+        {"[[1, 1, 0, -4, 2, 'cuda:0']]", ""},
+        {"[[1, 1, 0, 100000000000000000, 1000, 'cuda:0']]", ""},
+        {"[[1, 1, 0, 4, 2, 'cuda:0']] ", ""},
+        {"[[1, 1, 0, 4, 2]]", ""},
+        {"[[[1, 1, 0, 4, 2, 'cuda:0']]]", ""},
+        {"[7]", ""},
+        {"[[1, 1, 0, 4, 2, 'cuda:0']]", "['Tensor', 7]"},
+        {"[[1, 1, 0, 4, 2, 'cuda:0']]", "['Ten\\sor']"},
+        {"[[1, 1, 0, 4, 2, 'cuda:0']]", manyTypes + "]"},
+    };
+    for (const auto& [text, types] : others) {
+        std::vector<TensorUse> none;
+        EXPECT_FALSE(readCanonicalTuples(text, types, none)) << text << " / " << types;
+    }
+}
+
+// Wherever the one-pass reading accepts a random rendering, it finds what the value trees do.
+TEST(NodeTensors, TheCanonicalReadingAgreesWithTheValueTrees)
+{
+    LiteralMaker make(20261206);
+    std::size_t accepted = 0;
+    for (int round = 0; round < 4000; ++round) {
+        std::string values = "[";
+        const int arguments = static_cast<int>(make.pick(5));
+        for (int i = 0; i < arguments; ++i)
+            values += (i ? ", " : "") + (make.pick(4) ? make.tupleText() : make.value(1));
+        values += "]";
+        std::string types = make.pick(4) == 0 ? "" : make.types(static_cast<int>(make.pick(6)));
+        if (round % 5 == 1)
+            values = make.mutate(values);
+        std::vector<TensorUse> out;
+        if (!readCanonicalTuples(values, types, out))
+            continue;
+        ++accepted;
+        const std::optional<NodeTensors> trees = nodeTensorsFromTrees(nodeWith(values, types));
+        EXPECT_EQ(out, trees ? trees->inputs : std::vector<TensorUse>{})
+            << "values " << values << ", types " << types;
+    }
+    EXPECT_GT(accepted, 300U);
 }
 
 // A node decoded from record bytes as the reader does, so its preserved part holds them as

@@ -51,12 +51,7 @@ Seen read(const std::filesystem::path& file, TraceReaderOptions options = {})
     return seen;
 }
 
-pb::AttributeProto attribute(const std::string& name)
-{
-    pb::AttributeProto attr;
-    attr.set_name(name);
-    return attr;
-}
+using test::namedAttribute;
 
 // A node of the kind an algorithm trace holds, with typed attributes in several encodings,
 // values some fields cannot hold and repeated names.
@@ -69,43 +64,43 @@ pb::Node algorithmNode(std::uint64_t id)
     node.add_data_deps(id - 1);
     node.add_ctrl_deps(id + 7);
     node.set_duration_micros(3);
-    pb::AttributeProto attr = attribute("comm_src");
+    pb::AttributeProto attr = namedAttribute("comm_src");
     attr.set_int64_val(1LL << 40); // too large for comm_src: the next one counts
     *node.add_attr() = attr;
     attr.set_sint32_val(-3);
     *node.add_attr() = attr;
-    attr = attribute("comm_size");
+    attr = namedAttribute("comm_size");
     attr.set_fixed64_val(4096);
     *node.add_attr() = attr;
-    attr = attribute("comm_tag");
+    attr = namedAttribute("comm_tag");
     attr.set_double_val(2.0); // not an integer: absent
     *node.add_attr() = attr;
-    attr = attribute("comm_dst");
+    attr = namedAttribute("comm_dst");
     attr.set_uint32_val(5);
     attr.set_doc_string("documented attributes stay preserved");
     *node.add_attr() = attr;
-    attr = attribute("num_ops");
+    attr = namedAttribute("num_ops");
     attr.set_sfixed32_val(-9);
     *node.add_attr() = attr;
-    attr = attribute("is_cpu_op");
+    attr = namedAttribute("is_cpu_op");
     attr.set_bool_val(true);
     *node.add_attr() = attr;
-    attr = attribute("comm_priority");
+    attr = namedAttribute("comm_priority");
     attr.set_uint64_val(~0ULL);
     *node.add_attr() = attr;
-    attr = attribute("chunk_op");
+    attr = namedAttribute("chunk_op");
     attr.set_string_val("rrs");
     *node.add_attr() = attr;
-    attr = attribute("gemm_m");
+    attr = namedAttribute("gemm_m");
     attr.set_fixed32_val(0xFFFFFFFFU);
     *node.add_attr() = attr;
-    attr = attribute("gemm_n");
+    attr = namedAttribute("gemm_n");
     attr.set_sint64_val(-77);
     *node.add_attr() = attr;
-    attr = attribute("gemm_k");
+    attr = namedAttribute("gemm_k");
     attr.set_int32_val(-1);
     *node.add_attr() = attr;
-    attr = attribute("tensor_size");
+    attr = namedAttribute("tensor_size");
     attr.set_bytes_val("\x01\x02");
     *node.add_attr() = attr;
     return node;

@@ -18,11 +18,18 @@ LoweredNode nodeWithBytes(std::uint64_t bytes)
     return node;
 }
 
+std::uint32_t insertWithBytes(PendingNodes& pending, std::uint64_t id, std::uint64_t bytes)
+{
+    const std::uint32_t slot = pending.insert(id);
+    pending.at(slot) = nodeWithBytes(bytes);
+    return slot;
+}
+
 TEST(PendingNodes, FindsWhatWasInsertedAndForgetsWhatWasErased)
 {
     PendingNodes pending;
-    const std::uint32_t seven = pending.insert(7, nodeWithBytes(70));
-    const std::uint32_t three = pending.insert(3, nodeWithBytes(30));
+    const std::uint32_t seven = insertWithBytes(pending, 7, 70);
+    const std::uint32_t three = insertWithBytes(pending, 3, 30);
     EXPECT_EQ(pending.size(), 2U);
     EXPECT_EQ(pending.find(7), seven);
     EXPECT_EQ(pending.find(3), three);
@@ -33,9 +40,22 @@ TEST(PendingNodes, FindsWhatWasInsertedAndForgetsWhatWasErased)
     EXPECT_EQ(pending.find(7), PendingNodes::none);
     EXPECT_EQ(pending.find(3), three);
     // The freed slot is reused: the slab is sized by the nodes pending at once.
-    EXPECT_EQ(pending.insert(11, nodeWithBytes(110)), seven);
+    EXPECT_EQ(insertWithBytes(pending, 11, 110), seven);
     EXPECT_EQ(pending.at(seven).info.bytes, 110U);
     EXPECT_EQ(pending.size(), 2U);
+}
+
+// A reused slot still holds the node erased from it, into whose buffers the driver lowers
+// the next node.
+TEST(PendingNodes, AReusedSlotHoldsTheNodeErasedFromIt)
+{
+    PendingNodes pending;
+    const std::uint32_t slot = insertWithBytes(pending, 7, 70);
+    pending.erase(slot);
+    EXPECT_EQ(pending.insert(11), slot);
+    EXPECT_EQ(pending.at(slot).info.bytes, 70U);
+    EXPECT_EQ(pending.find(11), slot);
+    EXPECT_EQ(pending.find(7), PendingNodes::none);
 }
 
 // Against std::map over a window that slides as a driver's does, with ids that collide in a
@@ -52,7 +72,7 @@ TEST(PendingNodes, AgreesWithAnOrderedMapUnderRandomInsertsAndErases)
             const std::size_t window = step < 10000 ? 12 : 300;
             if (expected.size() < window && (expected.empty() || random() % 3 != 0)) {
                 const std::uint64_t id = next++ * stride;
-                expected[id] = pending.insert(id, nodeWithBytes(id + 1));
+                expected[id] = insertWithBytes(pending, id, id + 1);
                 continue;
             }
             auto victim = expected.begin();

@@ -116,6 +116,13 @@ std::map<uint64_t, TraceNode> nodesById(const std::filesystem::path& file)
     return nodes;
 }
 
+ChakraProtoMsg::AttributeProto namedAttribute(const std::string& name)
+{
+    ChakraProtoMsg::AttributeProto attr;
+    attr.set_name(name);
+    return attr;
+}
+
 TraceNode richNode(uint64_t id)
 {
     TraceNode node;

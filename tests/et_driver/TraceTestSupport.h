@@ -3,6 +3,7 @@
 // gzip, so tests can build good and bad trace files byte by byte.
 
 #include "et_driver/TraceNode.h"
+#include "et_driver/proto/et_def.pb.h"
 #include "tests/support/SharedTraces.h"
 
 #include <cstdint>
@@ -28,6 +29,9 @@ std::string recordStream(const std::filesystem::path& file);
 
 // Every node of the trace file, by id.
 std::map<uint64_t, TraceNode> nodesById(const std::filesystem::path& file);
+
+// An attribute named `name` without a value yet.
+ChakraProtoMsg::AttributeProto namedAttribute(const std::string& name);
 
 // A node that uses every typed attribute, in non-canonical encodings, interleaved with
 // attributes of every other value type and an unknown field.

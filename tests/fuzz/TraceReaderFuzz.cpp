@@ -2,7 +2,9 @@
 // never a crash, a hang, a huge allocation or another exception. Each node read is also
 // re-encoded, to exercise the codec on whatever the parser accepted. The file is then read
 // again through the in-place decoder (NodeView), which must see the same nodes and refuse
-// the file with the same error: a difference aborts, so libFuzzer keeps the input.
+// the file with the same error: a difference aborts, so libFuzzer keeps the input. The whole
+// input is also decoded as one Node record by TraceCodec::decodeRecord, which the reader uses
+// in place of protobuf's parser: where it accepts, protobuf must accept and decode the same.
 
 #include "et_driver/TraceCodec.h"
 #include "et_driver/TraceReader.h"
@@ -88,6 +90,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                      parsed.size(),
                      parsed.empty() ? "(none)" : parsed.front().c_str());
         std::abort();
+    }
+    const std::string record(reinterpret_cast<const char*>(data), size);
+    etsim::et::TraceNode inPlace;
+    if (etsim::et::TraceCodec::decodeRecord(record, inPlace)) {
+        ChakraProtoMsg::Node message;
+        etsim::et::TraceNode fromParse;
+        const bool accepted = message.ParseFromString(record);
+        if (accepted)
+            etsim::et::TraceCodec::decode(message, record, fromParse);
+        if (!accepted || fromParse != inPlace) {
+            std::fprintf(stderr, "decodeRecord and protobuf's parse disagree\n");
+            std::abort();
+        }
     }
     return 0;
 }
