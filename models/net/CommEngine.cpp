@@ -11,8 +11,12 @@ namespace etsim::net {
 
 std::string CommEngine::where(const EtNodeInfo& info)
 {
-    return "rank " + std::to_string(toUnderlying(info.rank)) + " node " +
-           std::to_string(toUnderlying(info.node));
+    return where(toUnderlying(info.rank), info.node);
+}
+
+std::string CommEngine::where(std::uint32_t rank, NodeId node)
+{
+    return "rank " + std::to_string(rank) + " node " + std::to_string(toUnderlying(node));
 }
 
 double CollectiveRecord::algorithmBandwidth() const
@@ -60,8 +64,7 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
               try {
                   core->send(src, dst, bytes, allocateTag(tag));
               } catch (const Error& error) {
-                  throw Error("fabric: rank " + std::to_string(src) + " node " +
-                              std::to_string(toUnderlying(pointToPoint.sendInfo(send).node)) +
+                  throw Error("fabric: " + where(src, pointToPoint.sendInfo(send).node) +
                               ": send of " + std::to_string(bytes) + " B to rank " +
                               std::to_string(dst) + ": " + error.what());
               }

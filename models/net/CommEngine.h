@@ -240,6 +240,7 @@ private:
     using SwitchKey = std::array<std::uint32_t, 4>;
     // "rank R node N", for errors.
     static std::string where(const EtNodeInfo& info);
+    static std::string where(std::uint32_t rank, NodeId node);
     void delivered(std::uint64_t cookie) override;
     bool crosses(std::uint32_t dst) const override;
     void crossed(std::uint64_t cookie, std::uint64_t arrivalPs) override;

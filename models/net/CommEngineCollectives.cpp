@@ -323,8 +323,7 @@ void CommEngine::beginStep(std::uint32_t index, std::uint32_t member, std::uint3
         try {
             core->send(src, rankOf(instance, peer), send.bytes, allocateTag(tag));
         } catch (const Error& error) {
-            throw Error("fabric: rank " + std::to_string(src) + " node " +
-                        std::to_string(toUnderlying(instance.members[member].node)) + ": " +
+            throw Error("fabric: " + where(src, instance.members[member].node) + ": " +
                         toString(instance.type) + " of " + std::to_string(instance.bytes) +
                         " B: " + error.what());
         }

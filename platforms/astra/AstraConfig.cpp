@@ -63,8 +63,10 @@ constexpr std::array<std::string_view, 12> unmodelledSystemKeys{
 };
 
 constexpr double bytesPerGiB = 1073741824.0;
-constexpr double minBandwidthGBps = 1e-6;
-constexpr double maxBandwidthGBps = 1e9;
+// Rates (GB/s, TFLOP/s, bytes per ns) and latencies are bounded far outside any real system
+// and inside what unit conversions and the simulated clock can hold.
+constexpr double minRate = 1e-6;
+constexpr double maxRate = 1e9;
 constexpr double maxLatencyNs = 1e12;
 
 std::string where(const ConfigLocation& location)
@@ -95,11 +97,6 @@ T positive(ConfigMap& map, std::string_view key, T value)
         map.fail(key, "must be greater than zero");
     return value;
 }
-
-// Rates and delays are bounded like the network's bandwidths and latencies: far outside any
-// real system, and inside what unit conversions and the simulated clock can hold.
-constexpr double minRate = 1e-6;
-constexpr double maxRate = 1e9;
 
 template <typename T>
 T within(ConfigMap& map, std::string_view key, T value, double low, double high, const char* unit)
@@ -218,7 +215,7 @@ NetworkConfig loadNetworkConfig(const std::filesystem::path& file,
                 map.fail("npus_count", "dimension " + std::to_string(i) + " has no NPUs");
             // Bounded so that GB/s -> B/s and ns -> ps stay finite and every transfer time fits
             // the simulated clock; the limits are far outside any real link.
-            if (!(bandwidths[i] >= minBandwidthGBps && bandwidths[i] <= maxBandwidthGBps))
+            if (!(bandwidths[i] >= minRate && bandwidths[i] <= maxRate))
                 map.fail("bandwidth",
                          "dimension " + std::to_string(i) + " is " +
                              exactNumberText(bandwidths[i]) +
