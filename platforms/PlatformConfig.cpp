@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <variant>
@@ -117,7 +118,10 @@ void applyOverride(YAML::Node& root, const Override& override)
 {
     std::vector<PathStep> steps = splitPath(override);
     const std::string where = "--set " + override.path + "=" + override.value;
-    YAML::Node value = parseOverrideValue(override);
+    // A copy, because the tree is linked into this platform's and later edits of it must not
+    // reach the next platform loaded with the same overrides.
+    YAML::Node value =
+        override.parsed ? YAML::Clone(*override.parsed) : parseOverrideValue(override);
     YAML::Node current;
     current.reset(root);
     std::string walked;
@@ -497,7 +501,7 @@ Override parseOverride(const std::string& text)
     // Syntax is checked here, before any file is read, so a typo in an override is reported
     // as the override's (and `etsim run` cannot start) rather than as the platform file's.
     splitPath(override);
-    parseOverrideValue(override);
+    override.parsed = std::make_shared<const YAML::Node>(parseOverrideValue(override));
     return override;
 }
 

@@ -40,10 +40,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace YAML {
+class Node;
+}
 
 namespace etsim::platform {
 
@@ -129,6 +134,10 @@ struct Override {
     std::string path;
     /// The value as YAML text: a scalar ("64 MiB", "0.9") or a flow collection ("[ring]").
     std::string value;
+    /// `value` as parseOverride parsed it, so that loading a platform does not parse it again
+    /// (a YAML parse costs far more than copying its tree); null for an Override made by hand,
+    /// whose text is parsed when it is applied.
+    std::shared_ptr<const YAML::Node> parsed = nullptr;
 };
 
 /// Splits "key.path=value"; throws etsim::Error for text without '=' or an empty path.

@@ -103,6 +103,33 @@ TEST(PlatformConfig, OverridesReachPresetsAndTheExpandedFabric)
     EXPECT_EQ(config.resolved["accelerator"]["sram"]["capacity"], "64 MiB");
 }
 
+// parseOverride keeps the parsed value; every platform loaded with it gets its own copy, so
+// expanding a preset inside one platform's tree does not leak into the next load.
+TEST(PlatformConfig, AParsedOverrideLoadsTheSameIntoEveryPlatform)
+{
+    const std::vector<Override> overrides = {
+        parseOverride("accelerator={preset: h100_sxm, sram: {capacity: 64 MiB}}"),
+        parseOverride("fabric.topology.dims[0].bandwidth=400 GB/s")};
+    ASSERT_TRUE(overrides[0].parsed);
+    PlatformConfig first = loadPlatform("hgx_h100", overrides);
+    PlatformConfig second = loadPlatform("hgx_h100", overrides);
+    EXPECT_EQ(first.accelerator.sram.capacity.bytes(), 64ULL << 20);
+    EXPECT_DOUBLE_EQ(first.fabric.dims[0].bandwidth.bytesPerSecond(), 400e9);
+    EXPECT_EQ(first.resolved, second.resolved);
+    // A later override that edits inside the first one's tree edits this load's copy only: a
+    // sweep point that drops it gets the first override's own value back.
+    PlatformConfig edited =
+        loadPlatform("hgx_h100", {overrides[0], parseOverride("accelerator.sram.capacity=1 MiB")});
+    EXPECT_EQ(edited.accelerator.sram.capacity.bytes(), 1ULL << 20);
+    EXPECT_EQ(loadPlatform("hgx_h100", {overrides[0]}).accelerator.sram.capacity.bytes(),
+              64ULL << 20);
+    // The same text made by hand (no parsed value) loads to the same platform.
+    PlatformConfig byHand = loadPlatform(
+        "hgx_h100",
+        {{overrides[0].path, overrides[0].value}, {overrides[1].path, overrides[1].value}});
+    EXPECT_EQ(byHand.resolved, first.resolved);
+}
+
 // The report records every value that ran: the accelerator and HBM presets expanded, the
 // driver's defaults written out, --set overrides in place.
 TEST(PlatformConfig, ResolvedExpandsAcceleratorAndHbmPresets)
