@@ -10,6 +10,7 @@
 #include "kernel/WallProfile.h"
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
+#include "platforms/TimelineTracks.h"
 
 #include <algorithm>
 #include <array>
@@ -22,149 +23,6 @@
 namespace etsim::platform {
 
 namespace {
-
-// Process ids of the timeline: ranks first, then the fabric, then one per node of ranks.
-std::uint32_t fabricProcess(const PlatformConfig& platform)
-{
-    return platform.ranks;
-}
-
-std::uint32_t nodeProcess(const PlatformConfig& platform, std::uint32_t node)
-{
-    return platform.ranks + 1 + node;
-}
-
-// Engine classes of the utilisation counters, in the order of their series.
-constexpr std::size_t utilisationClasses = 3;
-constexpr const char* utilisationSeries[utilisationClasses] = {
-    "compute", "memory", "communication"};
-
-std::optional<std::size_t> utilisationClass(et::Engine engine)
-{
-    switch (engine) {
-    case et::Engine::Compute:
-    case et::Engine::Host:
-        return 0;
-    case et::Engine::Memory:
-        return 1;
-    case et::Engine::Communication:
-        return 2;
-    case et::Engine::Instant:
-        break;
-    }
-    return std::nullopt;
-}
-
-using UtilisationSamples = std::vector<std::array<double, utilisationClasses>>;
-
-// Adds `weight` x the fraction of each sample during which a node of each class was in flight
-// (overlapping nodes of one class count once).
-void addUtilisation(const std::vector<NodeInterval>& intervals,
-                    std::uint64_t startPs,
-                    std::uint64_t samplePs,
-                    double weight,
-                    UtilisationSamples& into)
-{
-    const std::uint64_t endPs = startPs + samplePs * into.size();
-    std::array<std::vector<std::pair<std::uint64_t, std::uint64_t>>, utilisationClasses> spans;
-    for (const NodeInterval& interval : intervals) {
-        const std::optional<std::size_t> kind = utilisationClass(interval.engine);
-        const std::uint64_t from = std::max(interval.startPs, startPs);
-        const std::uint64_t to = std::min(interval.endPs, endPs);
-        if (kind && from < to)
-            spans[*kind].emplace_back(from, to);
-    }
-    for (std::size_t kind = 0; kind < utilisationClasses; ++kind) {
-        std::vector<std::pair<std::uint64_t, std::uint64_t>>& list = spans[kind];
-        std::sort(list.begin(), list.end());
-        std::uint64_t covered = startPs; // everything before this is counted
-        for (const auto& [from, to] : list) {
-            for (std::uint64_t t = std::max(from, covered); t < to;) {
-                const std::uint64_t sample = (t - startPs) / samplePs;
-                const std::uint64_t next = std::min(to, startPs + (sample + 1) * samplePs);
-                into[sample][kind] +=
-                    weight * static_cast<double>(next - t) / static_cast<double>(samplePs);
-                t = next;
-            }
-            covered = std::max(covered, to);
-        }
-    }
-}
-
-// One counter per sample whose value (to 0.1 %) differs from the one before; a counter
-// holds its value until the next sample, so the track is exact to that resolution.
-void writeUtilisation(Timeline& timeline,
-                      std::uint32_t processId,
-                      std::uint64_t startPs,
-                      std::uint64_t samplePs,
-                      const UtilisationSamples& samples)
-{
-    std::array<double, utilisationClasses> last{-1.0, -1.0, -1.0};
-    auto emit = [&](std::uint64_t timePs, const std::array<double, utilisationClasses>& value) {
-        if (value == last)
-            return;
-        timeline.counter(processId,
-                         "utilisation",
-                         timePs,
-                         {{utilisationSeries[0], value[0]},
-                          {utilisationSeries[1], value[1]},
-                          {utilisationSeries[2], value[2]}});
-        last = value;
-    };
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        std::array<double, utilisationClasses> rounded{};
-        for (std::size_t kind = 0; kind < utilisationClasses; ++kind)
-            rounded[kind] = std::round(std::min(samples[i][kind], 1.0) * 1000.0) / 1000.0;
-        emit(startPs + samplePs * i, rounded);
-    }
-    emit(startPs + samplePs * samples.size(), {});
-}
-
-// The counter tracks: per rank in detail, and per node of ranks (their mean).
-void writeUtilisationTracks(Timeline& timeline,
-                            const PlatformConfig& platform,
-                            const TimelineSpec& spec,
-                            const std::vector<bool>& detailed,
-                            const std::vector<std::vector<NodeInterval>>& intervals,
-                            std::uint64_t simulatedPs)
-{
-    const std::uint64_t startPs = spec.startPs;
-    const std::uint64_t endPs = std::min(spec.endPs, simulatedPs);
-    if (endPs <= startPs)
-        return;
-    std::uint64_t samplePs = spec.samplePs;
-    if (samplePs == 0) {
-        // Whole nanoseconds keep the sample times short in the file.
-        const std::uint64_t even =
-            (endPs - startPs + defaultTimelineSamples - 1) / defaultTimelineSamples;
-        samplePs = std::max<std::uint64_t>(1000, (even + 999) / 1000 * 1000);
-    }
-    samplePs = std::max(samplePs, (endPs - startPs + maxTimelineSamples - 1) / maxTimelineSamples);
-    const std::size_t samples =
-        static_cast<std::size_t>((endPs - startPs + samplePs - 1) / samplePs);
-    for (std::uint32_t rank = 0; rank < platform.ranks; ++rank) {
-        if (!detailed[rank])
-            continue;
-        UtilisationSamples values(samples);
-        addUtilisation(intervals[rank], startPs, samplePs, 1.0, values);
-        writeUtilisation(timeline, rank, startPs, samplePs, values);
-    }
-    if (!spec.nodeTracks)
-        return;
-    const std::uint32_t perNode = platform.ranksPerNode;
-    for (std::uint32_t node = 0; node * perNode < platform.ranks; ++node) {
-        const std::uint32_t first = node * perNode;
-        const std::uint32_t process = nodeProcess(platform, node);
-        timeline.processName(process,
-                             "node " + std::to_string(node) + " (ranks " + std::to_string(first) +
-                                 "-" + std::to_string(first + perNode - 1) + ", mean)",
-                             process);
-        UtilisationSamples values(samples);
-        for (std::uint32_t rank = first; rank < first + perNode; ++rank)
-            addUtilisation(intervals[rank], startPs, samplePs, 1.0 / perNode, values);
-        writeUtilisation(timeline, process, startPs, samplePs, values);
-    }
-}
 
 // The text of the exception being handled (etsim errors, SystemC reports, anything else).
 std::string describeCurrentException()
@@ -304,16 +162,8 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     Platform built("platform", platform, simulation, stats);
 
     const TimelineSpec& spec = options.timeline;
-    std::vector<bool> detailed(platform.ranks, !spec.ranks.has_value());
-    if (spec.ranks)
-        for (std::uint32_t rank : *spec.ranks) {
-            if (rank >= platform.ranks)
-                throw Error("timeline rank " + std::to_string(rank) + ": the platform" +
-                            (platform.name.empty() ? "" : " \"" + platform.name + "\"") +
-                            " has ranks 0 to " + std::to_string(platform.ranks - 1));
-            detailed[rank] = true;
-        }
-    const bool allRanks = std::find(detailed.begin(), detailed.end(), false) == detailed.end();
+    const std::vector<bool> detailed = drawnRanks(platform, spec);
+    const bool allRanks = drawsEveryRank(detailed);
     std::unique_ptr<Timeline> timeline;
     if (!spec.path.empty()) {
         TimelineOptions timelineOptions;
@@ -321,7 +171,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         timelineOptions.windowEndPs = spec.endPs;
         timeline = std::make_unique<Timeline>(spec.path, timelineOptions);
         if (spec.linkTracks.value_or(allRanks))
-            built.attachFabricTimeline(*timeline, fabricProcess(platform));
+            built.attachFabricTimeline(*timeline, timelineFabricProcess(platform));
     }
     // With a rank filter the drivers do not write the timeline; the selected ranks' nodes
     // are written from their records instead (without the dependency arrows).
@@ -335,23 +185,8 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
                  job.groups,
                  &simulation.logs().get("et_driver"),
                  allRanks ? timeline.get() : nullptr);
-    if (timeline && !allRanks) {
-        for (std::uint32_t rank = 0; rank < platform.ranks; ++rank)
-            if (detailed[rank])
-                timeline->processName(rank, "rank " + std::to_string(rank), rank);
-        built.onRecord([&timeline, detailed](const et::NodeRecord& record) {
-            const std::uint32_t rank = toUnderlying(record.rank);
-            if (!detailed[rank] || record.finishPs <= record.issuePs)
-                return;
-            timeline->complete(rank,
-                               static_cast<std::uint32_t>(record.engine),
-                               record.name,
-                               et::engineName(record.engine),
-                               record.issuePs,
-                               record.finishPs - record.issuePs,
-                               {{"bytes", record.bytes}});
-        });
-    }
+    if (timeline && !allRanks)
+        drawRecords(built, *timeline, detailed, std::vector<bool>(platform.ranks, true));
 
     RunResult result;
     try {
@@ -446,7 +281,13 @@ void summarise(RunReport& report,
     for (const et::RankDriver* driver : drivers)
         report.simulatedPs = std::max(report.simulatedPs, driver->finishPs());
     if (timeline)
-        writeUtilisationTracks(*timeline, platform, spec, detailed, intervals, report.simulatedPs);
+        writeUtilisationTracks(*timeline,
+                               platform,
+                               spec,
+                               detailed,
+                               std::vector<bool>(platform.ranks, true),
+                               intervals,
+                               report.simulatedPs);
     for (const et::RankDriver* driver : drivers) {
         const std::uint32_t rank = toUnderlying(driver->rank());
         report.nodes += driver->nodesFinished();
