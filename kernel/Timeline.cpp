@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <unistd.h>
 #include <utility>
 
@@ -14,6 +15,10 @@ namespace etsim {
 
 namespace {
 
+// The document around the events; the display unit ("ns" or "ms") is always two letters.
+constexpr std::string_view headerStart = R"({"displayTimeUnit":")";
+constexpr std::string_view headerEnd = "\",\"traceEvents\":[\n";
+constexpr std::size_t headerBytes = headerStart.size() + 2 + headerEnd.size();
 constexpr std::string_view footer = "\n]}\n";
 constexpr char hexDigits[] = "0123456789abcdef";
 
@@ -135,9 +140,9 @@ Timeline::Timeline(std::string path, TimelineOptions options)
             ::close(descriptor);
         output->fail("open", code);
     }
-    std::string header = R"({"displayTimeUnit":")";
+    std::string header(headerStart);
     header += options.displayTimeUnit == DisplayTimeUnit::Milliseconds ? "ms" : "ns";
-    header += "\",\"traceEvents\":[\n";
+    header += headerEnd;
     // Goes to the stdio buffer; a failure shows when the writer thread flushes.
     std::fwrite(header.data(), 1, header.size(), file);
     filling.reserve(batchBytes + 256);
@@ -194,6 +199,19 @@ void Timeline::endEvent()
 {
     filling += '}';
     ++events;
+    if (filling.size() >= batchBytes)
+        handOff(false);
+}
+
+void Timeline::appendEvents(std::string_view text, std::uint64_t count)
+{
+    checkOpen();
+    if (count == 0)
+        return;
+    if (events > 0)
+        filling += ",\n";
+    filling += text;
+    events += count;
     if (filling.size() >= batchBytes)
         handOff(false);
 }
@@ -467,6 +485,63 @@ void Timeline::close()
         throw Error(failure);
     }
     output->commit();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TimelineEventReader::TimelineEventReader(const std::string& path) : filePath(path)
+{
+    auto fail = [&](const std::string& problem) {
+        throw Error("timeline file \"" + filePath + "\": " + problem);
+    };
+    owner.reset(std::fopen(path.c_str(), "rb"));
+    if (!owner)
+        fail(std::string("cannot be read: ") + std::strerror(errno));
+    std::FILE* file = owner.get();
+    std::string header(headerBytes, '\0');
+    const std::size_t got = std::fread(header.data(), 1, header.size(), file);
+    if (got != header.size() || header.compare(0, headerStart.size(), headerStart) != 0 ||
+        header.compare(headerBytes - headerEnd.size(), headerEnd.size(), headerEnd) != 0 ||
+        std::fseek(file, -static_cast<long>(footer.size()), SEEK_END) != 0)
+        fail("not a timeline etsim wrote (its header differs)");
+    const long footerAt = std::ftell(file);
+    std::string end(footer.size(), '\0');
+    if (footerAt < static_cast<long>(headerBytes) ||
+        std::fread(end.data(), 1, end.size(), file) != end.size() || end != footer)
+        fail("not a closed timeline (its end is missing: was the run stopped?)");
+    remaining = static_cast<std::uint64_t>(footerAt) - headerBytes;
+    if (std::fseek(file, static_cast<long>(headerBytes), SEEK_SET) != 0)
+        fail(std::string("cannot be read: ") + std::strerror(errno));
+}
+
+TimelineEventReader::Chunk TimelineEventReader::next(std::size_t bytes)
+{
+    const std::size_t block = std::max<std::size_t>(bytes, 1);
+    Chunk chunk;
+    while (chunk.text.empty() && (remaining > 0 || !carry.empty())) {
+        const std::size_t want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(block, remaining));
+        const std::size_t had = carry.size();
+        carry.resize(had + want);
+        if (std::fread(carry.data() + had, 1, want, owner.get()) != want)
+            throw Error("timeline file \"" + filePath + "\": cannot be read: " +
+                        (std::ferror(owner.get()) ? std::strerror(errno) : "it got shorter"));
+        remaining -= want;
+        if (remaining == 0) {
+            chunk.text = std::move(carry);
+            carry.clear();
+        } else if (const std::size_t cut = carry.rfind(",\n"); cut != std::string::npos) {
+            chunk.text = carry.substr(0, cut);
+            carry.erase(0, cut + 2);
+        }
+    }
+    if (!chunk.text.empty()) {
+        chunk.count = 1;
+        for (std::size_t at = chunk.text.find(",\n"); at != std::string::npos;
+             at = chunk.text.find(",\n", at + 2))
+            ++chunk.count;
+    }
+    return chunk;
 }
 
 } // namespace etsim

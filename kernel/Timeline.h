@@ -167,6 +167,11 @@ public:
                  std::uint64_t flowId,
                  std::uint64_t timePs);
 
+    /// Appends `count` events another Timeline wrote, as TimelineEventReader reads them back
+    /// (how a partitioned run gathers its processes' events into one file). They were
+    /// filtered by their own timeline's window, not by this one's.
+    void appendEvents(std::string_view text, std::uint64_t count);
+
     /// Writes everything recorded so far to the file (not yet a complete document) and
     /// waits until it is there. Throws etsim::Error if writing failed.
     void flush();
@@ -224,6 +229,31 @@ private:
     bool stopping = false;
     std::string failure; // first write error, empty while all is well
     std::thread writer;
+};
+
+/// Reads the events of a closed timeline file back in chunks of whole events, for
+/// Timeline::appendEvents. Keeps one chunk in memory, whatever the file's size.
+class TimelineEventReader {
+public:
+    struct Chunk {
+        /// Whole events as the file holds them, separated by ",\n".
+        std::string text;
+        std::uint64_t count = 0;
+    };
+
+    /// Throws etsim::Error naming the path if it cannot be read or was not written (and
+    /// closed) by a Timeline.
+    explicit TimelineEventReader(const std::string& path);
+
+    /// The next events, about `bytes` of them (more when one event is longer); an empty
+    /// chunk once every event was read. Throws etsim::Error naming the path on a read error.
+    Chunk next(std::size_t bytes);
+
+private:
+    std::string filePath;
+    std::uint64_t remaining = 0; // bytes of events not read yet
+    std::string carry;           // the start of an event the last chunk did not take
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner{nullptr, &std::fclose};
 };
 
 } // namespace etsim

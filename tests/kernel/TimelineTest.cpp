@@ -463,5 +463,82 @@ TEST(Timeline, WriteFailureIsReportedWithThePath)
     EXPECT_EQ(errorOf([&] { timeline.close(); }), "(no error)");
 }
 
+// A partitioned run moves each process's events into one file: read back in chunks of
+// whole events (however small the chunk asked for) and appended, they make the same
+// document as writing them all into one timeline.
+TEST(Timeline, EventsReadBackAndAppendedMakeTheSameDocument)
+{
+    test::TempDir dir;
+    auto write = [](Timeline& timeline, std::uint32_t process) {
+        timeline.processName(process, "rank " + std::to_string(process), process);
+        for (std::uint64_t i = 0; i < 50; ++i)
+            timeline.complete(process, 1, "node,\nwith a newline", "c", i * 1000, 500);
+        timeline.counter(process, "utilisation", 7, {{"compute", 0.5}});
+    };
+    const auto whole = dir.file("whole.json");
+    {
+        Timeline timeline(whole.string());
+        write(timeline, 0);
+        write(timeline, 1);
+    }
+    const auto part = dir.file("part.json");
+    {
+        Timeline timeline(part.string());
+        write(timeline, 1);
+    }
+    for (std::size_t chunkBytes : {std::size_t{1}, std::size_t{100}, std::size_t{1} << 20}) {
+        SCOPED_TRACE(chunkBytes);
+        const auto merged = dir.file("merged.json");
+        Timeline timeline(merged.string(), {64, DisplayTimeUnit::Nanoseconds});
+        write(timeline, 0);
+        TimelineEventReader reader(part.string());
+        std::uint64_t chunks = 0;
+        for (TimelineEventReader::Chunk chunk = reader.next(chunkBytes); chunk.count > 0;
+             chunk = reader.next(chunkBytes)) {
+            ++chunks;
+            timeline.appendEvents(chunk.text, chunk.count);
+        }
+        EXPECT_EQ(reader.next(chunkBytes).text, "");
+        EXPECT_EQ(timeline.eventCount(), 2 * 53U);
+        timeline.close();
+        EXPECT_EQ(test::readFile(merged), test::readFile(whole));
+        // One event a chunk when a byte is asked for, all in one when a megabyte is.
+        if (chunkBytes == 1)
+            EXPECT_EQ(chunks, 53U);
+        else if (chunkBytes == 100)
+            EXPECT_GT(chunks, 10U);
+        else
+            EXPECT_EQ(chunks, 1U);
+    }
+}
+
+TEST(Timeline, AnEmptyTimelineReadsBackAsNoEvents)
+{
+    test::TempDir dir;
+    const auto path = dir.file("empty.json");
+    Timeline(path.string(), {64, DisplayTimeUnit::Milliseconds}).close();
+    TimelineEventReader reader(path.string());
+    TimelineEventReader::Chunk chunk = reader.next(1024);
+    EXPECT_EQ(chunk.count, 0U);
+    EXPECT_EQ(chunk.text, "");
+}
+
+TEST(Timeline, ReadingBackRefusesWhatATimelineDidNotWriteWhole)
+{
+    test::TempDir dir;
+    const auto other = dir.write("other.json", R"({"traceEvents":[]})");
+    EXPECT_EQ(errorOf([&] { TimelineEventReader reader(other.string()); }),
+              "timeline file \"" + other.string() +
+                  "\": not a timeline etsim wrote (its header differs)");
+    const auto cut = dir.write("cut.json", "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{}");
+    EXPECT_EQ(errorOf([&] { TimelineEventReader reader(cut.string()); }),
+              "timeline file \"" + cut.string() +
+                  "\": not a closed timeline (its end is missing: was the run stopped?)");
+    const auto missing = dir.file("missing.json");
+    EXPECT_EQ(errorOf([&] { TimelineEventReader reader(missing.string()); }),
+              "timeline file \"" + missing.string() +
+                  "\": cannot be read: No such file or directory");
+}
+
 } // namespace
 } // namespace etsim
