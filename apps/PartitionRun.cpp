@@ -65,10 +65,14 @@ ExitCode runPartitioned(const PartitionRunOptions& options,
         return ExitCode::CannotStart;
     }
     platform::MpiTransport transport(options.timeout);
-    // A report from an earlier run at the same path must not outlive this one, whichever
-    // process fails.
-    if (transport.self() == 0 && !options.report.empty())
-        std::remove(options.report.c_str());
+    // A report or timeline from an earlier run at the same path must not outlive this one,
+    // whichever process fails.
+    if (transport.self() == 0) {
+        if (!options.report.empty())
+            std::remove(options.report.c_str());
+        if (!jobOptions.timeline.path.empty())
+            std::remove(jobOptions.timeline.path.c_str());
+    }
     platform::RunReport report;
     try {
         report = platform::runPartitionedJob(config, job, jobOptions, plan, transport);

@@ -7,12 +7,15 @@
 #include "kernel/Units.h"
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
+#include "platforms/TimelineTracks.h"
 #include "platforms/partition/PartitionSync.h"
+#include "platforms/partition/PartitionTimeline.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace etsim::platform {
@@ -49,6 +52,53 @@ std::uint64_t nextEventPs(const Simulation& simulation)
     if (simulation.ended() || !sc_core::sc_pending_activity())
         return neverPs;
     return psOf(simulation.now()) + psOf(sc_core::sc_time_to_pending_activity());
+}
+
+// The largest of every process's `value`, known to all of them.
+std::uint64_t
+maxOverPartitions(PartitionTransport& transport, std::uint64_t value, std::uint64_t nowPs)
+{
+    std::vector<std::uint8_t> bytes(8);
+    for (int at = 0; at < 8; ++at)
+        bytes[at] = static_cast<std::uint8_t>(value >> (8 * at));
+    std::vector<std::vector<std::uint8_t>> outgoing(transport.partitions(), bytes);
+    outgoing[transport.self()].clear();
+    const std::vector<std::vector<std::uint8_t>> incoming = transport.exchange(outgoing, nowPs);
+    std::uint64_t largest = value;
+    for (std::uint32_t peer = 0; peer < incoming.size(); ++peer) {
+        if (peer == transport.self())
+            continue;
+        if (incoming[peer].size() != 8)
+            throw PartitionFailure("partition " + std::to_string(peer) +
+                                   " sent a broken simulated time");
+        std::uint64_t theirs = 0;
+        for (int at = 0; at < 8; ++at)
+            theirs |= std::uint64_t{incoming[peer][at]} << (8 * at);
+        largest = std::max(largest, theirs);
+    }
+    return largest;
+}
+
+// A node of ranks split between processes has no process that sees all of its ranks, which
+// its utilisation track (their mean) needs.
+void requireWholeNodesForNodeTracks(const PlatformConfig& platform,
+                                    const TimelineSpec& spec,
+                                    const PartitionPlan& plan)
+{
+    if (spec.path.empty() || !spec.nodeTracks)
+        return;
+    const std::uint32_t perNode = platform.ranksPerNode;
+    for (std::uint32_t first = 0; first < platform.ranks; first += perNode)
+        for (std::uint32_t rank = first + 1; rank < first + perNode && rank < platform.ranks;
+             ++rank)
+            if (plan.owner[rank] != plan.owner[first])
+                throw Error("--timeline: node " + std::to_string(first / perNode) + " (ranks " +
+                            std::to_string(first) + "-" + std::to_string(first + perNode - 1) +
+                            ") is split between partitions " + std::to_string(plan.owner[first]) +
+                            " and " + std::to_string(plan.owner[rank]) +
+                            ", and its utilisation track is the mean over all its ranks: "
+                            "partition by whole nodes (--partition-by nodes or auto) or leave "
+                            "the node tracks out (--timeline-no-node-tracks)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,9 +341,16 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
                     " processes; start the run with "
                     "mpirun -n " +
                     std::to_string(plan.partitions));
-    if (!options.timeline.path.empty())
-        throw Error("--timeline: a partitioned run writes no timeline; run in one process for "
-                    "one (docs/partitioned-runs.md, Limits)");
+    const TimelineSpec& spec = options.timeline;
+    requireWholeNodesForNodeTracks(platform, spec, plan);
+    // A link's busy slices merge the messages of every rank that uses it, and a process
+    // sees only its own ranks' messages.
+    if (spec.linkTracks.value_or(false))
+        throw Error("--timeline-links on: a partitioned run draws no link tracks, because a "
+                    "link's busy slices join the messages of ranks in every process; leave "
+                    "the option out, or run in one process for them");
+    const std::vector<bool> drawn = drawnRanks(platform, spec);
+    const bool allRanks = drawsEveryRank(drawn);
     std::vector<bool> local(platform.ranks);
     for (std::uint32_t rank = 0; rank < platform.ranks; ++rank)
         local[rank] = plan.owner[rank] == self;
@@ -314,7 +371,15 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
         intervals[toUnderlying(record.rank)].push_back(
             {record.issuePs, record.finishPs, record.engine});
     });
-    built.attach(input.sources(), job.groups, &simulation.logs().get("et_driver"), nullptr);
+    std::optional<PartitionTimeline> timeline;
+    if (!spec.path.empty())
+        timeline.emplace(spec, self);
+    built.attach(input.sources(),
+                 job.groups,
+                 &simulation.logs().get("et_driver"),
+                 timeline && allRanks ? &timeline->timeline() : nullptr);
+    if (timeline && !allRanks)
+        drawRecords(built, timeline->timeline(), drawn, local);
     simulation.elaborate();
 
     // Rounds: send what left and a grant, take in what came, run up to the bound.
@@ -356,6 +421,22 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
         result.outcome == RunOutcome::AllIdle && share.problem.empty() ? "finished" : "deadlock";
     share.events = result.deltaCycles;
     share.wallSeconds = result.wallSeconds;
+    PartitionTimeline::Written written;
+    if (timeline) {
+        // The counters' samples span the whole run, as in one process.
+        std::uint64_t finishPs = 0;
+        for (const et::RankDriver* driver : drivers)
+            finishPs = std::max(finishPs, driver->finishPs());
+        const std::uint64_t nowPs = psOf(simulation.now());
+        writeUtilisationTracks(timeline->timeline(),
+                               platform,
+                               spec,
+                               drawn,
+                               local,
+                               intervals,
+                               maxOverPartitions(transport, finishPs, nowPs));
+        written = timeline->gather(transport, nowPs);
+    }
     for (const et::RankDriver* driver : drivers) {
         const std::uint32_t rank = toUnderlying(driver->rank());
         share.simulatedPs = std::max(share.simulatedPs, driver->finishPs());
@@ -382,7 +463,13 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
     std::vector<Share> all;
     for (std::uint32_t peer = 0; peer < plan.partitions; ++peer)
         all.push_back(peer == 0 ? share : decodeShare(shares[peer], peer));
-    return mergeShares(all, platform);
+    RunReport report = mergeShares(all, platform);
+    if (timeline) {
+        report.timelinePath = spec.path;
+        report.timelineEvents = written.events;
+        report.timelineBytes = written.bytes;
+    }
+    return report;
 }
 
 } // namespace etsim::platform

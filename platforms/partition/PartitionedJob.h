@@ -14,8 +14,10 @@ namespace etsim::platform {
 
 /// Runs this process's part of the job. Partition 0 returns the merged report; the others
 /// return the report of their own part (outcome, problem, their ranks), which is for exit
-/// codes, not for writing. Throws etsim::Error for inputs that cannot run partitioned (a
-/// flow or astra_aware fabric, a timeline, a plan for another number of processes) and
+/// codes, not for writing. Partition 0 writes the timeline, with every process's ranks
+/// (PartitionTimeline). Throws etsim::Error for inputs that cannot run partitioned (a flow
+/// or astra_aware fabric, node tracks of a node split between processes, a plan for another
+/// number of processes) and
 /// PartitionFailure when another process dies, stalls or breaks the protocol.
 RunReport runPartitionedJob(const PlatformConfig& platform,
                             const JobSpec& job,

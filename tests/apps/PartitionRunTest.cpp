@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace etsim::apps {
 namespace {
@@ -101,6 +103,92 @@ TEST(PartitionRun, EagerPointToPointMatchesOneProcess)
                       "run --platform hgx_h100_4node --set fabric.fidelity=analytical --trace " +
                           trace,
                       {2, 4});
+}
+
+// The timeline's events in a canonical order: a merged timeline holds the same events as the
+// single-process one, in another order (each process's part after partition 0's own).
+std::vector<std::string> sortedEvents(const std::filesystem::path& path)
+{
+    const nlohmann::json timeline = readJson(path);
+    std::vector<std::string> events;
+    for (const nlohmann::json& event : timeline.at("traceEvents"))
+        events.push_back(event.dump());
+    std::sort(events.begin(), events.end());
+    return events;
+}
+
+// Runs `job` with `timeline` options in one process and in `count` partitions: the merged
+// timeline holds exactly the single-process one's events, and no part file is left.
+void expectSameTimeline(const TempDir& dir,
+                        const std::string& job,
+                        const std::string& timeline,
+                        std::uint32_t count,
+                        const std::string& by = "auto")
+{
+    SCOPED_TRACE("--partitions " + std::to_string(count) + " --partition-by " + by + " " +
+                 timeline);
+    const std::filesystem::path single = dir.file("single-timeline.json");
+    CommandResult one = runEtsim(job + " --quiet " + timeline + " --timeline " + single.string());
+    ASSERT_EQ(one.code, 0) << one.output;
+    const std::filesystem::path parts = dir.file("tmp");
+    std::filesystem::create_directories(parts);
+    const std::filesystem::path merged = dir.file("merged-timeline.json");
+    const std::string report = dir.file("merged-report.json").string();
+    CommandResult run =
+        runCommand("TMPDIR=" + parts.string() + " timeout 120 " +
+                   "mpirun --allow-run-as-root --oversubscribe -x TMPDIR -n " +
+                   std::to_string(count) + " " + ETSIM_BINARY + " " + job +
+                   " --quiet --partitions " + std::to_string(count) + " --partition-by " + by +
+                   " " + timeline + " --timeline " + merged.string() + " --report " + report);
+    ASSERT_EQ(run.code, 0) << run.output;
+    const std::vector<std::string> expected = sortedEvents(single);
+    EXPECT_GT(expected.size(), 10U);
+    EXPECT_EQ(sortedEvents(merged), expected);
+    EXPECT_EQ(std::filesystem::file_size(merged), std::filesystem::file_size(single));
+    EXPECT_EQ(readJson(report)["timeline"], merged.string());
+    EXPECT_TRUE(std::filesystem::is_empty(parts)) << "a part of the timeline was left";
+}
+
+TEST(PartitionRun, TheTimelineHoldsTheSameEventsAsOneProcess)
+{
+    TempDir dir;
+    const std::string trace =
+        generate(dir, "--ranks 32 --size \"4 MiB\" --iterations 2 --compute-flops 1e9");
+    const std::string job =
+        "run --platform hgx_h100_4node --set fabric.fidelity=analytical --trace " + trace;
+    // Every rank drawn with its dependency arrows, the utilisation counters per rank and per
+    // node; then a few ranks of both processes, in a window of the run.
+    expectSameTimeline(dir, job, "--timeline-links off", 2);
+    expectSameTimeline(dir, job, "--timeline-links off", 4);
+    expectSameTimeline(dir, job, "--timeline-ranks 3,20 --timeline-window 5us:60us", 2);
+    // A node split between processes has no mean track, but everything else is drawn.
+    expectSameTimeline(dir, job, "--timeline-links off --timeline-no-node-tracks", 4, "dim:0");
+}
+
+TEST(PartitionRun, TimelineTracksThatNeedEveryProcessAreRefused)
+{
+    TempDir dir;
+    const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\"");
+    const std::string job = "timeout 60 " + mpirun(2) +
+                            "run --platform hgx_h100_4node --set fabric.fidelity=analytical "
+                            "--quiet --trace " +
+                            trace + " --partitions 2 --timeline " +
+                            dir.file("timeline.json").string();
+    CommandResult links = runCommand(job + " --timeline-links on");
+    EXPECT_NE(links.code, 0) << links.output;
+    EXPECT_TRUE(contains(links.output,
+                         "--timeline-links on: a partitioned run draws no link tracks, because "
+                         "a link's busy slices join the messages of ranks in every process"))
+        << links.output;
+    CommandResult split = runCommand(job + " --partition-by dim:0");
+    EXPECT_NE(split.code, 0) << split.output;
+    EXPECT_TRUE(contains(split.output,
+                         "--timeline: node 0 (ranks 0-7) is split between partitions 0 and 1, "
+                         "and its utilisation track is the mean over all its ranks: partition "
+                         "by whole nodes (--partition-by nodes or auto) or leave the node "
+                         "tracks out (--timeline-no-node-tracks)"))
+        << split.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("timeline.json")));
 }
 
 TEST(PartitionRun, AFlowFabricIsRefusedWithTheReason)
