@@ -61,6 +61,20 @@ inline constexpr EnumName<Fidelity> fidelityNames[] = {
     {"astra_unaware", Fidelity::AstraUnaware},
 };
 
+/// How a fidelity's fabric splits over the processes of a partitioned run
+/// (docs/partitioned-runs.md).
+enum class Partitioning : std::uint8_t {
+    /// A message's arrival is known when it starts (no link state between messages): the
+    /// partitioned run is the single-process run, to the picosecond.
+    Exact,
+    /// Each process shares links among the messages its own ranks send; a message to a rank
+    /// of another process leaves when its last byte has crossed its links, so two messages of
+    /// different processes on one link do not slow each other (the documented error).
+    PerProcessSharing,
+    /// Links keep state that every process's messages change (FIFO queues): not partitioned.
+    None,
+};
+
 /// What a fidelity can time beyond point-to-point messages: read by the configuration's checks
 /// (which name the key at fault) and by the network core, so neither chooses by fidelity name.
 /// The timing itself is the fidelity's policy (models/net/fidelity/).
@@ -70,19 +84,18 @@ struct FidelityAbilities {
     bool sharesLinks;
     /// In-switch streams: one transfer over many routes at one rate.
     bool carriesStreams;
-    /// A message's arrival is known when it starts (no link state between messages), so a
-    /// run can be partitioned across processes (docs/partitioned-runs.md).
-    bool timesAtStart;
+    /// How a run splits over processes (docs/partitioned-runs.md).
+    Partitioning partitioning;
     /// Charges the collective latency model (`collectives.step_latency`, `base_latency`,
     /// `dims[i].nic_latency`, docs/network.md); ASTRA-sim's backends have none, so the astra
     /// fidelities leave it out and stay ASTRA-sim's numbers.
     bool chargesLatency;
 };
 inline constexpr FidelityAbilities fidelityAbilities[] = {
-    {Fidelity::Flow, true, true, false, true},
-    {Fidelity::Analytical, false, true, true, true},
-    {Fidelity::AstraAware, false, false, false, false},
-    {Fidelity::AstraUnaware, false, false, true, false},
+    {Fidelity::Flow, true, true, Partitioning::PerProcessSharing, true},
+    {Fidelity::Analytical, false, true, Partitioning::Exact, true},
+    {Fidelity::AstraAware, false, false, Partitioning::None, false},
+    {Fidelity::AstraUnaware, false, false, Partitioning::Exact, false},
 };
 constexpr const FidelityAbilities& abilitiesOf(Fidelity fidelity)
 {

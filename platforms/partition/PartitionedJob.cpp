@@ -308,21 +308,39 @@ RunReport mergeShares(const std::vector<Share>& shares, const PlatformConfig& pl
     report.collectives = summariseCollectives(mergeCollectives(shares));
     // Every process has every link; each counted the messages it sent.
     std::vector<LinkUsage> links = shares.front().links;
-    for (std::size_t share = 1; share < shares.size(); ++share)
-        for (std::size_t link = 0; link < links.size() && link < shares[share].links.size();
-             ++link) {
-            links[link].bytes += shares[share].links[link].bytes;
-            links[link].busyPs += shares[share].links[link].busyPs;
+    std::uint64_t sharedLinks = 0;
+    for (std::size_t link = 0; link < links.size(); ++link) {
+        std::uint32_t users = links[link].bytes > 0 ? 1 : 0;
+        for (std::size_t share = 1; share < shares.size(); ++share) {
+            if (link >= shares[share].links.size())
+                continue;
+            const LinkUsage& theirs = shares[share].links[link];
+            users += theirs.bytes > 0 ? 1 : 0;
+            links[link].bytes += theirs.bytes;
+            links[link].busyPs += theirs.busyPs;
         }
+        sharedLinks += users > 1 ? 1 : 0;
+    }
+    std::string linksUnavailable = shares.front().linksUnavailable;
+    // Where flows share links (flow fidelity), a link busy in two processes at once would be
+    // counted twice: its busy time is the union of theirs, which no process saw.
+    if (linksUnavailable.empty() && sharedLinks > 0 &&
+        net::abilitiesOf(platform.fabric.fidelity).partitioning ==
+            net::Partitioning::PerProcessSharing)
+        linksUnavailable =
+            std::to_string(sharedLinks) +
+            " links carried messages of more than one process; a partitioned " +
+            std::string(enumName(net::fidelityNames, platform.fabric.fidelity)) +
+            " run shares a link only between the messages of one process, so messages of two "
+            "processes that met on one ran as if alone (docs/partitioned-runs.md); run in one "
+            "process for exact link figures and times";
+    if (!linksUnavailable.empty())
+        links.clear();
     std::vector<RankResources> perRank;
     for (const auto& [rank, used] : resources)
         perRank.push_back(used);
-    summariseResources(report.resources,
-                       platform,
-                       report.simulatedPs,
-                       perRank,
-                       links,
-                       shares.front().linksUnavailable);
+    summariseResources(
+        report.resources, platform, report.simulatedPs, perRank, links, linksUnavailable);
     return report;
 }
 

@@ -94,6 +94,47 @@ TEST(PartitionRun, AstraUnawareMatchesOneProcessAcrossAnySplit)
     expectSameReports(dir, job, {3}, "ranks");
 }
 
+// Flow: each process shares links among its own messages. Where no link carries messages of
+// two processes (a ring all-reduce split by nodes), the run is the single-process run.
+TEST(PartitionRun, FlowMatchesOneProcessWhereNoLinkCarriesTwoProcesses)
+{
+    TempDir dir;
+    const std::string trace =
+        generate(dir, "--ranks 32 --size \"4 MiB\" --iterations 2 --compute-flops 1e9");
+    expectSameReports(dir, "run --platform hgx_h100_4node --trace " + trace, {2, 4});
+}
+
+// A crossbar shared by every rail carries the messages of both processes: each process's
+// messages ran as if alone, so the run is faster than the single-process one, and the report
+// says why its link figures are missing.
+TEST(PartitionRun, FlowSaysWhenMessagesOfTwoProcessesMetOnALink)
+{
+    TempDir dir;
+    const std::string trace = generate(dir, "--ranks 32 --size \"4 MiB\" --iterations 2");
+    const std::string job =
+        "run --platform hgx_h100_4node --set fabric.topology.dims[1].switch_bandwidth=100GB/s "
+        "--quiet --trace " +
+        trace;
+    const std::string single = dir.file("single.json").string();
+    CommandResult one = runEtsim(job + " --report " + single);
+    ASSERT_EQ(one.code, 0) << one.output;
+    const std::string merged = dir.file("merged.json").string();
+    CommandResult run =
+        runCommand("timeout 120 " + mpirun(2) + job + " --partitions 2 --report " + merged);
+    ASSERT_EQ(run.code, 0) << run.output;
+    const nlohmann::json expected = readJson(single);
+    const nlohmann::json actual = readJson(merged);
+    EXPECT_LT(actual["simulated_time_ns"].get<double>(),
+              expected["simulated_time_ns"].get<double>());
+    EXPECT_FALSE(expected["resources"].contains("links_unavailable"));
+    EXPECT_EQ(actual["resources"]["links_unavailable"],
+              "8 links carried messages of more than one process; a partitioned flow run "
+              "shares a link only between the messages of one process, so messages of two "
+              "processes that met on one ran as if alone (docs/partitioned-runs.md); run in one "
+              "process for exact link figures and times");
+    EXPECT_TRUE(actual["resources"]["busiest_links"].empty());
+}
+
 TEST(PartitionRun, EagerPointToPointMatchesOneProcess)
 {
     TempDir dir;
@@ -191,18 +232,21 @@ TEST(PartitionRun, TimelineTracksThatNeedEveryProcessAreRefused)
     EXPECT_FALSE(std::filesystem::exists(dir.file("timeline.json")));
 }
 
-TEST(PartitionRun, AFlowFabricIsRefusedWithTheReason)
+TEST(PartitionRun, AnAstraAwareFabricIsRefusedWithTheReason)
 {
     TempDir dir;
     const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\"");
     const std::string report = dir.file("report.json").string();
     CommandResult run =
-        runCommand("timeout 60 " + mpirun(2) + "run --platform hgx_h100_4node --quiet --trace " +
+        runCommand("timeout 60 " + mpirun(2) +
+                   "run --platform hgx_h100_4node --set fabric.fidelity=astra_aware --quiet "
+                   "--trace " +
                    trace + " --partitions 2 --report " + report);
     EXPECT_NE(run.code, 0) << run.output;
     EXPECT_TRUE(contains(run.output,
-                         "a partitioned run needs the analytical or astra_unaware "
-                         "fidelity"))
+                         "a partitioned run needs the analytical, astra_unaware or flow "
+                         "fidelity; fabric.fidelity astra_aware keeps a FIFO queue per link "
+                         "that the messages of every process share (run it in one process)"))
         << run.output;
     // The report says the run failed; no report of another run is left in its place.
     nlohmann::json json = readJson(report);

@@ -345,11 +345,12 @@ void NetworkCore::remoteArrived(std::uint64_t message)
 
 void NetworkCore::setCrossing(CrossingSink* sink)
 {
-    if (sink != nullptr && !abilitiesOf(config.fidelity).timesAtStart)
-        throw Error("a partitioned run needs the analytical or astra_unaware fidelity, whose "
-                    "message times are known when a message starts; fabric.fidelity " +
+    if (sink != nullptr && abilitiesOf(config.fidelity).partitioning == Partitioning::None)
+        throw Error("a partitioned run needs the analytical, astra_unaware or flow fidelity; "
+                    "fabric.fidelity " +
                     std::string(enumName(fidelityNames, config.fidelity)) +
-                    " shares links between messages of every process (run it in one process)");
+                    " keeps a FIFO queue per link that the messages of every process share "
+                    "(run it in one process)");
     crossing = sink;
     state.leave = nullptr;
     if (sink == nullptr)

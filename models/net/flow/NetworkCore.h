@@ -98,8 +98,9 @@ public:
     void setRemote(RemoteNetwork* remote) { remoteNetwork = remote; }
     bool isRemote() const { return remoteNetwork != nullptr; }
     /// From now on messages to endpoints `crossing` says are remote leave through it instead of
-    /// arriving here (nullptr: none leave). Only fidelities whose arrival is known when a
-    /// message starts (FidelityAbilities::timesAtStart; throws etsim::Error otherwise).
+    /// arriving here (nullptr: none leave), once their arrival is known: when they start, or
+    /// in the flow fidelity when their last byte has crossed (FidelityAbilities::partitioning;
+    /// throws etsim::Error for a fidelity that cannot be partitioned).
     void setCrossing(CrossingSink* crossing);
     /// The remote network delivered `message` at the calendar's now(); the sink hears of it
     /// after the message delay. Throws etsim::Error for a message not in flight.
