@@ -352,16 +352,15 @@ WallProfile* StatGroup::wallProfile() const
 void StatGroup::claimName(const std::string& name, const char* what)
 {
     checkName(name, "group " + path());
-    if (names.count(name) != 0) {
-        std::string existing = "a child group";
-        for (const auto& stat : ownStats)
-            if (stat->name() == name)
-                existing = std::string("a ") + stat->kind();
+    if (auto found = names.find(name); found != names.end()) {
+        const std::string existing = found->second.stat != nullptr
+                                         ? std::string("a ") + found->second.stat->kind()
+                                         : std::string("a child group");
         throw Error(joinPath(path(), name) + ": cannot add " + what + ", the name is already " +
                     "used by " + existing + " in this group; give each stat and child group a " +
                     "distinct name");
     }
-    names.insert(name);
+    names.emplace(name, Named{});
 }
 
 StatGroup& StatGroup::addGroup(const std::string& name)
@@ -376,6 +375,7 @@ StatGroup& StatGroup::adoptGroup(std::unique_ptr<StatGroup> group)
         throw Error("group " + path() + ": adoptGroup was given no group");
     claimName(group->name(), "a group");
     group->parent = this;
+    names[group->name()].group = group.get();
     children.push_back(std::move(group));
     return *children.back();
 }
@@ -385,6 +385,7 @@ void StatGroup::addStat(std::unique_ptr<Stat> stat)
     if (!stat)
         throw Error("group " + path() + ": add was given no stat");
     claimName(stat->name(), (std::string("a ") + stat->kind()).c_str());
+    names[stat->name()].stat = stat.get();
     ownStats.push_back(std::move(stat));
 }
 
@@ -451,11 +452,8 @@ const StatGroup* StatGroup::findGroup(std::string_view relativePath) const
         std::string_view part = relativePath.substr(0, dot);
         relativePath =
             dot == std::string_view::npos ? std::string_view{} : relativePath.substr(dot + 1);
-        const StatGroup* next = nullptr;
-        for (const auto& child : group->children)
-            if (child->name() == part)
-                next = child.get();
-        group = next;
+        auto found = group->names.find(part);
+        group = found == group->names.end() ? nullptr : found->second.group;
     }
     return group;
 }
@@ -469,10 +467,8 @@ const Stat* StatGroup::findStat(std::string_view relativePath) const
         dot == std::string_view::npos ? relativePath : relativePath.substr(dot + 1);
     if (group == nullptr)
         return nullptr;
-    for (const auto& stat : group->ownStats)
-        if (stat->name() == name)
-            return stat.get();
-    return nullptr;
+    auto found = group->names.find(name);
+    return found == group->names.end() ? nullptr : found->second.stat;
 }
 
 nlohmann::ordered_json statsToJson(const StatGroup& root, std::uint64_t nowPs)

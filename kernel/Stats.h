@@ -18,8 +18,8 @@
 #include <functional>
 #include <iosfwd>
 #include <limits>
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -310,7 +310,13 @@ private:
     std::string groupName;
     const StatGroup* parent = nullptr;
     WallProfile* wall = nullptr;
-    std::set<std::string, std::less<>> names;
+    // Every stat and child group by name, for lookups by path: a platform's root holds a
+    // group per rank, and the report reads each rank's stats.
+    struct Named {
+        const Stat* stat = nullptr;
+        const StatGroup* group = nullptr;
+    };
+    std::map<std::string, Named, std::less<>> names;
     std::vector<std::unique_ptr<Stat>> ownStats;
     std::vector<std::unique_ptr<StatGroup>> children;
 };
