@@ -53,10 +53,14 @@ public:
     constexpr IdSpan() = default;
     constexpr IdSpan(const std::uint64_t* first, std::size_t count) : first(first), count(count) {}
     // The list lives until the end of the full expression, which covers a call's arguments.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
     IdSpan(std::initializer_list<std::uint64_t> ids) : first(ids.begin()), count(ids.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
     template <typename Container,
               typename = std::enable_if_t<
                   std::is_convertible_v<decltype(std::declval<const Container&>().data()),

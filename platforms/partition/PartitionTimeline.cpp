@@ -75,7 +75,7 @@ PartitionTimeline::Written PartitionTimeline::gather(PartitionTransport& transpo
         for (std::uint32_t peer = 0; peer < partitions; ++peer)
             if (peer != self)
                 outgoing[peer] = peer == 0 && sent ? encodeChunk(chunk)
-                                                   : std::vector<std::uint8_t>{sent ? 1 : 0};
+                                                   : std::vector<std::uint8_t>{std::uint8_t{sent}};
         const std::vector<std::vector<std::uint8_t>> incoming = transport.exchange(outgoing, nowPs);
         bool any = sent;
         for (std::uint32_t peer = 0; peer < partitions; ++peer) {

@@ -42,11 +42,16 @@ build_targets=(etsim_fuzz_seeds)
 for target in "${targets[@]}"; do
     build_targets+=("etsim_fuzz_$target")
 done
-cmake --build "$build_dir" -j 2 --target "${build_targets[@]}" >/dev/null
+# Quiet when it works; on failure the compiler's errors are what the caller needs to see.
+mkdir -p "$build_dir/fuzz"
+if ! cmake --build "$build_dir" -j 2 --target "${build_targets[@]}" >"$build_dir/fuzz/build.log" 2>&1; then
+    grep -E -B2 -A12 'error|FAILED' "$build_dir/fuzz/build.log" | head -n 80 >&2 || tail -n 80 "$build_dir/fuzz/build.log" >&2
+    echo "run-fuzz.sh: building the fuzzers with clang failed; full log: $build_dir/fuzz/build.log" >&2
+    exit 1
+fi
 [[ $budget -eq 0 ]] && exit 0
 
 # Each invocation generates its own seeds: CTest runs several targets at once.
-mkdir -p "$build_dir/fuzz"
 generated=$(mktemp -d "$build_dir/fuzz/generated.XXXXXX")
 trap 'rm -rf "$generated"' EXIT
 "$build_dir/tests/fuzz/etsim_fuzz_seeds" "$generated"
