@@ -125,7 +125,12 @@ std::vector<RankFile> findRankFiles(const fs::path& prefixOrFolder)
 }
 
 TraceSet::TraceSet(const fs::path& prefixOrFolder, TraceSetOptions setOptions)
-    : files(findRankFiles(prefixOrFolder))
+    : TraceSet(findRankFiles(prefixOrFolder), setOptions)
+{
+}
+
+TraceSet::TraceSet(std::vector<RankFile> rankFiles, TraceSetOptions setOptions)
+    : files(std::move(rankFiles))
     , options(setOptions)
     , readers(files.size())
     , recentPosition(files.size())

@@ -46,6 +46,9 @@ std::size_t automaticOpenFiles(std::size_t limit);
 class TraceSet {
 public:
     explicit TraceSet(const std::filesystem::path& prefixOrFolder, TraceSetOptions options = {});
+    // The files given, rank i reading files[i] (one file may serve many ranks: a replicated
+    // one-rank trace); no checks of their names.
+    explicit TraceSet(std::vector<RankFile> files, TraceSetOptions options = {});
     ~TraceSet();
     TraceSet(const TraceSet&) = delete;
     TraceSet& operator=(const TraceSet&) = delete;

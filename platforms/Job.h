@@ -80,9 +80,11 @@ public:
     std::vector<std::pair<std::uint32_t, TraceFileInfo>> rankedFiles() const;
 
 private:
+    // Every rank's reader, the replicas of a one-rank trace included: the set keeps only as
+    // many files open as the process may (a 65,536-rank replica is one file read 65,536 times).
     std::unique_ptr<et::TraceSet> set;
     std::vector<et::RankFile> rankFiles;
-    std::vector<std::unique_ptr<et::TraceReader>> replicas;
+    bool replicated = false;
     std::vector<bool> local;
 };
 

@@ -63,37 +63,33 @@ TraceInput::TraceInput(const std::filesystem::path& prefixOrFolder,
 {
     rankFiles = et::findRankFiles(prefixOrFolder);
     if (replicate == 0) {
-        set = std::make_unique<et::TraceSet>(prefixOrFolder);
+        set = std::make_unique<et::TraceSet>(std::vector<et::RankFile>(rankFiles));
         return;
     }
     if (rankFiles.size() != 1)
         throw Error("--replicate " + std::to_string(replicate) + " runs a one-rank trace, but " +
                     prefixOrFolder.string() + " has " + std::to_string(rankFiles.size()) +
                     " ranks; drop --replicate");
+    // Readers open on a rank's first read, so a partitioned run's other ranks open nothing.
+    std::vector<et::RankFile> copies(replicate);
     for (std::uint32_t rank = 0; rank < replicate; ++rank)
-        replicas.push_back(rank < local.size() && !local[rank]
-                               ? nullptr
-                               : std::make_unique<et::TraceReader>(rankFiles.front().path));
+        copies[rank] = {rank, rankFiles.front().path};
+    set = std::make_unique<et::TraceSet>(std::move(copies));
+    replicated = true;
 }
 
 TraceInput::~TraceInput() = default;
 
 std::size_t TraceInput::rankCount() const
 {
-    return set ? set->rankCount() : replicas.size();
+    return set->rankCount();
 }
 
 std::vector<et::NodeSource> TraceInput::sources()
 {
     std::vector<et::NodeSource> list;
-    if (set) {
-        for (std::uint32_t rank = 0; rank < set->rankCount(); ++rank)
-            list.emplace_back([this, rank](et::TraceNode& node) { return set->next(rank, node); });
-    } else {
-        for (auto& reader : replicas)
-            list.push_back(reader ? et::readerSource(*reader)
-                                  : et::NodeSource([](et::TraceNode&) { return false; }));
-    }
+    for (std::uint32_t rank = 0; rank < set->rankCount(); ++rank)
+        list.emplace_back([this, rank](et::TraceNode& node) { return set->next(rank, node); });
     return list;
 }
 
@@ -109,7 +105,7 @@ std::vector<std::pair<std::uint32_t, TraceFileInfo>> TraceInput::rankedFiles() c
 {
     std::vector<std::pair<std::uint32_t, TraceFileInfo>> list;
     for (const et::RankFile& file : rankFiles)
-        if (!replicas.empty() || file.rank >= local.size() || local[file.rank])
+        if (replicated || file.rank >= local.size() || local[file.rank])
             list.emplace_back(file.rank, describeTraceFile(file.path));
     return list;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace etsim::et {
 namespace {
@@ -52,6 +53,51 @@ TEST(TraceSet, ManyRanksWithBoundedOpenFiles)
         EXPECT_FALSE(set.next(rank, node));
     EXPECT_LE(maxOpen, 8U);
     EXPECT_EQ(set.openFiles(), 0U);
+}
+
+// A replicated one-rank trace: one file read by many more ranks than may hold it open, each
+// rank at its own place in it (the staggered reads would interleave if ranks shared a reader).
+TEST(TraceSet, OneFileServesManyRanksEachAtItsOwnPlace)
+{
+    etsim::test::TempDir temp;
+    constexpr uint64_t nodes = 12;
+    {
+        TraceWriter writer(temp.file("one.0.et.gz"));
+        for (uint64_t i = 0; i < nodes; ++i) {
+            TraceNode node;
+            node.id = 100 + i;
+            node.name = "n";
+            node.type = NodeType::Comp;
+            writer.write(node);
+        }
+        writer.close();
+    }
+    constexpr uint32_t ranks = 200;
+    std::vector<RankFile> files(ranks);
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+        files[rank] = {rank, temp.file("one.0.et.gz")};
+    TraceSetOptions options;
+    options.maxOpenFiles = 4;
+    TraceSet set(std::move(files), options);
+    ASSERT_EQ(set.rankCount(), ranks);
+    std::vector<uint64_t> read(ranks, 0);
+    TraceNode node;
+    std::size_t maxOpen = 0;
+    // Rank r reads r % 5 + 1 nodes per round, so every rank is somewhere else in the file.
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (uint32_t rank = 0; rank < ranks; ++rank)
+            for (uint32_t step = 0; step <= rank % 5 && read[rank] < nodes; ++step) {
+                ASSERT_TRUE(set.next(rank, node)) << "rank " << rank;
+                ASSERT_EQ(node.id, 100 + read[rank]) << "rank " << rank;
+                ++read[rank];
+                progress = true;
+                maxOpen = std::max(maxOpen, set.openFiles());
+            }
+    }
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+        EXPECT_FALSE(set.next(rank, node));
+    EXPECT_LE(maxOpen, 4U);
 }
 
 TEST(TraceSet, AutomaticOpenFilesLeavesAQuarterOfTheLimitToTheRest)

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <sys/resource.h>
 
 namespace etsim::platform {
 namespace {
@@ -243,6 +244,38 @@ TEST_F(ScTest, ReplicateRunsOneRankAsMany)
     ASSERT_EQ(report.collectives.size(), 1U);
     EXPECT_EQ(report.ranks[0].computePs, 7000000U);
     EXPECT_EQ(report.traceFiles.size(), 1U);
+}
+
+// Replicas read through one bounded set of readers: more replicas than the process may hold
+// files open (a 65,536-rank replica under a descriptor limit of 20,000) still read every node.
+TEST(TraceInput, ReplicasNeedNotAllHoldTheirFileOpen)
+{
+    TempDir dir;
+    Scripted workload(1, [](std::uint32_t, workloads::RankEmitter& out) {
+        out.delay("a", 1, {});
+        out.delay("b", 2, {});
+    });
+    fs::path prefix = write(workload, dir);
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    rlimit lowered = saved;
+    lowered.rlim_cur = 256;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    std::string failure;
+    try {
+        constexpr std::uint32_t replicas = 1000;
+        TraceInput input(prefix, replicas);
+        std::vector<et::NodeSource> sources = input.sources();
+        et::TraceNode node;
+        for (int step = 0; step < 2; ++step)
+            for (std::uint32_t rank = 0; rank < replicas && failure.empty(); ++rank)
+                if (!sources[rank](node) || node.name != (step == 0 ? "a" : "b"))
+                    failure = "rank " + std::to_string(rank) + " node " + std::to_string(step);
+    } catch (const std::exception& error) {
+        failure = error.what();
+    }
+    setrlimit(RLIMIT_NOFILE, &saved);
+    EXPECT_EQ(failure, "");
 }
 
 TEST_F(ScTest, RankCountMismatchIsAClearError)
