@@ -209,7 +209,25 @@ RunResult Simulation::result(RunOutcome outcome) const
     return out;
 }
 
+RunOutcome Simulation::advanceTo(const sc_core::sc_time& until)
+{
+    return runChunks(&until);
+}
+
 RunResult Simulation::runTo(const sc_core::sc_time* until)
+{
+    const RunOutcome outcome = runChunks(until);
+    RunResult out = result(outcome);
+    if (outcome == RunOutcome::Deadlock)
+        log.error("deadlock at ",
+                  out.simulatedTime,
+                  ": ",
+                  out.busyParticipants.size(),
+                  " participant(s) still busy with no events left");
+    return out;
+}
+
+RunOutcome Simulation::runChunks(const sc_core::sc_time* until)
 {
     if (finished)
         throw Error("simulation: the run has already ended; a SystemC kernel cannot restart");
@@ -233,7 +251,7 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
         if (interrupted()) {
             // Requested before the run or between chunks: the kernel is not running.
             finished = true;
-            return result(RunOutcome::Interrupted);
+            return RunOutcome::Interrupted;
         }
         sc_core::sc_time chunkEnd = sc_core::sc_max_time();
         if (reportProgress) {
@@ -261,11 +279,11 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
         if (sc_core::sc_get_status() == sc_core::SC_STOPPED) {
             finished = true;
             if (monitor->stoppedWhenIdle())
-                return result(RunOutcome::AllIdle);
-            return result(interrupted() ? RunOutcome::Interrupted : RunOutcome::Stopped);
+                return RunOutcome::AllIdle;
+            return interrupted() ? RunOutcome::Interrupted : RunOutcome::Stopped;
         }
         if (!sc_core::sc_pending_activity() && options.eventsFromOutside && until != nullptr)
-            return result(RunOutcome::TimeReached);
+            return RunOutcome::TimeReached;
         if (!sc_core::sc_pending_activity()) {
             // Out of events. With nobody busy this is a natural end; otherwise nothing can wake
             // the busy participants again, unless a stop was requested: a participant that gave
@@ -273,16 +291,8 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
             // wake-up arrives, and that run was interrupted, not deadlocked.
             finished = true;
             if (interrupted())
-                return result(RunOutcome::Interrupted);
-            RunResult out =
-                result(monitor->busy() == 0 ? RunOutcome::AllIdle : RunOutcome::Deadlock);
-            if (out.outcome == RunOutcome::Deadlock)
-                log.error("deadlock at ",
-                          out.simulatedTime,
-                          ": ",
-                          out.busyParticipants.size(),
-                          " participant(s) still busy with no events left");
-            return out;
+                return RunOutcome::Interrupted;
+            return monitor->busy() == 0 ? RunOutcome::AllIdle : RunOutcome::Deadlock;
         }
         if (reportProgress)
             options.onProgress(Progress{sc_core::sc_time_stamp(),
@@ -290,7 +300,7 @@ RunResult Simulation::runTo(const sc_core::sc_time* until)
                                         std::chrono::duration<double>(wallTime).count(),
                                         monitor->busy()});
         if (until != nullptr && sc_core::sc_time_stamp() >= *until)
-            return result(RunOutcome::TimeReached);
+            return RunOutcome::TimeReached;
     }
 }
 

@@ -118,6 +118,10 @@ public:
     // Runs until simulated time `until` at most (absolute), then returns; may be called again
     // with a later time unless the run has ended (AllIdle, Deadlock or Stopped).
     RunResult runUntil(const sc_core::sc_time& until);
+    // runUntil for a caller that alternates many short runs with input from outside (a
+    // partitioned run's rounds): only the outcome, without the RunResult, whose list of busy
+    // participants costs a pass over all of them on every call.
+    RunOutcome advanceTo(const sc_core::sc_time& until);
     // Ends a run whose events come also from outside (SimulationOptions::eventsFromOutside)
     // once the caller knows that none will come any more: AllIdle when no participant is busy,
     // else Deadlock.
@@ -133,6 +137,7 @@ public:
 
 private:
     RunResult runTo(const sc_core::sc_time* until);
+    RunOutcome runChunks(const sc_core::sc_time* until);
     RunResult result(RunOutcome outcome) const;
 
     SimulationOptions options;

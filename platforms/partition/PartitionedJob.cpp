@@ -420,8 +420,8 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
             break;
         const std::uint64_t bound = sync.bound();
         if (!simulation.ended() && bound > nowPs)
-            simulation.runUntil(bound == neverPs ? sc_core::sc_max_time()
-                                                 : toScTime(Time::fromPs(bound)));
+            simulation.advanceTo(bound == neverPs ? sc_core::sc_max_time()
+                                                  : toScTime(Time::fromPs(bound)));
     }
     const RunResult result = simulation.conclude();
 

@@ -116,6 +116,25 @@ TEST_F(ScTest, SimulationRunsUntilTimeThenContinues)
     EXPECT_THROW(simulation.run(), Error);
 }
 
+TEST_F(ScTest, SimulationAdvancesInWindowsThenConcludes)
+{
+    SimulationOptions options;
+    options.eventsFromOutside = true;
+    Simulation simulation(options);
+    Worker worker("worker", simulation, 5, sc_time(10, SC_NS));
+    EXPECT_EQ(simulation.advanceTo(sc_time(25, SC_NS)), RunOutcome::TimeReached);
+    EXPECT_EQ(simulation.now(), sc_time(25, SC_NS));
+    EXPECT_EQ(simulation.busyCount(), 1U);
+    // The worker's last step ends at 50 ns: every participant idle ends the run there.
+    EXPECT_EQ(simulation.advanceTo(sc_time(1, sc_core::SC_US)), RunOutcome::AllIdle);
+    EXPECT_EQ(simulation.now(), sc_time(50, SC_NS));
+    EXPECT_TRUE(simulation.ended());
+    RunResult end = simulation.conclude();
+    EXPECT_EQ(end.outcome, RunOutcome::AllIdle);
+    EXPECT_EQ(end.simulatedTime, sc_time(50, SC_NS));
+    EXPECT_TRUE(end.busyParticipants.empty());
+}
+
 TEST_F(ScTest, SimulationRunUntilAcrossAQuietGap)
 {
     // No event between 10 ns and 90 ns: runUntil must still land exactly on 40 ns.
