@@ -85,15 +85,8 @@ ExitCode runPartitioned(const PartitionRunOptions& options,
     }
     if (transport.self() != 0)
         return report.finished ? ExitCode::Success : ExitCode::InputProblem;
-    if (!options.quiet) {
-        // What the report alone does not say: how the run was split.
-        std::cout << "etsim run: " << plan.partitions << " partitions (" << plan.scheme
-                  << "), ranks per partition:";
-        for (std::uint32_t partition = 0; partition < plan.partitions; ++partition)
-            std::cout << (partition == 0 ? " " : ", ") << plan.ranksOf(partition).size();
-        std::cout << "; lookahead " << toString(Time::fromPs(plan.lookaheadPs)) << "\n";
+    if (!options.quiet)
         platform::writeReportText(std::cout, report);
-    }
     if (!options.report.empty()) {
         try {
             writeFileAtomically(options.report,

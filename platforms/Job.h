@@ -173,6 +173,16 @@ struct WallProfileSummary {
     double otherSeconds = 0.0;
 };
 
+/// How a partitioned run was split (docs/partitioned-runs.md).
+struct PartitionSummary {
+    std::uint32_t count = 0;
+    /// The split in words, e.g. "by the outermost dimension (dimension 1)".
+    std::string scheme;
+    /// The ranks each process held, by partition.
+    std::vector<std::uint32_t> ranks;
+    std::uint64_t lookaheadPs = 0;
+};
+
 struct RankBreakdown {
     std::uint32_t rank = 0;
     std::uint64_t finishPs = 0;
@@ -264,6 +274,8 @@ struct RunReport {
     std::optional<WallProfileSummary> profile;
     /// SystemC delta cycles: the kernel's measure of events processed.
     std::uint64_t events = 0;
+    /// Only for a run split over processes (etsim run --partitions).
+    std::optional<PartitionSummary> partitions;
     std::uint64_t nodes = 0;
     std::uint64_t fallbacks = 0;
     std::vector<TraceFileInfo> traceFiles;

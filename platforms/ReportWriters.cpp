@@ -26,6 +26,17 @@ void writeReportText(std::ostream& out, const RunReport& report)
     out << "etsim run: " << (report.platformName.empty() ? "platform" : report.platformName) << ", "
         << report.ranks.size() << " ranks, " << report.nodes << " nodes, " << report.outcome
         << "\n";
+    if (report.partitions) {
+        // What the rest of the report does not say: how the run was split.
+        out << report.partitions->count << " partitions (" << report.partitions->scheme
+            << "), ranks per partition:";
+        const char* separator = " ";
+        for (std::uint32_t ranks : report.partitions->ranks) {
+            out << separator << ranks;
+            separator = ", ";
+        }
+        out << "; lookahead " << formatPs(report.partitions->lookaheadPs) << "\n";
+    }
     out << "simulated time: " << formatPs(report.simulatedPs) << "\n";
     if (!report.finished && !report.problem.empty())
         out << "\n" << report.problem << "\n";
@@ -184,6 +195,12 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
         json["resources"]["links_unavailable"] = report.resources.linksUnavailable;
     json["wall_seconds"] = report.wallSeconds;
     json["events"] = report.events;
+    if (report.partitions) {
+        json["partitions"] = {{"count", report.partitions->count},
+                              {"split", report.partitions->scheme},
+                              {"ranks", report.partitions->ranks},
+                              {"lookahead_ns", ns(report.partitions->lookaheadPs)}};
+    }
     if (report.profile) {
         nlohmann::ordered_json parts = nlohmann::ordered_json::object();
         for (const WallShare& part : report.profile->parts)

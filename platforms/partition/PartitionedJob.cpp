@@ -482,6 +482,13 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
     for (std::uint32_t peer = 0; peer < plan.partitions; ++peer)
         all.push_back(peer == 0 ? share : decodeShare(shares[peer], peer));
     RunReport report = mergeShares(all, platform);
+    PartitionSummary split;
+    split.count = plan.partitions;
+    split.scheme = plan.scheme;
+    for (std::uint32_t partition = 0; partition < plan.partitions; ++partition)
+        split.ranks.push_back(static_cast<std::uint32_t>(plan.ranksOf(partition).size()));
+    split.lookaheadPs = plan.lookaheadPs;
+    report.partitions = std::move(split);
     if (timeline) {
         report.timelinePath = spec.path;
         report.timelineEvents = written.events;

@@ -54,6 +54,19 @@ void expectSameReports(const TempDir& dir,
                        std::to_string(count) + " --partition-by " + by + " --report " + merged);
         ASSERT_EQ(run.code, 0) << run.output;
         nlohmann::json actual = readJson(merged);
+        // Only the partitioned report says how the run was split.
+        ASSERT_TRUE(actual.contains("partitions"));
+        EXPECT_FALSE(expected.contains("partitions"));
+        EXPECT_EQ(actual["partitions"]["count"], count);
+        EXPECT_EQ(actual["partitions"]["ranks"].size(), count);
+        std::uint64_t held = 0;
+        for (const auto& ranks : actual["partitions"]["ranks"]) {
+            EXPECT_GT(ranks.get<std::uint64_t>(), 0U);
+            held += ranks.get<std::uint64_t>();
+        }
+        EXPECT_EQ(held, expected["ranks"].size());
+        EXPECT_GT(actual["partitions"]["lookahead_ns"].get<double>(), 0.0);
+        actual.erase("partitions");
         for (const char* host : {"wall_seconds", "events", "command_line"}) {
             expected.erase(host);
             actual.erase(host);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <sys/resource.h>
 
 namespace etsim::platform {
@@ -179,6 +180,37 @@ TEST_F(ScTest, AProfiledRunReportsWallTimePerPart)
     RunReport plain = profiled;
     plain.profile.reset();
     EXPECT_FALSE(reportToJson(plain, {}, "test").contains("profile"));
+}
+
+// The split of a partitioned run, in both reports; absent from a one-process report.
+TEST(RunReport, SaysHowAPartitionedRunWasSplit)
+{
+    RunReport report;
+    report.outcome = "finished";
+    report.finished = true;
+    std::ostringstream plainText;
+    writeReportText(plainText, report);
+    EXPECT_EQ(plainText.str().find("partitions"), std::string::npos);
+    EXPECT_FALSE(reportToJson(report, {}, "test").contains("partitions"));
+
+    PartitionSummary split;
+    split.count = 2;
+    split.scheme = "by the outermost dimension (dimension 3)";
+    split.ranks = {32768, 32768};
+    split.lookaheadPs = 10'000'000;
+    report.partitions = split;
+    std::ostringstream text;
+    writeReportText(text, report);
+    EXPECT_NE(text.str().find("2 partitions (by the outermost dimension (dimension 3)), ranks "
+                              "per partition: 32768, 32768; lookahead 10.000 us\n"),
+              std::string::npos)
+        << text.str();
+    const nlohmann::ordered_json json = reportToJson(report, {}, "test");
+    EXPECT_EQ(json["partitions"]["count"], 2);
+    EXPECT_EQ(json["partitions"]["split"], split.scheme);
+    EXPECT_EQ(json["partitions"]["ranks"].get<std::vector<std::uint32_t>>(),
+              (std::vector<std::uint32_t>{32768, 32768}));
+    EXPECT_EQ(json["partitions"]["lookahead_ns"], 10000.0);
 }
 
 TEST_F(ScTest, ReplayedComputeIsExact)
