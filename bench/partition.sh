@@ -11,7 +11,9 @@
 # eager), and three 32-rank flow cases: ring32 (a ring all-reduce of 4 MiB, 2 iterations, on
 # hgx_h100_4node), crossbar32 (the same with one 100 GB/s crossbar shared by every rail,
 # dims[1].switch_bandwidth) and alltoall32 (a direct all-to-all of 16 MiB, 2 iterations, on a
-# fat tree of 4 leaves and 8 spines). Default: all. COUNTS: the process counts, default
+# fat tree of 4 leaves and 8 spines), and multidim65536 (a 4-D all-reduce of 16 MiB over
+# 8 x 8 x 32 x 32 rings in analytical, one rank's trace replicated to 65,536 ranks; about
+# 3 minutes and 4.7 GiB in one process). Default: all. COUNTS: the process counts, default
 # "1 2 4" (1 = the single-process run, without mpirun).
 #
 # Prints one Markdown table row per case and count: wall time, the peak RSS of the largest
@@ -21,7 +23,7 @@
 # temporary folder.
 set -euo pipefail
 build=${1:?usage: bench/partition.sh BUILD_DIR [CASES] [COUNTS]}
-cases=${2:-ring1024,torus3d,big4096,transformer256,ring32,crossbar32,alltoall32}
+cases=${2:-ring1024,torus3d,big4096,transformer256,ring32,crossbar32,alltoall32,multidim65536}
 counts=${3:-1 2 4}
 etsim=$(realpath "$build/apps/etsim")
 work=$(mktemp -d)
@@ -52,6 +54,27 @@ platform[torus3d]="--platform $work/torus.yaml"
     --out "$work/big4096" >/dev/null
 platform[big4096]="--platform dgx_a100_cluster --set ranks=4096
     --set fabric.topology.dims[1].size=512 --set fabric.fidelity=analytical"
+
+# One rank's all-reduce replicated to 65,536 ranks: the trace is one file however many ranks.
+"$etsim" gen microbench --ranks 1 --size "16 MiB" --out "$work/multidim65536" >/dev/null
+cat >"$work/multidim.yaml" <<'YAML'
+name: four_d_65536
+ranks: 65536
+ranks_per_node: 8
+accelerator: {preset: h100_sxm, hbm: {preset: hbm3_h100}}
+fabric:
+  fidelity: analytical
+  topology:
+    kind: multi_dim
+    dims:
+      - {kind: ring, size: 8, bandwidth: "200 GB/s", latency: "500 ns"}
+      - {kind: ring, size: 8, bandwidth: "100 GB/s", latency: "1 us"}
+      - {kind: ring, size: 32, bandwidth: "50 GB/s", latency: "2 us"}
+      - {kind: ring, size: 32, bandwidth: "25 GB/s", latency: "5 us"}
+  collectives: {algorithms: {default: [ring, ring, ring, ring]}, chunks: 4}
+driver: {mode: model}
+YAML
+platform[multidim65536]="--platform $work/multidim.yaml --replicate 65536"
 
 "$etsim" gen transformer --preset llama3-70b --layers 4 --tp 8 --pp 4 --dp 8 --global-batch 32 \
     --micro-batch 1 --out "$work/transformer256" --name microbench >/dev/null
