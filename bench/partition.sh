@@ -29,26 +29,32 @@ etsim=$(realpath "$build/apps/etsim")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# A platform of rings in analytical, one dimension per argument "SIZE|BANDWIDTH|LATENCY":
+# ring_platform FILE NAME RANKS DIM...
+ring_platform() {
+    local file=$1 name=$2 ranks=$3 dim size bandwidth latency algorithms=""
+    shift 3
+    {
+        printf 'name: %s\nranks: %s\nranks_per_node: 8\n' "$name" "$ranks"
+        printf 'accelerator: {preset: h100_sxm, hbm: {preset: hbm3_h100}}\n'
+        printf 'fabric:\n  fidelity: analytical\n  topology:\n    kind: multi_dim\n    dims:\n'
+        for dim in "$@"; do
+            IFS='|' read -r size bandwidth latency <<<"$dim"
+            printf '      - {kind: ring, size: %s, bandwidth: "%s", latency: "%s"}\n' \
+                "$size" "$bandwidth" "$latency"
+            algorithms+="${algorithms:+, }ring"
+        done
+        printf '  collectives: {algorithms: {default: [%s]}, chunks: 4}\n' "$algorithms"
+        printf 'driver: {mode: model}\n'
+    } >"$file"
+}
+
 declare -A platform
 "$etsim" gen microbench --ranks 1024 --size "1 MiB" --out "$work/ring1024" >/dev/null
 platform[ring1024]="--platform dgx_a100_cluster --set fabric.fidelity=astra_unaware"
 "$etsim" gen microbench --ranks 1024 --size "16 MiB" --out "$work/torus3d" >/dev/null
-cat >"$work/torus.yaml" <<'YAML'
-name: torus3d
-ranks: 1024
-ranks_per_node: 8
-accelerator: {preset: h100_sxm, hbm: {preset: hbm3_h100}}
-fabric:
-  fidelity: analytical
-  topology:
-    kind: multi_dim
-    dims:
-      - {kind: ring, size: 8, bandwidth: "100 GB/s", latency: "500 ns"}
-      - {kind: ring, size: 8, bandwidth: "100 GB/s", latency: "500 ns"}
-      - {kind: ring, size: 16, bandwidth: "50 GB/s", latency: "1 us"}
-  collectives: {algorithms: {default: [ring, ring, ring]}, chunks: 4}
-driver: {mode: model}
-YAML
+ring_platform "$work/torus.yaml" torus3d 1024 "8|100 GB/s|500 ns" "8|100 GB/s|500 ns" \
+    "16|50 GB/s|1 us"
 platform[torus3d]="--platform $work/torus.yaml"
 "$etsim" gen microbench --ranks 4096 --size "16 MiB" --iterations 3 --compute-flops 1e11 \
     --out "$work/big4096" >/dev/null
@@ -57,23 +63,8 @@ platform[big4096]="--platform dgx_a100_cluster --set ranks=4096
 
 # One rank's all-reduce replicated to 65,536 ranks: the trace is one file however many ranks.
 "$etsim" gen microbench --ranks 1 --size "16 MiB" --out "$work/multidim65536" >/dev/null
-cat >"$work/multidim.yaml" <<'YAML'
-name: four_d_65536
-ranks: 65536
-ranks_per_node: 8
-accelerator: {preset: h100_sxm, hbm: {preset: hbm3_h100}}
-fabric:
-  fidelity: analytical
-  topology:
-    kind: multi_dim
-    dims:
-      - {kind: ring, size: 8, bandwidth: "200 GB/s", latency: "500 ns"}
-      - {kind: ring, size: 8, bandwidth: "100 GB/s", latency: "1 us"}
-      - {kind: ring, size: 32, bandwidth: "50 GB/s", latency: "2 us"}
-      - {kind: ring, size: 32, bandwidth: "25 GB/s", latency: "5 us"}
-  collectives: {algorithms: {default: [ring, ring, ring, ring]}, chunks: 4}
-driver: {mode: model}
-YAML
+ring_platform "$work/multidim.yaml" four_d_65536 65536 "8|200 GB/s|500 ns" "8|100 GB/s|1 us" \
+    "32|50 GB/s|2 us" "32|25 GB/s|5 us"
 platform[multidim65536]="--platform $work/multidim.yaml --replicate 65536"
 
 "$etsim" gen transformer --preset llama3-70b --layers 4 --tp 8 --pp 4 --dp 8 --global-batch 32 \
