@@ -2,6 +2,8 @@
 
 #include "kernel/Error.h"
 
+#include <algorithm>
+
 namespace etsim::platform {
 
 Platform::Platform(const sc_core::sc_module_name& name,
@@ -75,30 +77,21 @@ Platform::~Platform()
     beginShutdown();
     // SystemC's port and export registries find an object to remove by a scan from their
     // end, so destroying objects in creation order costs time quadratic in the ranks (44 % of
-    // a 16,384-rank run). With no payload in flight every object goes in reverse creation
-    // order: the drivers (made by attach), then each rank's models, then the fabric.
-    bool inFlight = false;
-    for (const Rank& rank : ranks)
-        if (rank.driver && rank.driver->pool().stats().inUse != 0)
-            inFlight = true;
-    if (!inFlight) {
+    // a 16,384-rank run): everything goes in reverse creation order where it may. The drivers
+    // (made last, by attach) go first only with no payload in flight; otherwise the models go
+    // before them: after a run abandoned mid-transaction (a deadlock) the models give back
+    // their references on the drivers' payloads, so every payload returns to its driver's pool
+    // while the pool exists (kernel/PayloadPool.h, Teardown).
+    const bool inFlight = std::any_of(ranks.begin(), ranks.end(), [](const Rank& rank) {
+        return rank.driver && rank.driver->pool().stats().inUse != 0;
+    });
+    if (!inFlight)
         for (auto rank = ranks.rbegin(); rank != ranks.rend(); ++rank)
             rank->driver.reset();
-        for (auto rank = ranks.rbegin(); rank != ranks.rend(); ++rank) {
-            rank->fanIn.reset();
-            rank->accelerator.reset();
-            rank->memory.reset();
-        }
-        net.reset();
-        return;
-    }
-    // The models before the drivers: after a run abandoned mid-transaction (a deadlock) they
-    // give back their references on the drivers' payloads first, so every payload returns to
-    // its driver's pool while the pool exists (kernel/PayloadPool.h, Teardown).
-    for (Rank& rank : ranks) {
-        rank.fanIn.reset();
-        rank.accelerator.reset();
-        rank.memory.reset();
+    for (auto rank = ranks.rbegin(); rank != ranks.rend(); ++rank) {
+        rank->fanIn.reset();
+        rank->accelerator.reset();
+        rank->memory.reset();
     }
     net.reset();
 }
