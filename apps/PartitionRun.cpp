@@ -3,7 +3,6 @@
 #include "apps/Version.h"
 #include "kernel/AtomicFile.h"
 #include "kernel/Error.h"
-#include "kernel/Units.h"
 #include "platforms/partition/MpiTransport.h"
 #include "platforms/partition/PartitionedJob.h"
 

@@ -52,6 +52,27 @@ std::string silentFor(std::uint32_t peer,
            " waited at simulated time " + toString(Time::fromPs(nowPs)) + "); the run is abandoned";
 }
 
+// Partition `self` waits, by the deadline, until `peer` has taken what `request` sent.
+void awaitSent(MPI_Request& request,
+               std::uint32_t peer,
+               std::chrono::steady_clock::time_point deadline,
+               std::chrono::milliseconds timeout,
+               std::uint32_t self,
+               std::uint64_t nowPs,
+               const char* what)
+{
+    PollPacer pacer;
+    while (true) {
+        int done = 0;
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done != 0)
+            return;
+        if (std::chrono::steady_clock::now() > deadline)
+            throw PartitionFailure(silentFor(peer, timeout, self, nowPs, "took", what));
+        pacer.pause();
+    }
+}
+
 } // namespace
 
 MpiTransport::MpiTransport(std::chrono::milliseconds timeout) : timeout(timeout)
@@ -137,21 +158,10 @@ MpiTransport::exchange(const std::vector<std::vector<std::uint8_t>>& outgoing, s
         if (peer != rank)
             incoming[peer] = receive(peer, roundTag, deadline, nowPs, "ROUND");
     // Our ROUNDs must be taken too: a large one waits for its receiver.
-    std::vector<std::uint32_t> peers;
+    std::size_t at = 0;
     for (std::uint32_t peer = 0; peer < size; ++peer)
         if (peer != rank)
-            peers.push_back(peer);
-    PollPacer pacer;
-    for (std::size_t at = 0; at < requests.size(); ++at)
-        while (true) {
-            int done = 0;
-            MPI_Test(&requests[at], &done, MPI_STATUS_IGNORE);
-            if (done != 0)
-                break;
-            if (std::chrono::steady_clock::now() > deadline)
-                throw PartitionFailure(silentFor(peers[at], timeout, rank, nowPs, "took", "ROUND"));
-            pacer.pause();
-        }
+            awaitSent(requests[at++], peer, deadline, timeout, rank, nowPs, "ROUND");
     return incoming;
 }
 
@@ -162,7 +172,6 @@ std::vector<std::vector<std::uint8_t>> MpiTransport::gather(const std::vector<st
     std::vector<std::vector<std::uint8_t>> shares;
     if (rank != 0) {
         MPI_Request request;
-        PollPacer pacer;
         MPI_Isend(share.data(),
                   static_cast<int>(share.size()),
                   MPI_BYTE,
@@ -170,16 +179,8 @@ std::vector<std::vector<std::uint8_t>> MpiTransport::gather(const std::vector<st
                   shareTag,
                   MPI_COMM_WORLD,
                   &request);
-        while (true) {
-            int done = 0;
-            MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-            if (done != 0)
-                return shares;
-            if (std::chrono::steady_clock::now() > deadline)
-                throw PartitionFailure(
-                    silentFor(0, timeout, rank, nowPs, "took", "share of the report"));
-            pacer.pause();
-        }
+        awaitSent(request, 0, deadline, timeout, rank, nowPs, "share of the report");
+        return shares;
     }
     shares.resize(size);
     shares[0] = share;
