@@ -171,7 +171,7 @@ std::vector<std::vector<std::uint8_t>> MpiTransport::gather(const std::vector<st
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::vector<std::vector<std::uint8_t>> shares;
     if (rank != 0) {
-        MPI_Request request;
+        MPI_Request request = MPI_REQUEST_NULL;
         MPI_Isend(share.data(),
                   static_cast<int>(share.size()),
                   MPI_BYTE,
