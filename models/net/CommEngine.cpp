@@ -62,7 +62,10 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
               tag.pointToPoint = true;
               tag.member = send;
               try {
-                  core->send(src, dst, bytes, allocateTag(tag));
+                  // A send's node names it in every process (MessageOrder).
+                  const MessageOrder order{toUnderlying(pointToPoint.sendInfo(send).node),
+                                           std::uint64_t{1} << 63};
+                  core->send(src, dst, bytes, allocateTag(tag), order);
               } catch (const Error& error) {
                   throw Error("fabric: " + where(src, pointToPoint.sendInfo(send).node) +
                               ": send of " + std::to_string(bytes) + " B to rank " +

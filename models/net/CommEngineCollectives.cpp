@@ -321,7 +321,8 @@ void CommEngine::beginStep(std::uint32_t index, std::uint32_t member, std::uint3
         tag.chunk = chunk;
         tag.step = phase.firstStep + send.peerStep;
         try {
-            core->send(src, rankOf(instance, peer), send.bytes, allocateTag(tag));
+            const MessageOrder order{instance.key, std::uint64_t{chunk} << 32 | tag.step};
+            core->send(src, rankOf(instance, peer), send.bytes, allocateTag(tag), order);
         } catch (const Error& error) {
             throw Error("fabric: " + where(src, instance.members[member].node) + ": " +
                         toString(instance.type) + " of " + std::to_string(instance.bytes) +

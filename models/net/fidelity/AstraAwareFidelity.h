@@ -3,6 +3,12 @@
 // holds a link for floor(m / B) ns from when both it and the link are ready, and reaches the
 // next device floor(L + m / B) ns after it started on the link (store-and-forward, integer
 // ns); after the last link, the message delay. Endpoint reductions take whole ns as well.
+//
+// Messages that ask for one link at the same instant are served once every event of the
+// instant has run (settle()), in an order that does not depend on the order those events ran
+// in: by when each request was made (a message's start, or the timing of its previous hop),
+// then its source endpoint, its MessageOrder and its destination. A partitioned run, whose
+// processes see the events of an instant in another order, so serves them as one process does.
 
 #include "models/net/fidelity/FidelityIf.h"
 
@@ -18,9 +24,12 @@ public:
     }
 
     const char* name() const override { return "astra_aware"; }
-    void start(std::uint32_t index) override { forwardHop(index); }
+    void start(std::uint32_t index) override;
     /// A Hop: the message reached the next link of its route.
     void handle(const CalendarEvent& event) override;
+    /// Serves the requests of the instant.
+    void settle() override;
+    bool settlePending() const override { return !requests.empty(); }
     std::uint64_t reductionPs(std::uint64_t bytes, Bandwidth localMemory) const override
     {
         return reductionPsWholeNs(bytes, localMemory);
@@ -36,11 +45,14 @@ private:
         std::uint64_t hopPs = 0;
     };
 
+    bool servedBefore(std::uint32_t a, std::uint32_t b) const;
     void forwardHop(std::uint32_t index);
     const HopTimes& hopTimes(std::uint32_t link, std::uint64_t bytes);
 
     NetworkState& state;
     std::vector<HopTimes> lastHop; // per link
+    // Flows waiting for the link of their next hop since this instant began.
+    std::vector<std::uint32_t> requests;
 };
 
 } // namespace etsim::net

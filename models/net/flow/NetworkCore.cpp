@@ -158,7 +158,8 @@ void NetworkCore::growRouteTable()
 void NetworkCore::send(std::uint32_t src,
                        std::uint32_t dst,
                        std::uint64_t bytes,
-                       std::uint64_t cookie)
+                       std::uint64_t cookie,
+                       MessageOrder order)
 {
     std::uint32_t endpoints = topology.endpointCount();
     if (src >= endpoints || dst >= endpoints)
@@ -169,7 +170,9 @@ void NetworkCore::send(std::uint32_t src,
     flow.cookie = cookie;
     flow.bytes = wireBytes(bytes);
     flow.hop = 0;
+    flow.src = src;
     flow.dst = dst;
+    flow.order = order;
     buildRoute(src, dst, flow);
     ++sent;
     std::uint64_t latencyPs = 0;

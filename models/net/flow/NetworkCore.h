@@ -71,7 +71,13 @@ public:
     NetworkCore& operator=(const NetworkCore&) = delete;
 
     /// Starts a message of `bytes` from endpoint `src` to `dst` at the calendar's now().
-    void send(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t cookie);
+    /// `order` ranks it among messages asking for one link at the same instant (astra_aware,
+    /// MessageOrder).
+    void send(std::uint32_t src,
+              std::uint32_t dst,
+              std::uint64_t bytes,
+              std::uint64_t cookie,
+              MessageOrder order = {});
     /// Starts one stream of `bytes` at the calendar's now() that crosses the routes of all
     /// `pairs` (src, dst endpoints) at a single rate: an in-switch reduction, whose data goes up
     /// every member's uplink and down every member's downlink together. It arrives (once, with

@@ -34,6 +34,15 @@ struct LinkState {
     std::uint64_t mark = 0;
 };
 
+/// What orders messages that ask for one link at the same instant (astra_aware), after the
+/// time they were sent on their way and their source: given by the sender (a collective's key,
+/// chunk and step; a send's node), so it is the same in every process of a partitioned run,
+/// unlike the order in which the events that started them ran.
+struct MessageOrder {
+    std::uint64_t key = 0;
+    std::uint64_t sub = 0;
+};
+
 struct Flow {
     /// Link indices in order.
     std::vector<std::uint32_t> route;
@@ -51,8 +60,13 @@ struct Flow {
     std::uint32_t version = 0;
     /// Next link of the route (store-and-forward).
     std::uint32_t hop = 0;
-    /// Destination endpoint (of a message; 0 for a stream).
+    /// Source and destination endpoints (of a message; 0 for a stream).
+    std::uint32_t src = 0;
     std::uint32_t dst = 0;
+    /// astra_aware: when the message's request for its next link was made (its start, or when
+    /// the previous hop was timed), ps; and its order among requests of the same instant.
+    std::uint64_t requestedPs = 0;
+    MessageOrder order;
     bool fixed = false;
 };
 
