@@ -25,6 +25,16 @@ void FabricComponent::receive(const net::CrossMessage& /*message*/)
     throw Error("this fabric model cannot run partitioned; use the built-in fabric");
 }
 
+std::uint64_t FabricComponent::nextEventPs() const
+{
+    return UINT64_MAX;
+}
+
+void FabricComponent::runAfterEnd(std::uint64_t /*limitPs*/)
+{
+    throw Error("this fabric model cannot run partitioned; use the built-in fabric");
+}
+
 namespace {
 
 class HbmComponent final : public Component {
@@ -232,6 +242,8 @@ public:
         fabric.setPartition(link);
     }
     void receive(const net::CrossMessage& message) override { fabric.receive(message); }
+    std::uint64_t nextEventPs() const override { return fabric.nextEventPs(); }
+    void runAfterEnd(std::uint64_t limitPs) override { fabric.runAfterEnd(limitPs); }
 
 private:
     // The link usage the peer sent on its TERMINATE answer (ending the link if the run has not),

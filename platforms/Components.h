@@ -67,6 +67,12 @@ public:
     /// receive. A model that cannot be split throws etsim::Error saying so.
     virtual void setPartition(net::PartitionLink* link);
     virtual void receive(const net::CrossMessage& message);
+    /// Partitioned runs whose links carry other processes' messages (net::Partitioning::
+    /// LinkOwners) after every local rank is done and the kernel has ended: the time of the
+    /// fabric's next event (UINT64_MAX: none), and its events before `limitPs`, run outside the
+    /// kernel. Nothing of a local rank may complete then (etsim::Error).
+    virtual std::uint64_t nextEventPs() const;
+    virtual void runAfterEnd(std::uint64_t limitPs);
     virtual void attachTimeline(Timeline& timeline, std::uint32_t processId)
     {
         (void)timeline;

@@ -61,6 +61,11 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
               Tag tag;
               tag.pointToPoint = true;
               tag.member = send;
+              if (partition != nullptr && !partition->isLocal(dst)) {
+                  if (remoteSendTags.size() <= send)
+                      remoteSendTags.resize(send + 1);
+                  remoteSendTags[send] = startingTag;
+              }
               try {
                   // A send's node names it in every process (MessageOrder).
                   const MessageOrder order{toUnderlying(pointToPoint.sendInfo(send).node),
@@ -153,7 +158,6 @@ void CommEngine::postSend(const EtNodeInfo& info, std::uint64_t token)
                         "latency to synchronise on; make the send eager or run in one process");
         ++pendingNodes;
         startingTag = info.tag;
-        startingNode = info.node;
         pointToPoint.postRemoteSend(token, info.node, src, dst, info.bytes);
         return;
     }
@@ -186,9 +190,11 @@ std::uint64_t CommEngine::delayPs(std::uint64_t reducedBytes)
 
 void CommEngine::delivered(std::uint64_t cookie)
 {
-    auto tagIndex = static_cast<std::uint32_t>(cookie);
-    Tag tag = tags[tagIndex];
-    freeTags.push_back(tagIndex);
+    const Tag tag = takeTag(cookie);
+    if (tag.transit) {
+        transitDelivered(tag);
+        return;
+    }
     if (tag.pointToPoint) {
         ++p2pCount;
         pointToPoint.arrived(tag.member);

@@ -58,13 +58,30 @@ struct CollectiveRecord {
     double busBandwidth() const;
 };
 
-/// Partitioned runs (docs/partitioned-runs.md): a message from a local rank to a rank that
-/// another process simulates, with everything the owner of the destination needs to take it.
+/// What a CrossMessage tells the process it goes to.
+enum class CrossKind : std::uint8_t {
+    /// The message arrives at `dst` at `arrivalPs`.
+    Arrival,
+    /// The message reaches link `hop` of its route, which the receiving process times, at
+    /// `arrivalPs`, and goes on from there (astra_aware: Partitioning::LinkOwners).
+    HandOver,
+    /// Point-to-point: send `sendId` of rank `src` completes at `arrivalPs`, when its message
+    /// arrived at a rank of another process.
+    SendDone,
+};
+
+/// Partitioned runs (docs/partitioned-runs.md): a message between a local rank and a rank that
+/// another process simulates, with everything the process it goes to needs to take it.
 struct CrossMessage {
-    /// When it arrives at `dst`, ps (at least the lookahead after it left).
+    CrossKind kind = CrossKind::Arrival;
+    /// When it arrives (Arrival, SendDone) or reaches its next link (HandOver), ps: at least
+    /// the lookahead after it left.
     std::uint64_t arrivalPs = 0;
     std::uint32_t src = 0;
     std::uint32_t dst = 0;
+    /// The rank whose process takes it: `dst` for an Arrival, `src` for a SendDone, the rank
+    /// at the start of link `hop` for a HandOver.
+    std::uint32_t via = 0;
     bool pointToPoint = false;
     /// Collectives: the collective (group << 40 | sequence), the receiving member, its chunk
     /// and the global step the message is for.
@@ -72,10 +89,14 @@ struct CrossMessage {
     std::uint32_t member = 0;
     std::uint32_t chunk = 0;
     std::uint32_t step = 0;
-    /// Point-to-point: the send's tag, size (B) and node, in the order the sender posted them.
+    /// Point-to-point: the send's tag, size (B) and node, in the order the sender posted them,
+    /// and its id in the sender's process (for its SendDone).
     std::uint64_t tag = 0;
     std::uint64_t bytes = 0;
     std::uint64_t node = 0;
+    std::uint32_t sendId = 0;
+    /// HandOver: where and how it goes on (its `src`, `dst` and `via` are this message's).
+    HandOver next;
 };
 
 /// What a CommEngine of a partitioned run asks of the process it runs in.
@@ -83,7 +104,7 @@ class PartitionLink {
 public:
     /// True when this process simulates `rank`.
     virtual bool isLocal(std::uint32_t rank) const = 0;
-    /// `message` leaves for the process of its destination.
+    /// `message` leaves for the process of rank `message.via`.
     virtual void depart(const CrossMessage& message) = 0;
 
 protected:
@@ -147,8 +168,7 @@ public:
 
     /// Partitioned runs: only `link`'s local ranks post here; messages to other ranks leave
     /// through it and theirs come in through receive(). Call before the first post. Throws
-    /// etsim::Error for a fidelity whose messages are not timed when they start (flow,
-    /// astra_aware).
+    /// etsim::Error as NetworkCore::setCrossing does.
     void setPartition(PartitionLink* link);
     /// A message from another process, at a time no later than its arrival (the
     /// synchronisation guarantees it). Throws etsim::Error for one that comes too late or a
@@ -227,6 +247,7 @@ private:
         bool crossed = false;         // engine tasks: a message from another process arrives
         bool programNode = false;     // engine tasks: a COMP node of run `instance` (node `member`)
         bool collectiveStart = false; // engine tasks: a member's base latency has passed
+        bool transit = false;         // messages another process started (instance = slot)
     };
     // A collective message from another process, waiting for its arrival time.
     struct CrossArrival {
@@ -244,7 +265,18 @@ private:
     void delivered(std::uint64_t cookie) override;
     bool crosses(std::uint32_t dst) const override;
     void crossed(std::uint64_t cookie, std::uint64_t arrivalPs) override;
+    void handedOver(std::uint64_t cookie, std::uint64_t atPs, const HandOver& handOver) override;
+    void arriving(std::uint64_t cookie, std::uint64_t arrivalPs) override;
     void crossArrived(const Tag& tag);
+    // A message of another process's collective reached member `arrival.member` here.
+    void collectiveArrived(const CrossArrival& arrival);
+    // The CrossMessage that describes the message sent with `tag` (the tag of a local send or
+    // collective message, or of a transit message, whose slot it frees).
+    CrossMessage describe(const Tag& tag);
+    // A transit message reached its local destination (its Deliver).
+    void transitDelivered(const Tag& tag);
+    // Point-to-point: send `sendId` of remote rank `message.src` completes at `arrivalPs`.
+    void sendDone(const CrossMessage& message, std::uint64_t arrivalPs);
     void
     arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
     void contribute(std::uint32_t instance,
@@ -253,6 +285,13 @@ private:
                     std::uint64_t bytes,
                     bool waitForLine);
     void dispatch(const CalendarEvent& event);
+    // The tag of message `cookie`, freed.
+    Tag takeTag(std::uint64_t cookie)
+    {
+        const auto index = static_cast<std::uint32_t>(cookie);
+        freeTags.push_back(index);
+        return tags[index];
+    }
     // Inline (with schedule): every message and every step takes a tag (3 % of the
     // astra_aware ring's CPU time against an out-of-line call).
     std::uint32_t allocateTag(const Tag& tag)
@@ -365,9 +404,13 @@ private:
 
     // Partitioned runs.
     PartitionLink* partition = nullptr;
-    // The point-to-point send whose message is being started (its tag and node go with it).
+    // The point-to-point send to a rank of another process being posted (its tag goes with
+    // its message), and the tags of those sends by send id.
     std::uint64_t startingTag = 0;
-    NodeId startingNode{};
+    std::vector<std::uint64_t> remoteSendTags;
+    // Messages other processes started that go on here (Partitioning::LinkOwners), by slot.
+    std::vector<CrossMessage> transits;
+    std::vector<std::uint32_t> freeTransits;
     std::vector<CrossArrival> crossArrivals;
     std::vector<std::uint32_t> freeCrossArrivals;
     // Arrivals for collectives no local member has posted yet, replayed when one does.

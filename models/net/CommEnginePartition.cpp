@@ -1,17 +1,39 @@
 // The CommEngine's side of partitioned runs (docs/partitioned-runs.md): messages that leave
-// for ranks of other processes, and those that come in from them.
+// for ranks of other processes, and those that come in from them. With
+// Partitioning::LinkOwners (astra_aware) a message also goes on in another process at the
+// first link that process times, and a point-to-point send whose message arrives in another
+// process hears of its completion from there.
 
 #include "kernel/Error.h"
 #include "models/net/CommEngine.h"
 
 #include <string>
+#include <vector>
 
 namespace etsim::net {
 
+namespace {
+
+// A free slot of `slots` (from `free`, else a new one).
+template <typename Slot>
+std::uint32_t takeSlot(std::vector<Slot>& slots, std::vector<std::uint32_t>& free)
+{
+    if (!free.empty()) {
+        const std::uint32_t slot = free.back();
+        free.pop_back();
+        return slot;
+    }
+    slots.emplace_back();
+    return static_cast<std::uint32_t>(slots.size() - 1);
+}
+
+} // namespace
+
 void CommEngine::setPartition(PartitionLink* link)
 {
-    core->setCrossing(link != nullptr ? this : nullptr);
+    // First: the core asks crosses() which links are this process's.
     partition = link;
+    core->setCrossing(link != nullptr ? this : nullptr);
 }
 
 bool CommEngine::crosses(std::uint32_t dst) const
@@ -19,25 +41,23 @@ bool CommEngine::crosses(std::uint32_t dst) const
     return partition != nullptr && !partition->isLocal(dst);
 }
 
-void CommEngine::crossed(std::uint64_t cookie, std::uint64_t arrivalPs)
+CrossMessage CommEngine::describe(const Tag& tag)
 {
-    const auto tagIndex = static_cast<std::uint32_t>(cookie);
-    const Tag tag = tags[tagIndex];
-    freeTags.push_back(tagIndex);
+    if (tag.transit) {
+        CrossMessage message = transits[tag.instance];
+        freeTransits.push_back(tag.instance);
+        return message;
+    }
     CrossMessage message;
-    message.arrivalPs = arrivalPs;
     if (tag.pointToPoint) {
-        // The send completes here when its message arrives there.
         const PointToPoint::SendInfo send = pointToPoint.sendInfo(tag.member);
         message.pointToPoint = true;
         message.src = send.src;
         message.dst = send.dst;
         message.bytes = send.bytes;
-        message.tag = startingTag;
-        message.node = toUnderlying(startingNode);
-        Tag completion = tag;
-        completion.crossed = true;
-        calendar.schedule(arrivalPs, EventKind::EngineTask, allocateTag(completion), 0);
+        message.tag = remoteSendTags[tag.member];
+        message.node = toUnderlying(send.node);
+        message.sendId = tag.member;
     } else {
         const Instance& instance = instances[tag.instance];
         message.collective = instance.key;
@@ -46,7 +66,55 @@ void CommEngine::crossed(std::uint64_t cookie, std::uint64_t arrivalPs)
         message.step = tag.step;
         message.dst = rankOf(instance, tag.member);
     }
+    return message;
+}
+
+void CommEngine::sendDone(const CrossMessage& message, std::uint64_t arrivalPs)
+{
+    if (!partition->isLocal(message.src)) {
+        CrossMessage done = message;
+        done.kind = CrossKind::SendDone;
+        done.arrivalPs = arrivalPs;
+        done.via = message.src;
+        partition->depart(done);
+        return;
+    }
+    // The send completes here when its message arrives there.
+    Tag completion;
+    completion.pointToPoint = true;
+    completion.crossed = true;
+    completion.member = message.sendId;
+    calendar.schedule(arrivalPs, EventKind::EngineTask, allocateTag(completion), 0);
+}
+
+void CommEngine::crossed(std::uint64_t cookie, std::uint64_t arrivalPs)
+{
+    CrossMessage message = describe(takeTag(cookie));
+    message.kind = CrossKind::Arrival;
+    message.arrivalPs = arrivalPs;
+    message.via = message.dst;
+    if (message.pointToPoint)
+        sendDone(message, arrivalPs);
     partition->depart(message);
+}
+
+void CommEngine::handedOver(std::uint64_t cookie, std::uint64_t atPs, const HandOver& handOver)
+{
+    CrossMessage message = describe(takeTag(cookie));
+    message.kind = CrossKind::HandOver;
+    message.arrivalPs = atPs;
+    message.src = handOver.src;
+    message.dst = handOver.dst;
+    message.via = handOver.via;
+    message.next = handOver;
+    partition->depart(message);
+}
+
+void CommEngine::arriving(std::uint64_t cookie, std::uint64_t arrivalPs)
+{
+    const Tag& tag = tags[static_cast<std::uint32_t>(cookie)];
+    if (tag.transit && transits[tag.instance].pointToPoint)
+        sendDone(transits[tag.instance], arrivalPs);
 }
 
 void CommEngine::receive(const CrossMessage& message)
@@ -58,23 +126,28 @@ void CommEngine::receive(const CrossMessage& message)
                     std::to_string(calendar.now()) +
                     " ps (the partitions' synchronisation broke its lookahead)");
     Tag tag;
+    switch (message.kind) {
+    case CrossKind::SendDone:
+        sendDone(message, message.arrivalPs);
+        return;
+    case CrossKind::HandOver:
+        tag.transit = true;
+        tag.instance = takeSlot(transits, freeTransits);
+        transits[tag.instance] = message;
+        core->continueMessage(message.arrivalPs, message.next, allocateTag(tag));
+        return;
+    case CrossKind::Arrival:
+        break;
+    }
     tag.crossed = true;
     if (message.pointToPoint) {
         tag.pointToPoint = true;
         tag.member = pointToPoint.postForeignSend(
             NodeId{message.node}, message.src, message.dst, message.bytes, message.tag);
     } else {
-        std::uint32_t slot;
-        if (!freeCrossArrivals.empty()) {
-            slot = freeCrossArrivals.back();
-            freeCrossArrivals.pop_back();
-        } else {
-            slot = static_cast<std::uint32_t>(crossArrivals.size());
-            crossArrivals.emplace_back();
-        }
-        crossArrivals[slot] =
+        tag.instance = takeSlot(crossArrivals, freeCrossArrivals);
+        crossArrivals[tag.instance] =
             CrossArrival{message.collective, message.member, message.chunk, message.step};
-        tag.instance = slot;
     }
     calendar.schedule(message.arrivalPs, EventKind::EngineTask, allocateTag(tag), 0);
 }
@@ -91,12 +164,33 @@ void CommEngine::crossArrived(const Tag& tag)
     }
     const CrossArrival arrival = crossArrivals[tag.instance];
     freeCrossArrivals.push_back(tag.instance);
+    collectiveArrived(arrival);
+}
+
+void CommEngine::collectiveArrived(const CrossArrival& arrival)
+{
     auto found = instanceByKey.find(arrival.collective);
     if (found == instanceByKey.end()) {
         earlyCollectives[arrival.collective].push_back(arrival);
         return;
     }
     arrive(found->second, arrival.member, arrival.chunk, arrival.step);
+}
+
+void CommEngine::transitDelivered(const Tag& tag)
+{
+    const CrossMessage message = transits[tag.instance];
+    freeTransits.push_back(tag.instance);
+    if (!message.pointToPoint) {
+        collectiveArrived(
+            CrossArrival{message.collective, message.member, message.chunk, message.step});
+        return;
+    }
+    // The send's half in this process, matched like a local send and arrived at once.
+    const std::uint32_t send = pointToPoint.postForeignSend(
+        NodeId{message.node}, message.src, message.dst, message.bytes, message.tag);
+    ++p2pCount;
+    pointToPoint.arrived(send);
 }
 
 } // namespace etsim::net

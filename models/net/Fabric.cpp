@@ -331,6 +331,16 @@ void Fabric::receive(const CrossMessage& message)
     reschedule();
 }
 
+void Fabric::runAfterEnd(std::uint64_t limitPs)
+{
+    if (limitPs > comm.nowPs())
+        comm.runUntil(limitPs - 1);
+    comm.settle();
+    if (!completed.empty() || !delayed.empty())
+        throw Error("fabric: a node of a local rank completed after every local rank had "
+                    "finished (partitioned run)");
+}
+
 void Fabric::reschedule()
 {
     if (!completed.empty()) {

@@ -67,6 +67,12 @@ public:
     /// A message from another process, before its arrival time; call while the kernel is
     /// paused. Throws etsim::Error as CommEngine::receive does.
     void receive(const CrossMessage& message);
+    /// The time of the next event of the fabric's own calendar, ps (UINT64_MAX: none).
+    std::uint64_t nextEventPs() const { return comm.hasEvents() ? comm.nextEventPs() : UINT64_MAX; }
+    /// Partitioned runs whose links carry other processes' messages after the kernel has ended
+    /// here (every local rank done): runs the calendar's events before `limitPs` outside the
+    /// kernel. Throws etsim::Error if a node of a local rank would complete.
+    void runAfterEnd(std::uint64_t limitPs);
 
     const CommEngine& engine() const { return comm; }
     /// Finished collectives (type, size, start, end, algbw, busbw), in completion order.

@@ -71,8 +71,10 @@ enum class Partitioning : std::uint8_t {
     /// of another process leaves when its last byte has crossed its links, so two messages of
     /// different processes on one link do not slow each other (the documented error).
     PerProcessSharing,
-    /// Links keep state that every process's messages change (FIFO queues): not partitioned.
-    None,
+    /// Links keep state between messages (FIFO queues): each link is timed by one process, the
+    /// one of the endpoint it leaves from (a switch's down link: the endpoint it enters), and a
+    /// message goes on in another process at the first link that process times. Exact.
+    LinkOwners,
 };
 
 /// What a fidelity can time beyond point-to-point messages: read by the configuration's checks
@@ -94,7 +96,7 @@ struct FidelityAbilities {
 inline constexpr FidelityAbilities fidelityAbilities[] = {
     {Fidelity::Flow, true, true, Partitioning::PerProcessSharing, true},
     {Fidelity::Analytical, false, true, Partitioning::Exact, true},
-    {Fidelity::AstraAware, false, false, Partitioning::None, false},
+    {Fidelity::AstraAware, false, false, Partitioning::LinkOwners, false},
     {Fidelity::AstraUnaware, false, false, Partitioning::Exact, false},
 };
 constexpr const FidelityAbilities& abilitiesOf(Fidelity fidelity)

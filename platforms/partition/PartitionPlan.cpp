@@ -105,8 +105,18 @@ void findLookahead(PartitionPlan& plan, const net::NetConfig& fabric)
         plan.lookaheadReason = "one partition: nothing crosses";
         return;
     }
+    // astra_aware: a message goes on in another process at the first link that process times,
+    // one link after it entered a cut dimension (net::Partitioning::LinkOwners).
+    const bool linkOwners =
+        net::abilitiesOf(fabric.fidelity).partitioning == net::Partitioning::LinkOwners;
     std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
     std::string reason;
+    if (linkOwners && fabric.topologyKind == net::TopologyKind::FatTree)
+        throw Error("--partitions " + std::to_string(plan.partitions) + ": a partitioned " +
+                    std::string(enumName(net::fidelityNames, fabric.fidelity)) +
+                    " run needs a multi_dim fabric: the links between a fat tree's switches "
+                    "queue the messages of ranks of every process, and each link's queue must "
+                    "live in one process; run in one process, or use astra_unaware");
     if (fabric.topologyKind == net::TopologyKind::FatTree) {
         // Every route between two endpoints goes up a host link and down another.
         plan.cutDims.push_back(0);
@@ -126,8 +136,9 @@ void findLookahead(PartitionPlan& plan, const net::NetConfig& fabric)
                 continue;
             plan.cutDims.push_back(dim);
             const net::DimConfig& config = fabric.dims[dim];
-            // A switch dimension's transfer crosses two links (up to the switch and down).
-            const std::uint32_t hops = config.kind == net::DimKind::Switch ? 2 : 1;
+            // A switch dimension's transfer crosses two links (up to the switch and down);
+            // with link owners it changes process after the first.
+            const std::uint32_t hops = config.kind == net::DimKind::Switch && !linkOwners ? 2 : 1;
             const std::uint64_t route = hops * hopFloorPs(fabric, config.latency);
             if (route < best) {
                 best = route;
@@ -146,6 +157,40 @@ void findLookahead(PartitionPlan& plan, const net::NetConfig& fabric)
                     ") take no time, so a partitioned run has no lookahead "
                     "to synchronise with; give them a latency (at least 1 ns in the astra "
                     "fidelities) or split elsewhere with --partition-by");
+    if (linkOwners) {
+        // A hand-over pays no message delay; but the process that times a message's last link
+        // tells the sender's process when it arrived (the send completes then), which is at
+        // least the last link's latency and the message delay later (a NIC's ejection link
+        // has no latency).
+        std::uint64_t lastLink = fabric.nicBandwidth.bytesPerSecond() > 0.0
+                                     ? 0
+                                     : std::numeric_limits<std::uint64_t>::max();
+        std::uint32_t fastest = 0;
+        for (std::uint32_t dim = 0; dim < fabric.dims.size(); ++dim)
+            if (hopFloorPs(fabric, fabric.dims[dim].latency) < lastLink) {
+                lastLink = hopFloorPs(fabric, fabric.dims[dim].latency);
+                fastest = dim;
+            }
+        lastLink += fabric.messageDelay.ps();
+        if (lastLink < best) {
+            best = lastLink;
+            reason =
+                lastLink == fabric.messageDelay.ps() && fabric.nicBandwidth.bytesPerSecond() > 0.0
+                    ? "a NIC ejection link (no latency) before a send's completion goes back"
+                    : "1 link of dimension " + std::to_string(fastest) + " at " +
+                          toString(fabric.dims[fastest].latency) +
+                          " before a send's completion goes back";
+            if (fabric.messageDelay.ps() != 0)
+                reason += ", plus the message delay of " + toString(fabric.messageDelay);
+        }
+        if (best == 0)
+            throw Error("--partitions " + std::to_string(plan.partitions) + ": " + reason +
+                        " takes no time, so a partitioned run has no lookahead to synchronise "
+                        "with; give the links a latency (at least 1 ns)");
+        plan.lookaheadPs = best;
+        plan.lookaheadReason = reason;
+        return;
+    }
     plan.lookaheadPs = best + fabric.messageDelay.ps();
     plan.lookaheadReason = reason;
     if (fabric.messageDelay.ps() != 0)

@@ -13,7 +13,8 @@ namespace {
 // A round carries at most this many messages (about 64 MiB): a larger one is a broken peer.
 constexpr std::uint64_t maxRoundMessages = 1U << 20;
 
-enum : std::uint8_t { collectiveMessage = 0, pointToPointMessage = 1 };
+// A message's first byte: bit 0 = point-to-point, bits 1-2 = its net::CrossKind.
+enum : std::uint8_t { pointToPointBit = 1, kindShift = 1, largestKind = 2 };
 
 std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
 {
@@ -32,19 +33,29 @@ std::vector<std::uint8_t> encodeRound(const PartitionRound& round)
     out.u64(round.nowPs);
     out.u64(round.messages.size());
     for (const net::CrossMessage& message : round.messages) {
-        out.u8(message.pointToPoint ? pointToPointMessage : collectiveMessage);
+        out.u8(static_cast<std::uint8_t>((message.pointToPoint ? pointToPointBit : 0) |
+                                         static_cast<unsigned>(message.kind) << kindShift));
         out.u64(message.arrivalPs);
         out.u32(message.src);
         out.u32(message.dst);
+        out.u32(message.via);
         if (message.pointToPoint) {
             out.u64(message.tag);
             out.u64(message.bytes);
             out.u64(message.node);
+            out.u32(message.sendId);
         } else {
             out.u64(message.collective);
             out.u32(message.member);
             out.u32(message.chunk);
             out.u32(message.step);
+        }
+        if (message.kind == net::CrossKind::HandOver) {
+            out.u32(message.next.hop);
+            out.u64(message.next.requestedPs);
+            out.u64(message.next.wireBytes);
+            out.u64(message.next.order.key);
+            out.u64(message.next.order.sub);
         }
     }
     return bytes;
@@ -65,21 +76,35 @@ PartitionRound decodeRound(const std::vector<std::uint8_t>& bytes, std::uint32_t
         round.messages.resize(count);
         for (net::CrossMessage& message : round.messages) {
             const std::uint8_t kind = in.u8("kind");
-            if (kind != collectiveMessage && kind != pointToPointMessage)
+            const unsigned crossKind = kind >> kindShift;
+            if (crossKind > largestKind)
                 throw Error("a message of unknown kind " + std::to_string(kind));
-            message.pointToPoint = kind == pointToPointMessage;
+            message.pointToPoint = (kind & pointToPointBit) != 0;
+            message.kind = static_cast<net::CrossKind>(crossKind);
             message.arrivalPs = in.u64("arrival");
             message.src = in.u32("src");
             message.dst = in.u32("dst");
+            message.via = in.u32("via");
             if (message.pointToPoint) {
                 message.tag = in.u64("tag");
                 message.bytes = in.u64("bytes");
                 message.node = in.u64("node");
+                message.sendId = in.u32("send id");
             } else {
                 message.collective = in.u64("collective");
                 message.member = in.u32("member");
                 message.chunk = in.u32("chunk");
                 message.step = in.u32("step");
+            }
+            if (message.kind == net::CrossKind::HandOver) {
+                message.next.src = message.src;
+                message.next.dst = message.dst;
+                message.next.via = message.via;
+                message.next.hop = in.u32("hop");
+                message.next.requestedPs = in.u64("requested");
+                message.next.wireBytes = in.u64("wire bytes");
+                message.next.order.key = in.u64("order key");
+                message.next.order.sub = in.u64("order");
             }
         }
         return round;

@@ -32,7 +32,7 @@ public:
     bool isLocal(std::uint32_t rank) const override { return plan.owner[rank] == self; }
     void depart(const net::CrossMessage& message) override
     {
-        sync.depart(plan.owner[message.dst], message);
+        sync.depart(plan.owner.at(message.via), message);
     }
 
 private:
@@ -402,17 +402,24 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
 
     // Rounds: send what left and a grant, take in what came, run up to the bound.
     std::vector<std::vector<std::uint8_t>> outgoing(plan.partitions);
+    // astra_aware: this process's links carry other processes' messages, also once its own
+    // ranks are done and its kernel has ended; the fabric then runs on its own.
+    const bool linkOwners =
+        net::abilitiesOf(platform.fabric.fidelity).partitioning == net::Partitioning::LinkOwners;
     while (true) {
         const std::uint64_t nowPs = psOf(simulation.now());
-        std::vector<PartitionRound> rounds = sync.takeRounds(nextEventPs(simulation), nowPs);
+        const std::uint64_t nextPs = simulation.ended() && linkOwners ? built.fabric().nextEventPs()
+                                                                      : nextEventPs(simulation);
+        std::vector<PartitionRound> rounds = sync.takeRounds(nextPs, nowPs);
         for (std::uint32_t peer = 0; peer < plan.partitions; ++peer)
             outgoing[peer] = peer == self ? std::vector<std::uint8_t>{} : encodeRound(rounds[peer]);
         const std::vector<std::vector<std::uint8_t>> incoming = transport.exchange(outgoing, nowPs);
         for (std::uint32_t peer = 0; peer < plan.partitions; ++peer)
             rounds[peer] = peer == self ? PartitionRound{} : decodeRound(incoming[peer], peer);
         sync.receiveRounds(rounds);
-        // A process whose ranks are all done has no use for messages (none can be for them).
-        if (!simulation.ended())
+        // A process whose ranks are all done has no use for messages (none can be for them),
+        // unless they pass through its links.
+        if (!simulation.ended() || linkOwners)
             for (const PartitionRound& round : rounds)
                 for (const net::CrossMessage& message : round.messages)
                     built.fabric().receive(message);
@@ -422,6 +429,8 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
         if (!simulation.ended() && bound > nowPs)
             simulation.advanceTo(bound == neverPs ? sc_core::sc_max_time()
                                                   : toScTime(Time::fromPs(bound)));
+        else if (simulation.ended() && linkOwners && bound != neverPs)
+            built.fabric().runAfterEnd(bound);
     }
     const RunResult result = simulation.conclude();
 

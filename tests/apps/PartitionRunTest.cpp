@@ -245,25 +245,42 @@ TEST(PartitionRun, TimelineTracksThatNeedEveryProcessAreRefused)
     EXPECT_FALSE(std::filesystem::exists(dir.file("timeline.json")));
 }
 
-TEST(PartitionRun, AnAstraAwareFabricIsRefusedWithTheReason)
+// astra_aware keeps a FIFO queue per link: each link is timed by one process, and a message
+// goes on in another process at the first link that process times (the switch's down link of
+// a rank there). Splits by nodes, by GPU within the nodes, and uneven blocks of ranks.
+TEST(PartitionRun, AstraAwareMatchesOneProcessAcrossAnySplit)
 {
     TempDir dir;
-    const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\"");
-    const std::string report = dir.file("report.json").string();
-    CommandResult run =
-        runCommand("timeout 60 " + mpirun(2) +
-                   "run --platform hgx_h100_4node --set fabric.fidelity=astra_aware --quiet "
-                   "--trace " +
-                   trace + " --partitions 2 --report " + report);
-    EXPECT_NE(run.code, 0) << run.output;
-    EXPECT_TRUE(contains(run.output,
-                         "a partitioned run needs the analytical, astra_unaware or flow "
-                         "fidelity; fabric.fidelity astra_aware keeps a FIFO queue per link "
-                         "that the messages of every process share (run it in one process)"))
-        << run.output;
-    // The report says the run failed; no report of another run is left in its place.
-    nlohmann::json json = readJson(report);
-    EXPECT_EQ(json["outcome"], "failed");
+    const std::string trace = generate(dir, "--ranks 32 --size \"1 MiB\" --iterations 2");
+    const std::string job =
+        "run --platform hgx_h100_4node --set fabric.fidelity=astra_aware --trace " + trace;
+    expectSameReports(dir, job, {2, 4});
+    expectSameReports(dir, job, {4}, "dim:0");
+    expectSameReports(dir, job, {3}, "ranks");
+}
+
+// On a ring of 8, rank r sends to rank r + 4 (pairs of a strided group of 2): every message
+// crosses four links, timed by up to three processes, and its send completes when the process
+// that saw it arrive says so. An all-to-all (direct) queues messages of every process on each
+// link.
+TEST(PartitionRun, AstraAwareMessagesPassThroughOtherProcessesLinks)
+{
+    TempDir dir;
+    const std::string platform = dir.file("ring8.yaml").string();
+    std::ofstream(platform) << "name: ring8\nranks: 8\nranks_per_node: 2\n"
+                               "accelerator: {preset: h100_sxm, hbm: {preset: hbm3_h100}}\n"
+                               "fabric:\n  fidelity: astra_aware\n  topology:\n"
+                               "    kind: multi_dim\n    dims:\n      - {kind: ring, size: 8, "
+                               "bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+                               "  collectives: {algorithms: {default: [direct]}}\n"
+                               "driver: {mode: model}\n";
+    const std::string far = generate(dir,
+                                     "--ranks 8 --pattern pairwise --group-size 2 --group-layout "
+                                     "strided --size \"64 KiB\" --iterations 3 --compute-us 1");
+    expectSameReports(dir, "run --platform " + platform + " --trace " + far, {4, 3}, "ranks");
+    TempDir other;
+    const std::string all = generate(other, "--ranks 8 --collective all_to_all --size \"256 KiB\"");
+    expectSameReports(other, "run --platform " + platform + " --trace " + all, {3}, "ranks");
 }
 
 TEST(PartitionRun, TheProcessCountMustMatchThePlan)

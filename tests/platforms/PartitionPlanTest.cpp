@@ -102,9 +102,43 @@ TEST(PartitionPlan, AstraFidelitiesCountWholeNanoseconds)
         "      - {kind: ring, size: 4, bandwidth: \"50 GB/s\", latency: \"1.5 ns\"}\n"
         "      - {kind: ring, size: 2, bandwidth: \"50 GB/s\", latency: \"2.7 ns\"}\n";
     EXPECT_EQ(planPartitions(platformOf(8, dims, "analytical"), {2, "auto"}).lookaheadPs, 2700U);
-    EXPECT_EQ(planPartitions(platformOf(8, dims, "astra_aware"), {2, "auto"}).lookaheadPs, 2000U);
+    // astra_aware: the cut's link (2 ns), or the fastest last link before a send's completion
+    // goes back to another process (1 ns), whichever is shorter.
+    EXPECT_EQ(planPartitions(platformOf(8, dims, "astra_aware"), {2, "auto"}).lookaheadPs, 1000U);
     EXPECT_EQ(planPartitions(platformOf(8, dims, "astra_unaware"), {2, "dim:0"}).lookaheadPs,
               1000U);
+}
+
+// astra_aware changes process one link into a cut dimension (a switch's up link), and waits
+// for a send's completion to go back after the fastest last link (the NVSwitch's 936.25 ns,
+// whole ns); a fat tree's switch-to-switch links belong to no process, so it is refused.
+TEST(PartitionPlan, AstraAwareHandsMessagesOverOneLinkIntoTheCut)
+{
+    PlatformConfig config = loadPlatform("hgx_h100_4node");
+    config.fabric.fidelity = net::Fidelity::AstraAware;
+    PartitionPlan plan = planPartitions(config, {2, "auto"});
+    EXPECT_EQ(plan.lookaheadPs, 936'000U);
+    EXPECT_NE(plan.lookaheadReason.find("before a send's completion goes back"), std::string::npos)
+        << plan.lookaheadReason;
+    config.fabric.dims[0].latency = Time::parse("2 us");
+    plan = planPartitions(config, {2, "auto"});
+    EXPECT_EQ(plan.lookaheadPs, 1'250'000U);
+    EXPECT_EQ(plan.lookaheadReason, "1 link of dimension 1 (switch) at 1.25 us");
+
+    const PlatformConfig tree = loadPlatformString(
+        "name: tree\nranks: 16\nranks_per_node: 4\naccelerator:\n  preset: h100_sxm\n  "
+        "hbm: {preset: hbm3_h100}\nfabric:\n  fidelity: astra_aware\n  topology:\n    kind: "
+        "fat_tree\n    fat_tree: {endpoints: 16, endpoints_per_leaf: 4, spines: 2, "
+        "host_bandwidth: \"50 GB/s\", host_latency: \"1 us\", uplink_bandwidth: \"100 GB/s\", "
+        "uplink_latency: \"500 ns\"}\ndriver:\n  mode: replay\n",
+        "tree.yaml");
+    EXPECT_EQ(errorOf([&] {
+                  planPartitions(tree, {2, "auto"});
+              }),
+              "--partitions 2: a partitioned astra_aware run needs a multi_dim fabric: the links "
+              "between a fat tree's switches queue the messages of ranks of every process, and "
+              "each link's queue must live in one process; run in one process, or use "
+              "astra_unaware");
 }
 
 TEST(PartitionPlan, OnePartitionHasNoLookahead)

@@ -101,15 +101,41 @@ TEST(PartitionSync, RoundsSurviveTheirEncoding)
     p2p.bytes = 4096;
     p2p.node = 9;
     round.messages.push_back(p2p);
+    net::CrossMessage handOver = p2p;
+    handOver.kind = net::CrossKind::HandOver;
+    handOver.via = 3;
+    handOver.sendId = 12;
+    handOver.next = net::HandOver{1, 6, 3, 2, 4100, 4200, {9, std::uint64_t{1} << 63}};
+    round.messages.push_back(handOver);
+    net::CrossMessage done = p2p;
+    done.kind = net::CrossKind::SendDone;
+    done.via = 1;
+    round.messages.push_back(done);
     const PartitionRound back = decodeRound(encodeRound(round), 1);
     EXPECT_EQ(back.lowerBoundPs, 123U);
     EXPECT_EQ(back.sentThisRound, 2U);
-    ASSERT_EQ(back.messages.size(), 2U);
+    ASSERT_EQ(back.messages.size(), 4U);
     EXPECT_EQ(back.messages[0].collective, 42U);
     EXPECT_EQ(back.messages[0].step, 3U);
     EXPECT_TRUE(back.messages[1].pointToPoint);
     EXPECT_EQ(back.messages[1].tag, 77U);
     EXPECT_EQ(back.messages[1].bytes, 4096U);
+    EXPECT_EQ(back.messages[1].kind, net::CrossKind::Arrival);
+    const net::CrossMessage& over = back.messages[2];
+    EXPECT_EQ(over.kind, net::CrossKind::HandOver);
+    EXPECT_TRUE(over.pointToPoint);
+    EXPECT_EQ(over.via, 3U);
+    EXPECT_EQ(over.sendId, 12U);
+    EXPECT_EQ(over.next.src, 1U);
+    EXPECT_EQ(over.next.dst, 6U);
+    EXPECT_EQ(over.next.via, 3U);
+    EXPECT_EQ(over.next.hop, 2U);
+    EXPECT_EQ(over.next.requestedPs, 4100U);
+    EXPECT_EQ(over.next.wireBytes, 4200U);
+    EXPECT_EQ(over.next.order.key, 9U);
+    EXPECT_EQ(over.next.order.sub, std::uint64_t{1} << 63);
+    EXPECT_EQ(back.messages[3].kind, net::CrossKind::SendDone);
+    EXPECT_EQ(back.messages[3].via, 1U);
 }
 
 TEST(PartitionSync, BrokenRoundsNameTheirSender)
@@ -118,6 +144,12 @@ TEST(PartitionSync, BrokenRoundsNameTheirSender)
     bytes.pop_back();
     EXPECT_NE(errorOf([&] { decodeRound(bytes, 3); }).find("partition 3 sent a broken ROUND: "),
               std::string::npos);
+    PartitionRound unknown;
+    unknown.messages.emplace_back();
+    std::vector<std::uint8_t> strange = encodeRound(unknown);
+    strange[32] = 7 << 1; // the first message's kind: no such CrossKind
+    EXPECT_EQ(errorOf([&] { decodeRound(strange, 2); }),
+              "partition 2 sent a broken ROUND: a message of unknown kind 14");
     EXPECT_EQ(errorOf([] { PartitionSync(2, 0, 0); }),
               "partitions: the lookahead must be > 0 (PartitionPlan refuses a cut without "
               "latency)");

@@ -10,50 +10,54 @@ namespace etsim::net {
 
 void AstraAwareFidelity::start(std::uint32_t index)
 {
-    state.flows[index].requestedPs = state.calendar.now();
-    requests.push_back(index);
+    Flow& flow = state.flows[index];
+    flow.requestedPs = state.calendar.now();
+    requests.push_back(Request{flow.route[flow.hop], index});
 }
 
 void AstraAwareFidelity::handle(const CalendarEvent& event)
 {
     if (event.kind != EventKind::Hop)
         throw Error("NetworkCore: internal: the astra_aware fidelity schedules only hops");
-    requests.push_back(event.index);
+    const Flow& flow = state.flows[event.index];
+    requests.push_back(Request{flow.route[flow.hop], event.index});
 }
 
-bool AstraAwareFidelity::servedBefore(std::uint32_t a, std::uint32_t b) const
+bool AstraAwareFidelity::servedBefore(const Request& a, const Request& b) const
 {
-    const Flow& first = state.flows[a];
-    const Flow& second = state.flows[b];
-    auto rank = [](const Flow& flow) {
-        return std::tie(flow.route[flow.hop],
-                        flow.requestedPs,
-                        flow.src,
-                        flow.order.key,
-                        flow.order.sub,
-                        flow.dst);
-    };
-    return rank(first) < rank(second);
+    const Flow& first = state.flows[a.flow];
+    const Flow& second = state.flows[b.flow];
+    return std::tie(
+               a.link, first.requestedPs, first.src, first.order.key, first.order.sub, first.dst) <
+           std::tie(b.link,
+                    second.requestedPs,
+                    second.src,
+                    second.order.key,
+                    second.order.sub,
+                    second.dst);
 }
 
 void AstraAwareFidelity::settle()
 {
-    // Nearly every instant has one request; only requests for the same link need an order,
-    // but sorting them all by link first is as cheap as finding those.
-    if (requests.size() > 1)
+    // Only requests for one link need an order; links are independent of each other. Most
+    // instants have no link asked for twice, and those are served as they came.
+    ++instant;
+    bool shared = false;
+    for (const Request& request : requests) {
+        std::uint64_t& seen = linkInstant[request.link];
+        shared = shared || seen == instant;
+        seen = instant;
+    }
+    if (shared)
         std::stable_sort(requests.begin(),
                          requests.end(),
-                         [this](std::uint32_t a, std::uint32_t b) { return servedBefore(a, b); });
-    // Serving may start more requests only for later instants (every hop takes time) or, with
+                         [this](const Request& a, const Request& b) { return servedBefore(a, b); });
+    // Serving may make requests only for later instants (every hop takes time) or, with
     // zero-time hops, for this one; those are served at the next settle().
-    std::vector<std::uint32_t> serving;
     serving.swap(requests);
-    for (std::uint32_t index : serving)
-        forwardHop(index);
-    if (requests.empty()) {
-        serving.clear();
-        requests.swap(serving); // keep the capacity
-    }
+    for (const Request& request : serving)
+        forwardHop(request.flow);
+    serving.clear();
 }
 
 const AstraAwareFidelity::HopTimes& AstraAwareFidelity::hopTimes(std::uint32_t link,
@@ -84,10 +88,15 @@ void AstraAwareFidelity::forwardHop(std::uint32_t index)
     std::uint64_t arrive = start + times.hopPs;
     ++flow.hop;
     if (flow.hop == flow.route.size()) {
-        state.calendar.schedule(arrive + state.messageDelayPs, EventKind::Deliver, index, 0);
+        state.deliverAt(index, arrive + state.messageDelayPs);
         return;
     }
     flow.requestedPs = state.calendar.now();
+    // A partitioned run: the next link is another process's.
+    if (!state.foreignLinks.empty() && state.foreignLinks[flow.route[flow.hop]]) {
+        state.handOver(index, arrive);
+        return;
+    }
     state.calendar.schedule(arrive, EventKind::Hop, index, 0);
 }
 

@@ -19,7 +19,7 @@ namespace etsim::net {
 class AstraAwareFidelity final : public FidelityIf {
 public:
     explicit AstraAwareFidelity(NetworkState& stateIn)
-        : state(stateIn), lastHop(stateIn.links.size())
+        : state(stateIn), lastHop(stateIn.links.size()), linkInstant(stateIn.links.size(), 0)
     {
     }
 
@@ -45,14 +45,25 @@ private:
         std::uint64_t hopPs = 0;
     };
 
-    bool servedBefore(std::uint32_t a, std::uint32_t b) const;
+    // A flow waiting for `link`, the next link of its route.
+    struct Request {
+        std::uint32_t link;
+        std::uint32_t flow;
+    };
+
+    bool servedBefore(const Request& a, const Request& b) const;
     void forwardHop(std::uint32_t index);
     const HopTimes& hopTimes(std::uint32_t link, std::uint64_t bytes);
 
     NetworkState& state;
     std::vector<HopTimes> lastHop; // per link
-    // Flows waiting for the link of their next hop since this instant began.
-    std::vector<std::uint32_t> requests;
+    // Flows waiting for the link of their next hop since this instant began, and those being
+    // served (kept to reuse their storage).
+    std::vector<Request> requests;
+    std::vector<Request> serving;
+    // settle() calls so far, and per link the last one in which the link was asked for.
+    std::uint64_t instant = 0;
+    std::vector<std::uint64_t> linkInstant;
 };
 
 } // namespace etsim::net

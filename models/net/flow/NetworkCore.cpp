@@ -102,6 +102,7 @@ std::uint32_t NetworkCore::allocateFlow()
 void NetworkCore::releaseFlow(std::uint32_t index)
 {
     Flow& flow = state.flows[index];
+    flow.transit = false;
     flow.route.clear();
     flow.slots.clear();
     ++flow.version;
@@ -348,32 +349,107 @@ void NetworkCore::remoteArrived(std::uint64_t message)
 
 void NetworkCore::setCrossing(CrossingSink* sink)
 {
-    if (sink != nullptr && abilitiesOf(config.fidelity).partitioning == Partitioning::None)
-        throw Error("a partitioned run needs the analytical, astra_unaware or flow fidelity; "
-                    "fabric.fidelity " +
-                    std::string(enumName(fidelityNames, config.fidelity)) +
-                    " keeps a FIFO queue per link that the messages of every process share "
-                    "(run it in one process)");
+    const Partitioning partitioning = abilitiesOf(config.fidelity).partitioning;
     crossing = sink;
     state.leave = nullptr;
+    state.handOver = nullptr;
+    state.foreignLinks.clear();
     if (sink == nullptr)
         return;
-    state.leave = [this](std::uint32_t index, std::uint64_t timePs) {
-        if (!crossing->crosses(state.flows[index].dst))
+    const bool linkOwners = partitioning == Partitioning::LinkOwners;
+    state.leave = [this, linkOwners](std::uint32_t index, std::uint64_t timePs) {
+        Flow& flow = state.flows[index];
+        const std::uint64_t cookie = flow.cookie;
+        if (!crossing->crosses(flow.dst)) {
+            if (linkOwners)
+                crossing->arriving(cookie, timePs);
             return false;
-        const std::uint64_t cookie = state.flows[index].cookie;
+        }
+        const bool transit = flow.transit;
         releaseFlow(index);
-        ++deliveredCount;
+        deliveredCount += transit ? 0 : 1;
         crossing->crossed(cookie, timePs);
         return true;
     };
+    if (linkOwners)
+        ownLinks();
+}
+
+std::uint32_t NetworkCore::ownerEndpoint(std::uint32_t link) const
+{
+    const Link& spec = state.links[link].spec;
+    return spec.from < topology.endpointCount() ? spec.from : spec.to;
+}
+
+void NetworkCore::ownLinks()
+{
+    const std::uint32_t endpoints = topology.endpointCount();
+    state.foreignLinks.assign(state.links.size(), false);
+    for (std::uint32_t link = 0; link < state.links.size(); ++link) {
+        const Link& spec = state.links[link].spec;
+        if (spec.from >= endpoints && spec.to >= endpoints)
+            throw Error("fabric: link " + std::to_string(link) + " joins two switches (devices " +
+                        std::to_string(spec.from) + " and " + std::to_string(spec.to) +
+                        "), which no rank owns; a partitioned " +
+                        std::string(enumName(fidelityNames, config.fidelity)) +
+                        " run needs every link to start or end at a rank (a multi_dim "
+                        "topology without switch_bandwidth); run in one process");
+        state.foreignLinks[link] = crossing->crosses(ownerEndpoint(link));
+    }
+    state.handOver = [this](std::uint32_t index, std::uint64_t timePs) {
+        Flow& flow = state.flows[index];
+        const HandOver handOver{flow.src,
+                                flow.dst,
+                                ownerEndpoint(flow.route[flow.hop]),
+                                flow.hop,
+                                flow.requestedPs,
+                                flow.bytes,
+                                flow.order};
+        const std::uint64_t cookie = flow.cookie;
+        const bool transit = flow.transit;
+        releaseFlow(index);
+        deliveredCount += transit ? 0 : 1;
+        crossing->handedOver(cookie, timePs, handOver);
+    };
+}
+
+void NetworkCore::continueMessage(std::uint64_t atPs,
+                                  const HandOver& handOver,
+                                  std::uint64_t cookie)
+{
+    const std::uint32_t src = handOver.src;
+    const std::uint32_t dst = handOver.dst;
+    std::uint32_t endpoints = topology.endpointCount();
+    if (src >= endpoints || dst >= endpoints || !state.handOver)
+        throw Error("NetworkCore::continueMessage: a message from endpoint " + std::to_string(src) +
+                    " to " + std::to_string(dst) +
+                    " cannot go on here (endpoints out of range, or not a run whose links have "
+                    "owners)");
+    std::uint32_t index = allocateFlow();
+    Flow& flow = state.flows[index];
+    flow.cookie = cookie;
+    flow.bytes = handOver.wireBytes;
+    flow.src = src;
+    flow.dst = dst;
+    flow.order = handOver.order;
+    flow.transit = true;
+    buildRoute(src, dst, flow);
+    if (handOver.hop >= flow.route.size() || state.foreignLinks[flow.route[handOver.hop]])
+        throw Error("NetworkCore::continueMessage: the message from endpoint " +
+                    std::to_string(src) + " to " + std::to_string(dst) +
+                    " was handed over at hop " + std::to_string(handOver.hop) +
+                    ", which this process does not time");
+    flow.hop = handOver.hop;
+    flow.requestedPs = handOver.requestedPs;
+    calendar.schedule(atPs, EventKind::Hop, index, 0);
 }
 
 void NetworkCore::deliver(std::uint32_t index)
 {
     std::uint64_t cookie = state.flows[index].cookie;
+    const bool transit = state.flows[index].transit;
     releaseFlow(index);
-    ++deliveredCount;
+    deliveredCount += transit ? 0 : 1;
     sink.delivered(cookie);
 }
 

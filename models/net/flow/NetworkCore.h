@@ -45,14 +45,35 @@ protected:
     ~RemoteNetwork() = default;
 };
 
+/// Where a message from endpoint `src` to `dst` goes on in another process
+/// (Partitioning::LinkOwners): at link `hop` of its route, which the process of endpoint `via`
+/// times; with the time its request for that link was made, its wire bytes and its order among
+/// an instant's requests.
+struct HandOver {
+    std::uint32_t src = 0;
+    std::uint32_t dst = 0;
+    std::uint32_t via = 0;
+    std::uint32_t hop = 0;
+    std::uint64_t requestedPs = 0;
+    std::uint64_t wireBytes = 0;
+    MessageOrder order;
+};
+
 /// Partitioned runs (docs/partitioned-runs.md): messages to endpoints simulated by another
-/// process leave here, at the time they are sent, with the time they will arrive.
+/// process leave here once their arrival is known, with the time they will arrive; with
+/// Partitioning::LinkOwners they leave at the first link another process times.
 class CrossingSink {
 public:
     /// True when endpoint `dst` belongs to another process.
     virtual bool crosses(std::uint32_t dst) const = 0;
     /// The message sent with `cookie` will arrive at its (remote) destination at `arrivalPs`.
     virtual void crossed(std::uint64_t cookie, std::uint64_t arrivalPs) = 0;
+    /// LinkOwners: the message with `cookie` goes on in another process, reaching its next
+    /// link there at `atPs`.
+    virtual void handedOver(std::uint64_t cookie, std::uint64_t atPs, const HandOver& handOver) = 0;
+    /// LinkOwners: the message with `cookie` will arrive at its local destination at
+    /// `arrivalPs` (its sender may be in another process).
+    virtual void arriving(std::uint64_t cookie, std::uint64_t arrivalPs) = 0;
 
 protected:
     ~CrossingSink() = default;
@@ -104,10 +125,15 @@ public:
     void setRemote(RemoteNetwork* remote) { remoteNetwork = remote; }
     bool isRemote() const { return remoteNetwork != nullptr; }
     /// From now on messages to endpoints `crossing` says are remote leave through it instead of
-    /// arriving here (nullptr: none leave), once their arrival is known: when they start, or
-    /// in the flow fidelity when their last byte has crossed (FidelityAbilities::partitioning;
-    /// throws etsim::Error for a fidelity that cannot be partitioned).
+    /// arriving here (nullptr: none leave), once their arrival is known: when they start, in
+    /// the flow fidelity when their last byte has crossed, and in astra_aware at the first link
+    /// another process times (FidelityAbilities::partitioning). Throws etsim::Error for a link
+    /// that no process can own (astra_aware between two switches).
     void setCrossing(CrossingSink* crossing);
+    /// Partitioned runs (Partitioning::LinkOwners): a message another process started goes on
+    /// here from `handOver.hop` at `atPs` (not before now()); `cookie` as for send(). Its bytes
+    /// were counted on the route's links where it started.
+    void continueMessage(std::uint64_t atPs, const HandOver& handOver, std::uint64_t cookie);
     /// The remote network delivered `message` at the calendar's now(); the sink hears of it
     /// after the message delay. Throws etsim::Error for a message not in flight.
     void remoteArrived(std::uint64_t message);
@@ -182,6 +208,10 @@ private:
     void requireFitsTheClock(const Flow& flow, std::uint32_t src, std::uint32_t dst) const;
     void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void deliver(std::uint32_t index);
+    // The endpoint whose process times `link` in a LinkOwners run: its source endpoint, else
+    // its destination (a switch's down link).
+    std::uint32_t ownerEndpoint(std::uint32_t link) const;
+    void ownLinks();
     std::size_t routeSlotOf(std::uint64_t key) const;
     void growRouteTable();
 

@@ -68,6 +68,9 @@ struct Flow {
     std::uint64_t requestedPs = 0;
     MessageOrder order;
     bool fixed = false;
+    /// Started by another process and handed over here (Partitioning::LinkOwners): counted as
+    /// sent and delivered there.
+    bool transit = false;
 };
 
 struct NetworkState {
@@ -85,6 +88,12 @@ struct NetworkState {
     /// Partitioned runs (NetworkCore::setCrossing): takes flow `index`, arriving at `timePs`,
     /// when its destination is simulated by another process; false when it stays here.
     std::function<bool(std::uint32_t index, std::uint64_t timePs)> leave;
+
+    /// Partitioned runs with Partitioning::LinkOwners: per link, true when another process
+    /// times it (empty otherwise); and what takes flow `index` when the next link of its route
+    /// is one of those, reaching it at `timePs`.
+    std::vector<bool> foreignLinks;
+    std::function<void(std::uint32_t index, std::uint64_t timePs)> handOver;
 
     /// Schedules the arrival of flow `index` at `timePs`, unless it leaves for another
     /// process (the policies whose arrival is known at the start call this).

@@ -33,6 +33,15 @@ public:
         core.send(src, dst, bytes, cookie);
         core.settle();
     }
+    /// Sends without settling: messages sent this way at one instant are served together.
+    void sendUnsettled(std::uint32_t src,
+                       std::uint32_t dst,
+                       std::uint64_t bytes,
+                       std::uint64_t cookie,
+                       MessageOrder order = {})
+    {
+        core.send(src, dst, bytes, cookie, order);
+    }
     void runUntil(std::uint64_t limit)
     {
         while (!calendar.empty() && calendar.nextTime() <= limit) {
@@ -276,6 +285,46 @@ TEST(NetworkCore, AstraAwareHopTimesFollowEachMessagesSize)
     EXPECT_EQ(net.arrivals.at(2), 3440000U); // 1220 + 1110 + 1110
     EXPECT_EQ(net.arrivals.at(3), 5270000U); // 1830 + 1720 + 1720
     EXPECT_EQ(net.core.linkBusyPs(0), 3050000U);
+}
+
+// Requests for one link at one instant are served in one order whatever order they were made
+// in (a partitioned run's processes see an instant's events in other orders): by the time the
+// request was made, then the source, then the sender's MessageOrder. Two 64 KiB messages
+// (1,220 ns on a link, hops of 1,720 ns) reach switch 0's down link to endpoint 0 together.
+TEST(NetworkCore, AstraAwareServesAnInstantsRequestsInOneOrder)
+{
+    const NetConfig config = withFidelity(Fidelity::AstraAware);
+    auto arrivalsWhenSent = [&](bool fromTwoFirst) {
+        Harness net({link(DimKind::Switch, 4, "50 GiB/s", "500 ns")}, config);
+        if (fromTwoFirst) {
+            net.sendUnsettled(2, 0, 65536, 2);
+            net.sendUnsettled(1, 0, 65536, 1);
+        } else {
+            net.sendUnsettled(1, 0, 65536, 1);
+            net.sendUnsettled(2, 0, 65536, 2);
+        }
+        net.core.settle();
+        net.run();
+        return net.arrivals;
+    };
+    const std::map<std::uint64_t, std::uint64_t> first = arrivalsWhenSent(false);
+    EXPECT_EQ(arrivalsWhenSent(true), first);
+    EXPECT_EQ(first.at(1), 3440000U); // the lower source first: 1720 + 1720
+    EXPECT_EQ(first.at(2), 4660000U); // then 1220 ns later
+
+    // One source, one destination: the sender's order decides.
+    auto arrivalsInOrder = [&](MessageOrder a, MessageOrder b) {
+        Harness net({link(DimKind::Switch, 4, "50 GiB/s", "500 ns")}, config);
+        net.sendUnsettled(1, 0, 65536, 1, a);
+        net.sendUnsettled(1, 0, 65536, 2, b);
+        net.core.settle();
+        net.run();
+        return net.arrivals;
+    };
+    const std::map<std::uint64_t, std::uint64_t> later = arrivalsInOrder({7, 0}, {3, 0});
+    EXPECT_EQ(later.at(2), 3440000U);
+    EXPECT_EQ(later.at(1), 4660000U);
+    EXPECT_EQ(arrivalsInOrder({3, 1}, {3, 0}), later);
 }
 
 TEST(NetworkCore, SendToSelfTakesOnlyTheMessageDelay)
