@@ -4,7 +4,7 @@
 #   bench/partition.sh BUILD_DIR [CASES] [COUNTS]
 #
 # CASES is a comma-separated subset of: ring1024 (a 1,024-rank ring all-reduce of 1 MiB in
-# astra_unaware on dgx_a100_cluster), torus3d (a 3-D all-reduce of 16 MiB in analytical on a
+# astra_unaware on dgx_a100_cluster), ring1024aware (the same in astra_aware), torus3d (a 3-D all-reduce of 16 MiB in analytical on a
 # 8 x 8 x 16 torus), big4096 (4,096 ranks of dgx_a100_cluster widened, analytical, a GEMM and
 # an all-reduce of 16 MiB, 3 iterations), transformer256 (a Llama-3 70B step cut to 4 layers,
 # TP 8 x PP 4 x DP 8, on hgx_h100_4node widened to 256 ranks, flow fidelity, every send
@@ -23,7 +23,7 @@
 # temporary folder.
 set -euo pipefail
 build=${1:?usage: bench/partition.sh BUILD_DIR [CASES] [COUNTS]}
-cases=${2:-ring1024,torus3d,big4096,transformer256,ring32,crossbar32,alltoall32,multidim65536}
+cases=${2:-ring1024,ring1024aware,torus3d,big4096,transformer256,ring32,crossbar32,alltoall32,multidim65536}
 counts=${3:-1 2 4}
 etsim=$(realpath "$build/apps/etsim")
 work=$(mktemp -d)
@@ -52,6 +52,8 @@ ring_platform() {
 declare -A platform
 "$etsim" gen microbench --ranks 1024 --size "1 MiB" --out "$work/ring1024" >/dev/null
 platform[ring1024]="--platform dgx_a100_cluster --set fabric.fidelity=astra_unaware"
+ln -s ring1024 "$work/ring1024aware"
+platform[ring1024aware]="--platform dgx_a100_cluster --set fabric.fidelity=astra_aware"
 "$etsim" gen microbench --ranks 1024 --size "16 MiB" --out "$work/torus3d" >/dev/null
 ring_platform "$work/torus.yaml" torus3d 1024 "8|100 GB/s|500 ns" "8|100 GB/s|500 ns" \
     "16|50 GB/s|1 us"
