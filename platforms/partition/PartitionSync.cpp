@@ -12,6 +12,10 @@ namespace {
 
 // A round carries at most this many messages (about 64 MiB): a larger one is a broken peer.
 constexpr std::uint64_t maxRoundMessages = 1U << 20;
+// The fewest bytes a message takes on the wire (kind, arrival, src, dst, via, a collective's
+// four fields): a count the remaining bytes cannot hold is refused before anything is
+// allocated for it.
+constexpr std::uint64_t smallestMessageBytes = 1 + 8 + 3 * 4 + 8 + 3 * 4;
 
 // A message's first byte: bit 0 = point-to-point, bits 1-2 = its net::CrossKind.
 enum : std::uint8_t { pointToPointBit = 1, kindShift = 1, largestKind = 2 };
@@ -73,6 +77,9 @@ PartitionRound decodeRound(const std::vector<std::uint8_t>& bytes, std::uint32_t
         if (count > maxRoundMessages)
             throw Error("it announces " + std::to_string(count) + " messages (at most " +
                         std::to_string(maxRoundMessages) + ")");
+        if (count > in.remaining() / smallestMessageBytes)
+            throw Error("it announces " + std::to_string(count) + " messages in " +
+                        std::to_string(in.remaining()) + " bytes");
         round.messages.resize(count);
         for (net::CrossMessage& message : round.messages) {
             const std::uint8_t kind = in.u8("kind");
@@ -107,6 +114,7 @@ PartitionRound decodeRound(const std::vector<std::uint8_t>& bytes, std::uint32_t
                 message.next.order.sub = in.u64("order");
             }
         }
+        in.expectEnd();
         return round;
     } catch (const std::exception& error) {
         throw Error("partition " + std::to_string(from) + " sent a broken ROUND: " + error.what());

@@ -20,7 +20,7 @@ fi
 build_dir=$1
 budget=$2
 shift 2
-all_targets=(trace_reader trace_json platform astra_config wire stl msccl pytorch_import)
+all_targets=(trace_reader trace_json platform astra_config wire stl msccl pytorch_import round)
 targets=("$@")
 ((${#targets[@]} == 0)) && targets=("${all_targets[@]}")
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)

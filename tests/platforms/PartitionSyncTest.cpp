@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
 namespace etsim::platform {
 namespace {
 
@@ -138,6 +142,28 @@ TEST(PartitionSync, RoundsSurviveTheirEncoding)
     EXPECT_EQ(back.messages[3].via, 1U);
 }
 
+// The fuzzer's seeds (tests/fuzz/seeds/round) are rounds as encodeRound writes them: the
+// mixed one holds an arrival, a hand-over of a send, a SendDone and a hand-over of a
+// collective message.
+TEST(PartitionSync, TheFuzzSeedsAreRoundsOfEveryKind)
+{
+    const char* source = std::getenv("ETSIM_SOURCE_DIR");
+    if (source == nullptr)
+        GTEST_SKIP() << "ETSIM_SOURCE_DIR is not set (CTest sets it)";
+    std::ifstream in(std::string(source) + "/tests/fuzz/seeds/round/mixed.round", std::ios::binary);
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
+    const PartitionRound round = decodeRound(bytes, 1);
+    ASSERT_EQ(round.messages.size(), 4U);
+    EXPECT_EQ(round.messages[0].kind, net::CrossKind::Arrival);
+    EXPECT_EQ(round.messages[1].kind, net::CrossKind::HandOver);
+    EXPECT_TRUE(round.messages[1].pointToPoint);
+    EXPECT_EQ(round.messages[2].kind, net::CrossKind::SendDone);
+    EXPECT_EQ(round.messages[3].kind, net::CrossKind::HandOver);
+    EXPECT_EQ(round.messages[3].next.hop, 2U);
+    EXPECT_EQ(encodeRound(round), bytes);
+}
+
 TEST(PartitionSync, BrokenRoundsNameTheirSender)
 {
     std::vector<std::uint8_t> bytes = encodeRound(PartitionRound{});
@@ -150,6 +176,17 @@ TEST(PartitionSync, BrokenRoundsNameTheirSender)
     strange[32] = 7 << 1; // the first message's kind: no such CrossKind
     EXPECT_EQ(errorOf([&] { decodeRound(strange, 2); }),
               "partition 2 sent a broken ROUND: a message of unknown kind 14");
+    // A count the bytes cannot hold is refused before anything is allocated for it; bytes
+    // after the last message are a broken peer too.
+    std::vector<std::uint8_t> empty = encodeRound(PartitionRound{});
+    empty[24] = 0xff;
+    empty[25] = 0xff;
+    EXPECT_EQ(errorOf([&] { decodeRound(empty, 2); }),
+              "partition 2 sent a broken ROUND: it announces 65535 messages in 0 bytes");
+    std::vector<std::uint8_t> longer = encodeRound(PartitionRound{});
+    longer.push_back(0);
+    EXPECT_NE(errorOf([&] { decodeRound(longer, 2); }).find("unexpected trailing byte"),
+              std::string::npos);
     EXPECT_EQ(errorOf([] { PartitionSync(2, 0, 0); }),
               "partitions: the lookahead must be > 0 (PartitionPlan refuses a cut without "
               "latency)");
