@@ -61,11 +61,6 @@ CommEngine::CommEngine(const NetConfig& config, std::uint32_t ranks)
               Tag tag;
               tag.pointToPoint = true;
               tag.member = send;
-              if (partition != nullptr && !partition->isLocal(dst)) {
-                  if (remoteSendTags.size() <= send)
-                      remoteSendTags.resize(send + 1);
-                  remoteSendTags[send] = startingTag;
-              }
               try {
                   // A send's node names it in every process (MessageOrder).
                   const MessageOrder order{toUnderlying(pointToPoint.sendInfo(send).node),
@@ -157,8 +152,8 @@ void CommEngine::postSend(const EtNodeInfo& info, std::uint64_t token)
                         "cannot run partitioned: it starts when the recv is posted, with no "
                         "latency to synchronise on; make the send eager or run in one process");
         ++pendingNodes;
-        startingTag = info.tag;
-        pointToPoint.postRemoteSend(token, info.node, src, dst, info.bytes);
+        announceSend(info,
+                     pointToPoint.postRemoteSend(token, info.node, src, dst, info.bytes, info.tag));
         return;
     }
     ++pendingNodes;

@@ -68,6 +68,10 @@ enum class CrossKind : std::uint8_t {
     /// Point-to-point: send `sendId` of rank `src` completes at `arrivalPs`, when its message
     /// arrived at a rank of another process.
     SendDone,
+    /// Point-to-point (Partitioning::LinkOwners): rank `src` posted send `sendId` to `dst` at
+    /// `arrivalPs`. The destination's process matches it with its recvs at once, in posting
+    /// order, before the message arrives (which may overtake an earlier one of the channel).
+    Posted,
 };
 
 /// Partitioned runs (docs/partitioned-runs.md): a message between a local rank and a rank that
@@ -104,6 +108,8 @@ class PartitionLink {
 public:
     /// True when this process simulates `rank`.
     virtual bool isLocal(std::uint32_t rank) const = 0;
+    /// True when one process simulates both ranks.
+    virtual bool together(std::uint32_t a, std::uint32_t b) const = 0;
     /// `message` leaves for the process of rank `message.via`.
     virtual void depart(const CrossMessage& message) = 0;
 
@@ -270,13 +276,29 @@ private:
     void crossArrived(const Tag& tag);
     // A message of another process's collective reached member `arrival.member` here.
     void collectiveArrived(const CrossArrival& arrival);
+    // arrive() for such a message to instance `index`, whose member and chunk are checked.
+    void arriveFromAnotherProcess(std::uint32_t index, const CrossArrival& arrival);
     // The CrossMessage that describes the message sent with `tag` (the tag of a local send or
     // collective message, or of a transit message, whose slot it frees).
     CrossMessage describe(const Tag& tag);
     // A transit message reached its local destination (its Deliver).
     void transitDelivered(const Tag& tag);
-    // Point-to-point: send `sendId` of remote rank `message.src` completes at `arrivalPs`.
-    void sendDone(const CrossMessage& message, std::uint64_t arrivalPs);
+    // Point-to-point: the send of `message` completes at `arrivalPs`: here (its rank is local)
+    // or in its rank's process (a SendDone), unless `message` goes on to the destination's
+    // process and that one holds the sender too (the arrival there completes it).
+    void sendDone(const CrossMessage& message, std::uint64_t arrivalPs, bool viaDestination);
+    // Partitioning::LinkOwners: a send of local rank info.rank to a rank of another process,
+    // id `sendId` here, is announced to the destination's process.
+    void announceSend(const EtNodeInfo& info, std::uint32_t sendId);
+    // The local record of an announced send of another process (and forgets it).
+    std::uint32_t announcedSend(const CrossMessage& message);
+    // The record here of a point-to-point message's send, arriving at a local rank: its own
+    // (a local rank's send that crossed other processes' links), the announced one
+    // (LinkOwners), or a new foreign one.
+    std::uint32_t localSendOf(const CrossMessage& message);
+    // Throws etsim::Error for a message from another process that names ranks, sends or
+    // collective members that cannot be (a broken peer).
+    void checkReceived(const CrossMessage& message) const;
     void
     arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
     void contribute(std::uint32_t instance,
@@ -404,10 +426,9 @@ private:
 
     // Partitioned runs.
     PartitionLink* partition = nullptr;
-    // The point-to-point send to a rank of another process being posted (its tag goes with
-    // its message), and the tags of those sends by send id.
-    std::uint64_t startingTag = 0;
-    std::vector<std::uint64_t> remoteSendTags;
+    // Partitioning::LinkOwners: sends of other processes' ranks to local ranks, announced
+    // (CrossKind::Posted) and not yet arrived: (src << 32 | their send id) -> local record.
+    std::unordered_map<std::uint64_t, std::uint32_t> announcedSends;
     // Messages other processes started that go on here (Partitioning::LinkOwners), by slot.
     std::vector<CrossMessage> transits;
     std::vector<std::uint32_t> freeTransits;

@@ -138,7 +138,7 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
         const std::vector<CrossArrival> arrivals = std::move(early->second);
         earlyCollectives.erase(early);
         for (const CrossArrival& arrival : arrivals)
-            arrive(index, arrival.member, arrival.chunk, arrival.step);
+            arriveFromAnotherProcess(index, arrival);
     }
     return index;
 }

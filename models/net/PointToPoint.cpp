@@ -14,8 +14,9 @@ void PointToPoint::postSend(std::uint64_t token,
                             std::uint64_t tag,
                             bool rendezvous)
 {
-    const std::uint32_t id =
-        newSend(SendRecord{token, node, src, bytes, false, false, 0, false, dst});
+    SendRecord record{token, node, src, bytes, false, false, 0, false, dst};
+    record.tag = tag;
+    const std::uint32_t id = newSend(record);
     if (!rendezvous)
         startSend(id);
     Channel& channel = channels[ChannelKey{src, dst, tag}];
@@ -37,12 +38,19 @@ std::uint32_t PointToPoint::newSend(const SendRecord& record)
     return id;
 }
 
-void PointToPoint::postRemoteSend(
-    std::uint64_t token, NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes)
+std::uint32_t PointToPoint::postRemoteSend(std::uint64_t token,
+                                           NodeId node,
+                                           std::uint32_t src,
+                                           std::uint32_t dst,
+                                           std::uint64_t bytes,
+                                           std::uint64_t tag)
 {
     SendRecord record{token, node, src, bytes, false, false, 0, false, dst};
     record.remote = true;
-    startSend(newSend(record));
+    record.tag = tag;
+    const std::uint32_t id = newSend(record);
+    startSend(id);
+    return id;
 }
 
 std::uint32_t PointToPoint::postForeignSend(
@@ -50,6 +58,7 @@ std::uint32_t PointToPoint::postForeignSend(
 {
     SendRecord record{0, node, src, bytes, false, false, 0, true, dst};
     record.foreign = true;
+    record.tag = tag;
     const std::uint32_t id = newSend(record);
     Channel& channel = channels[ChannelKey{src, dst, tag}];
     channel.sends.push_back(id);

@@ -56,11 +56,12 @@ public:
     // ranks, so a send to a rank of another process is split in two records.
     /// An eager send to a rank of another process: its message starts now and the send
     /// completes when it arrives (arrived()); the recv is matched where it is posted.
-    void postRemoteSend(std::uint64_t token,
-                        NodeId node,
-                        std::uint32_t src,
-                        std::uint32_t dst,
-                        std::uint64_t bytes);
+    std::uint32_t postRemoteSend(std::uint64_t token,
+                                 NodeId node,
+                                 std::uint32_t src,
+                                 std::uint32_t dst,
+                                 std::uint64_t bytes,
+                                 std::uint64_t tag);
     /// The other half: a send posted by a rank of another process to local rank `dst`, in the
     /// order the sender posted them. Matched like a local send; its message is already under
     /// way (arrived() with the returned id when it arrives) and it completes nothing of its own.
@@ -69,13 +70,18 @@ public:
         std::uint32_t src = 0;
         std::uint32_t dst = 0;
         std::uint64_t bytes = 0;
+        std::uint64_t tag = 0;
         NodeId node{};
     };
     /// Endpoints, size and node of send `id` (while it is in flight).
     SendInfo sendInfo(std::uint32_t id) const
     {
-        return SendInfo{sends[id].rank, sends[id].dst, sends[id].bytes, sends[id].node};
+        return SendInfo{
+            sends[id].rank, sends[id].dst, sends[id].bytes, sends[id].tag, sends[id].node};
     }
+    /// True when `id` names a send record (in flight or free); ids from another process are
+    /// checked with it before use.
+    bool knowsSend(std::uint32_t id) const { return id < sends.size(); }
     std::uint32_t postForeignSend(
         NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag);
 
@@ -92,6 +98,7 @@ private:
         std::uint32_t dst = 0; // for a rendezvous send started at the match
         bool remote = false;   // the recv is matched in another process
         bool foreign = false;  // the send's node is in another process
+        std::uint64_t tag = 0;
     };
     struct RecvRecord {
         std::uint64_t token = 0;

@@ -10,15 +10,15 @@ namespace etsim::platform {
 
 namespace {
 
-// A round carries at most this many messages (about 64 MiB): a larger one is a broken peer.
-constexpr std::uint64_t maxRoundMessages = 1U << 20;
+// A round carries at most this many messages (about 1.5 GiB, under MPI's 2 GiB per message).
+constexpr std::uint64_t maxRoundMessages = 1U << 24;
 // The fewest bytes a message takes on the wire (kind, arrival, src, dst, via, a collective's
 // four fields): a count the remaining bytes cannot hold is refused before anything is
 // allocated for it.
 constexpr std::uint64_t smallestMessageBytes = 1 + 8 + 3 * 4 + 8 + 3 * 4;
 
 // A message's first byte: bit 0 = point-to-point, bits 1-2 = its net::CrossKind.
-enum : std::uint8_t { pointToPointBit = 1, kindShift = 1, largestKind = 2 };
+enum : std::uint8_t { pointToPointBit = 1, kindShift = 1, largestKind = 3 };
 
 std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
 {
@@ -29,6 +29,10 @@ std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
 
 std::vector<std::uint8_t> encodeRound(const PartitionRound& round)
 {
+    if (round.messages.size() > maxRoundMessages)
+        throw Error("partitions: one round would carry " + std::to_string(round.messages.size()) +
+                    " messages to one process, more than the " + std::to_string(maxRoundMessages) +
+                    " a ROUND holds; split the run over more processes or run it in one");
     std::vector<std::uint8_t> bytes;
     bytes.reserve(40 + round.messages.size() * 57);
     cosim::ByteWriter out(bytes);

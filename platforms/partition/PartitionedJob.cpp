@@ -29,7 +29,11 @@ public:
         : plan(plan), sync(sync), self(self)
     {
     }
-    bool isLocal(std::uint32_t rank) const override { return plan.owner[rank] == self; }
+    bool isLocal(std::uint32_t rank) const override { return plan.owner.at(rank) == self; }
+    bool together(std::uint32_t a, std::uint32_t b) const override
+    {
+        return plan.owner.at(a) == plan.owner.at(b);
+    }
     void depart(const net::CrossMessage& message) override
     {
         sync.depart(plan.owner.at(message.via), message);

@@ -182,7 +182,7 @@ void NetworkCore::send(std::uint32_t src,
         latencyPs += state.links[link].spec.latency.ps();
     }
     flow.latencyPs = latencyPs + config.messageDelay.ps() + nicLatencyPs(flow.route);
-    requireFitsTheClock(flow, src, dst);
+    requireFitsTheClock(flow, src, dst, calendar.now());
 
     if (flow.route.empty()) {
         calendar.schedule(calendar.now() + config.messageDelay.ps(), EventKind::Deliver, index, 0);
@@ -198,13 +198,16 @@ void NetworkCore::send(std::uint32_t src,
     policy->start(index);
 }
 
-void NetworkCore::requireFitsTheClock(const Flow& flow, std::uint32_t src, std::uint32_t dst) const
+void NetworkCore::requireFitsTheClock(const Flow& flow,
+                                      std::uint32_t src,
+                                      std::uint32_t dst,
+                                      std::uint64_t fromPs) const
 {
     // Alone on its route the message is as fast as it can be; sharing only delays it. So a
     // message that would outlast the clock even alone is refused here, where the caller still
     // knows which node sent it (later, under sharing, roundPs is the last guard). The bound
     // over the fabric's slowest link settles nearly every message with one multiplication.
-    double latest = static_cast<double>(calendar.now()) + static_cast<double>(flow.latencyPs);
+    double latest = static_cast<double>(fromPs) + static_cast<double>(flow.latencyPs);
     if (latest + static_cast<double>(flow.bytes) * slowestPsPerByte < clockEndPsBound)
         return;
     double slowest = 0.0;
@@ -441,6 +444,12 @@ void NetworkCore::continueMessage(std::uint64_t atPs,
                     ", which this process does not time");
     flow.hop = handOver.hop;
     flow.requestedPs = handOver.requestedPs;
+    std::uint64_t latencyPs = config.messageDelay.ps();
+    for (std::uint32_t link : flow.route)
+        latencyPs += state.links[link].spec.latency.ps();
+    flow.latencyPs = latencyPs;
+    // What send() checks at the start, from the hand-over (before anything is scheduled).
+    requireFitsTheClock(flow, src, dst, atPs);
     calendar.schedule(atPs, EventKind::Hop, index, 0);
 }
 

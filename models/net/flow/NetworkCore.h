@@ -203,9 +203,12 @@ private:
     }
     std::uint64_t nicLatencyOfDims(const std::vector<std::uint32_t>& route) const;
     void checkStreamAllowed(const char* what) const;
-    /// Throws etsim::Error when `flow`, alone on its route from now, would end past the end of
-    /// the simulated clock.
-    void requireFitsTheClock(const Flow& flow, std::uint32_t src, std::uint32_t dst) const;
+    /// Throws etsim::Error when `flow`, alone on its route from `fromPs`, would end past the
+    /// end of the simulated clock.
+    void requireFitsTheClock(const Flow& flow,
+                             std::uint32_t src,
+                             std::uint32_t dst,
+                             std::uint64_t fromPs) const;
     void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void deliver(std::uint32_t index);
     // The endpoint whose process times `link` in a LinkOwners run: its source endpoint, else
