@@ -128,7 +128,7 @@ for name in "${list[@]}"; do
         if [ "$count" = 1 ]; then
             /usr/bin/time -v -o "$work/time.0" "$etsim" "${args[@]}" --report "$report"
         else
-            mpirun --allow-run-as-root --oversubscribe -n "$count" sh -c \
+            mpirun --allow-run-as-root --oversubscribe --bind-to none -n "$count" sh -c \
                 '/usr/bin/time -v -o "$0/time.$OMPI_COMM_WORLD_RANK" "$@"' "$work" \
                 "$etsim" "${args[@]}" --partitions "$count" --report "$report"
         fi

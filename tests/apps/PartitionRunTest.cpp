@@ -32,8 +32,8 @@ nlohmann::json readJson(const std::filesystem::path& path)
 
 std::string mpirun(std::uint32_t processes)
 {
-    return "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(processes) + " " +
-           ETSIM_BINARY + " ";
+    return "mpirun --allow-run-as-root --oversubscribe --bind-to none -n " +
+           std::to_string(processes) + " " + ETSIM_BINARY + " ";
 }
 
 // Runs `job` in one process and in each of `counts` partitions; the reports must agree.
@@ -191,7 +191,7 @@ void expectSameTimeline(const TempDir& dir,
     const std::string report = dir.file("merged-report.json").string();
     CommandResult run =
         runCommand("TMPDIR=" + parts.string() + " timeout 120 " +
-                   "mpirun --allow-run-as-root --oversubscribe -x TMPDIR -n " +
+                   "mpirun --allow-run-as-root --oversubscribe --bind-to none -x TMPDIR -n " +
                    std::to_string(count) + " " + ETSIM_BINARY + " " + job +
                    " --quiet --partitions " + std::to_string(count) + " --partition-by " + by +
                    " " + timeline + " --timeline " + merged.string() + " --report " + report);

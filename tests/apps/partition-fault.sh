@@ -19,7 +19,7 @@ job=(run --platform hgx_h100_4node --set ranks=64 --set "fabric.topology.dims[1]
 hit() { # SIGNAL EXPECTED-OUTPUT
     local signal=$1 expected=$2
     echo '{"outcome": "an earlier run"}' >"$work/report.json"
-    mpirun --allow-run-as-root --oversubscribe -n 2 "$etsim" "${job[@]}" >"$work/out" 2>&1 &
+    mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$etsim" "${job[@]}" >"$work/out" 2>&1 &
     local launcher=$! victim="" other="" ticks=0
     # Both processes simulating: the second has used 0.3 s of CPU.
     for _ in $(seq 1 400); do

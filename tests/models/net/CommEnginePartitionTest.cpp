@@ -50,11 +50,13 @@ TEST(CommEnginePartition, MessagesFromAnotherProcessAreCheckedBeforeUse)
               "fabric: a message from another process names rank 9 of 4 (a broken partition)");
     message.dst = 3;
     message.via = 3;
-    EXPECT_EQ(errorFor(message), "fabric: a message from another process for rank 3 came to "
-                                 "another process (a broken partition)");
+    EXPECT_EQ(errorFor(message),
+              "fabric: a message from another process for rank 3 came to "
+              "another process (a broken partition)");
     message.via = 1;
-    EXPECT_EQ(errorFor(message), "fabric: a message from another process arrives at rank 3, "
-                                 "which this process does not simulate (a broken partition)");
+    EXPECT_EQ(errorFor(message),
+              "fabric: a message from another process arrives at rank 3, "
+              "which this process does not simulate (a broken partition)");
     CrossMessage done;
     done.kind = CrossKind::SendDone;
     done.pointToPoint = true;
@@ -63,8 +65,9 @@ TEST(CommEnginePartition, MessagesFromAnotherProcessAreCheckedBeforeUse)
     done.dst = 3;
     done.via = 1;
     done.sendId = 7;
-    EXPECT_EQ(errorFor(done), "fabric: a message from another process names send 7 of rank 1, "
-                              "which this process does not hold (a broken partition)");
+    EXPECT_EQ(errorFor(done),
+              "fabric: a message from another process names send 7 of rank 1, "
+              "which this process does not hold (a broken partition)");
     CrossMessage arrival;
     arrival.pointToPoint = true;
     arrival.arrivalPs = 1000;
