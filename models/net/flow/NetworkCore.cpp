@@ -160,7 +160,7 @@ void NetworkCore::send(std::uint32_t src,
                        std::uint32_t dst,
                        std::uint64_t bytes,
                        std::uint64_t cookie,
-                       MessageOrder order)
+                       const MessageOrder& order)
 {
     std::uint32_t endpoints = topology.endpointCount();
     if (src >= endpoints || dst >= endpoints)
@@ -173,7 +173,10 @@ void NetworkCore::send(std::uint32_t src,
     flow.hop = 0;
     flow.src = src;
     flow.dst = dst;
-    flow.order = order;
+    // Field by field: the caller wrote the two halves separately, and one 16-byte copy of
+    // them would wait for both stores (a store-forwarding stall on every message).
+    flow.order.key = order.key;
+    flow.order.sub = order.sub;
     buildRoute(src, dst, flow);
     ++sent;
     std::uint64_t latencyPs = 0;

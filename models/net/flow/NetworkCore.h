@@ -98,7 +98,7 @@ public:
               std::uint32_t dst,
               std::uint64_t bytes,
               std::uint64_t cookie,
-              MessageOrder order = {});
+              const MessageOrder& order = {});
     /// Starts one stream of `bytes` at the calendar's now() that crosses the routes of all
     /// `pairs` (src, dst endpoints) at a single rate: an in-switch reduction, whose data goes up
     /// every member's uplink and down every member's downlink together. It arrives (once, with
