@@ -307,6 +307,22 @@ private:
                     std::uint64_t bytes,
                     bool waitForLine);
     void dispatch(const CalendarEvent& event);
+    // Member by member: callers build a tag field by field, and a copy in 16-byte words
+    // would wait for those narrower stores (a store-forwarding stall on every message).
+    static void copyTag(const Tag& from, Tag& to)
+    {
+        to.instance = from.instance;
+        to.member = from.member;
+        to.chunk = from.chunk;
+        to.step = from.step;
+        to.pointToPoint = from.pointToPoint;
+        to.phaseStart = from.phaseStart;
+        to.multicast = from.multicast;
+        to.crossed = from.crossed;
+        to.programNode = from.programNode;
+        to.collectiveStart = from.collectiveStart;
+        to.transit = from.transit;
+    }
     // The tag of message `cookie`, freed.
     Tag takeTag(std::uint64_t cookie)
     {
@@ -321,7 +337,7 @@ private:
         if (!freeTags.empty()) {
             std::uint32_t index = freeTags.back();
             freeTags.pop_back();
-            tags[index] = tag;
+            copyTag(tag, tags[index]);
             return index;
         }
         tags.push_back(tag);
