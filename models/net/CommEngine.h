@@ -241,7 +241,8 @@ private:
         NodeId firstNode{};
         std::uint32_t firstRank = 0;
     };
-    // What a message or a delay belongs to.
+    // What a message or a delay belongs to. copyTag (below) copies it member by member: a new
+    // member goes there too.
     struct Tag {
         std::uint32_t instance = 0;
         std::uint32_t member = 0;

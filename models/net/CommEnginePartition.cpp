@@ -189,18 +189,12 @@ void CommEngine::checkReceived(const CrossMessage& message) const
 void CommEngine::receive(const CrossMessage& message)
 {
     checkReceived(message);
-    Tag tag;
-    switch (message.kind) {
-    case CrossKind::Posted:
+    if (message.kind == CrossKind::Posted) {
         // Matched now, in posting order; its time only orders the synchronisation.
         announcedSends[std::uint64_t{message.src} << 32 | message.sendId] =
             pointToPoint.postForeignSend(
                 NodeId{message.node}, message.src, message.dst, message.bytes, message.tag);
         return;
-    case CrossKind::SendDone:
-    case CrossKind::HandOver:
-    case CrossKind::Arrival:
-        break;
     }
     if (message.arrivalPs < calendar.now())
         throw Error("fabric: a message from rank " + std::to_string(message.src) + " to rank " +
@@ -208,6 +202,7 @@ void CommEngine::receive(const CrossMessage& message)
                     std::to_string(message.arrivalPs) + " ps, after this process reached " +
                     std::to_string(calendar.now()) +
                     " ps (the partitions' synchronisation broke its lookahead)");
+    Tag tag;
     switch (message.kind) {
     case CrossKind::SendDone:
         sendDone(message, message.arrivalPs, false);

@@ -14,9 +14,8 @@ void PointToPoint::postSend(std::uint64_t token,
                             std::uint64_t tag,
                             bool rendezvous)
 {
-    SendRecord record{token, node, src, bytes, false, false, 0, false, dst};
-    record.tag = tag;
-    const std::uint32_t id = newSend(record);
+    const std::uint32_t id =
+        newSend(SendRecord{token, node, src, bytes, false, false, 0, false, dst, tag});
     if (!rendezvous)
         startSend(id);
     Channel& channel = channels[ChannelKey{src, dst, tag}];
@@ -45,9 +44,8 @@ std::uint32_t PointToPoint::postRemoteSend(std::uint64_t token,
                                            std::uint64_t bytes,
                                            std::uint64_t tag)
 {
-    SendRecord record{token, node, src, bytes, false, false, 0, false, dst};
+    SendRecord record{token, node, src, bytes, false, false, 0, false, dst, tag};
     record.remote = true;
-    record.tag = tag;
     const std::uint32_t id = newSend(record);
     startSend(id);
     return id;
@@ -56,9 +54,8 @@ std::uint32_t PointToPoint::postRemoteSend(std::uint64_t token,
 std::uint32_t PointToPoint::postForeignSend(
     NodeId node, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag)
 {
-    SendRecord record{0, node, src, bytes, false, false, 0, true, dst};
+    SendRecord record{0, node, src, bytes, false, false, 0, true, dst, tag};
     record.foreign = true;
-    record.tag = tag;
     const std::uint32_t id = newSend(record);
     Channel& channel = channels[ChannelKey{src, dst, tag}];
     channel.sends.push_back(id);

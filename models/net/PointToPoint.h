@@ -96,9 +96,9 @@ private:
         std::uint32_t recv = 0;
         bool started = false;  // the message is under way (at once when eager)
         std::uint32_t dst = 0; // for a rendezvous send started at the match
-        bool remote = false;   // the recv is matched in another process
-        bool foreign = false;  // the send's node is in another process
         std::uint64_t tag = 0;
+        bool remote = false;  // the recv is matched in another process
+        bool foreign = false; // the send's node is in another process
     };
     struct RecvRecord {
         std::uint64_t token = 0;

@@ -166,11 +166,13 @@ void findLookahead(PartitionPlan& plan, const net::NetConfig& fabric)
                                      ? 0
                                      : std::numeric_limits<std::uint64_t>::max();
         std::uint32_t fastest = 0;
-        for (std::uint32_t dim = 0; dim < fabric.dims.size(); ++dim)
-            if (hopFloorPs(fabric, fabric.dims[dim].latency) < lastLink) {
-                lastLink = hopFloorPs(fabric, fabric.dims[dim].latency);
+        for (std::uint32_t dim = 0; dim < fabric.dims.size(); ++dim) {
+            const std::uint64_t hop = hopFloorPs(fabric, fabric.dims[dim].latency);
+            if (hop < lastLink) {
+                lastLink = hop;
                 fastest = dim;
             }
+        }
         lastLink += fabric.messageDelay.ps();
         if (lastLink < best) {
             best = lastLink;

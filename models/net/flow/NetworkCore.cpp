@@ -364,17 +364,13 @@ void NetworkCore::setCrossing(CrossingSink* sink)
         return;
     const bool linkOwners = partitioning == Partitioning::LinkOwners;
     state.leave = [this, linkOwners](std::uint32_t index, std::uint64_t timePs) {
-        Flow& flow = state.flows[index];
-        const std::uint64_t cookie = flow.cookie;
+        const Flow& flow = state.flows[index];
         if (!crossing->crosses(flow.dst)) {
             if (linkOwners)
-                crossing->arriving(cookie, timePs);
+                crossing->arriving(flow.cookie, timePs);
             return false;
         }
-        const bool transit = flow.transit;
-        releaseFlow(index);
-        deliveredCount += transit ? 0 : 1;
-        crossing->crossed(cookie, timePs);
+        crossing->crossed(retireFlow(index), timePs);
         return true;
     };
     if (linkOwners)
@@ -411,11 +407,7 @@ void NetworkCore::ownLinks()
                                 flow.requestedPs,
                                 flow.bytes,
                                 flow.order};
-        const std::uint64_t cookie = flow.cookie;
-        const bool transit = flow.transit;
-        releaseFlow(index);
-        deliveredCount += transit ? 0 : 1;
-        crossing->handedOver(cookie, timePs, handOver);
+        crossing->handedOver(retireFlow(index), timePs, handOver);
     };
 }
 
@@ -447,7 +439,8 @@ void NetworkCore::continueMessage(std::uint64_t atPs,
                     ", which this process does not time");
     flow.hop = handOver.hop;
     flow.requestedPs = handOver.requestedPs;
-    std::uint64_t latencyPs = config.messageDelay.ps();
+    // As send() sets it (there in the loop that also counts the route's bytes).
+    std::uint64_t latencyPs = config.messageDelay.ps() + nicLatencyPs(flow.route);
     for (std::uint32_t link : flow.route)
         latencyPs += state.links[link].spec.latency.ps();
     flow.latencyPs = latencyPs;
@@ -458,11 +451,17 @@ void NetworkCore::continueMessage(std::uint64_t atPs,
 
 void NetworkCore::deliver(std::uint32_t index)
 {
-    std::uint64_t cookie = state.flows[index].cookie;
-    const bool transit = state.flows[index].transit;
+    sink.delivered(retireFlow(index));
+}
+
+std::uint64_t NetworkCore::retireFlow(std::uint32_t index)
+{
+    const Flow& flow = state.flows[index];
+    const std::uint64_t cookie = flow.cookie;
+    // A message another process started was counted as sent and delivered there.
+    deliveredCount += flow.transit ? 0 : 1;
     releaseFlow(index);
-    deliveredCount += transit ? 0 : 1;
-    sink.delivered(cookie);
+    return cookie;
 }
 
 void NetworkCore::handle(const CalendarEvent& event)

@@ -211,6 +211,9 @@ private:
                              std::uint64_t fromPs) const;
     void launchStream(std::uint32_t index, std::uint64_t latencyPs);
     void deliver(std::uint32_t index);
+    // Ends flow `index`'s record here (it arrived, or left for another process): counts it
+    // delivered unless it came from another process, frees it and returns its cookie.
+    std::uint64_t retireFlow(std::uint32_t index);
     // The endpoint whose process times `link` in a LinkOwners run: its source endpoint, else
     // its destination (a switch's down link).
     std::uint32_t ownerEndpoint(std::uint32_t link) const;
