@@ -32,41 +32,32 @@ public:
 };
 
 /// The share of `total` that slice `index` of `count` takes; the shares add up to `total`.
+/// Every slice takes total / count, and the last one also the remainder (under `count` ps):
+/// equal slices keep a stream's pipeline periodic from chunk to chunk.
 inline std::uint64_t sliceShare(std::uint64_t total, std::uint64_t index, std::uint64_t count)
 {
-    // total·i / count without overflowing: (q·count + r)·i / count = q·i + r·i / count,
-    // and r·i stays small for the chunk counts the accelerator uses.
-    const std::uint64_t q = total / count;
-    const std::uint64_t r = total % count;
-    auto upTo = [&](std::uint64_t i) { return q * i + r * i / count; };
-    return upTo(index + 1) - upTo(index);
+    const std::uint64_t share = total / count;
+    return index + 1 == count ? share + total % count : share;
 }
 
-/// sliceShare(total, i, count) for i = 0, 1, 2, ... in turn, without a division per slice:
-/// the remainder's share r·i / count is carried as r·i mod count, and slice i takes one more
-/// picosecond exactly when that carry passes count.
+/// sliceShare(total, i, count) for i = 0, 1, 2, ... in turn.
 class SliceShares {
 public:
     SliceShares(std::uint64_t total, std::uint64_t count)
-        : quotient(total / count), remainder(total % count), count(count)
+        : quotient(total / count), remainder(total % count), left(count)
     {
     }
     /// The share of the next slice.
     std::uint64_t next()
     {
-        carry += remainder;
-        if (carry >= count) {
-            carry -= count;
-            return quotient + 1;
-        }
-        return quotient;
+        --left;
+        return left == 0 ? quotient + remainder : quotient;
     }
 
 private:
     std::uint64_t quotient;
     std::uint64_t remainder;
-    std::uint64_t count;
-    std::uint64_t carry = 0;
+    std::uint64_t left;
 };
 
 } // namespace etsim::accel

@@ -152,18 +152,20 @@ TEST_F(ScTest, HandComputedLoadGemmStoreChain)
 
 // An element-wise kernel over an activation larger than the 50 MB L2: it reads tensor 1 (64 MiB,
 // written to HBM before the run) and writes tensor 2 (64 MiB); 2^20 operations and tensor_size
-// 128 MiB, so its compute time is the launch plus the on-chip memory term, 2 us + 128 MiB /
-// (33 TB/s · 0.8) = 7,083,990 ps. Neither tensor fits even alone (67,108,864 B > 50,000,000 B),
-// so all 128 MiB stream: 32 read chunks of 2 MiB at 707,155 ps each, back to back on the HBM's
-// FIFO server (each load is queued well before the server frees), then 32 write chunks at
-// 2,097,152 B / (3.3472 TB/s · 0.9) = 696,155 ps each after one read-to-write turnaround of
-// 32.6 ns: the last write's data is in at 32 · 707,155 + 32,600 + 32 · 696,155 = 44,938,520 ps,
-// done 34,417 ps later, and the last of the 64 slices (7,083,990 / 64 = 110,687 ps) follows:
-// 45,083,624 ps (+1 ps of rounding), HBM-bound.
+// 128 MiB, so its compute time is the launch plus the on-chip memory term, about 2 us + 128 MiB
+// / (33 TB/s · 0.8) = 7,083,990 ps (7,084,005 ps as etsim rounds it). Neither tensor fits even
+// alone (67,108,864 B > 50,000,000 B), so all 128 MiB stream: 32 read chunks of 2 MiB at
+// 707,155 ps each, back to back on the HBM's FIFO server (each load is queued well before the
+// server frees), then 32 write chunks at 2,097,152 B / (3.3472 TB/s · 0.9) = 696,155 ps each
+// after one read-to-write turnaround of 32.6 ns: the last write's data is in at 32 · 707,155 +
+// 32,600 + 32 · 696,155 = 44,938,520 ps, done 34,417 ps later, and the last of the 64 slices
+// follows. Each slice takes 7,084,005 / 64 = 110,687 ps rounded down, the last one also the
+// remainder of 37 ps: 44,972,937 + 110,724 = 45,083,661 ps, HBM-bound.
 // The legacy shortcut priced 50 MB of it as on chip and streamed only the other 84,217,728 B,
 // as reads: 40 chunks of 2 MiB and one of 331,648 B. Chunk 39 is in at 40 · 707,155 + 34,417 =
 // 28,320,617 ps; the last, short chunk arrives before slice 39 ends, so slices 39 and 40
-// (7,083,990 / 41 = 172,780 ps each) run back to back: 28,666,177 ps (+2 ps of rounding).
+// (7,084,005 / 41 = 172,780 ps, the last with the remainder of 25 ps) run back to back:
+// 28,320,617 + 172,780 + 172,805 = 28,666,202 ps.
 TEST_F(ScTest, HandComputedElementwiseOverAnActivationLargerThanSram)
 {
     const std::uint64_t mib64 = 64 * 1024 * 1024;
@@ -176,12 +178,12 @@ TEST_F(ScTest, HandComputedElementwiseOverAnActivationLargerThanSram)
     TempDir dir;
     const fs::path trace = writeRanks(dir, {{node}});
     RunReport report = runOnHgx(trace);
-    EXPECT_EQ(report.simulatedPs, 45'083'625U);
+    EXPECT_EQ(report.simulatedPs, 45'083'661U);
     EXPECT_DOUBLE_EQ(report.resources.hbmBytes, 2.0 * mib64);
     EXPECT_DOUBLE_EQ(report.resources.onChip.misses, 1.0);
     EXPECT_DOUBLE_EQ(report.resources.onChip.missBytes, static_cast<double>(mib64));
     RunReport legacy = runOnHgx(trace, "legacy");
-    EXPECT_EQ(legacy.simulatedPs, 28'666'179U);
+    EXPECT_EQ(legacy.simulatedPs, 28'666'202U);
     EXPECT_DOUBLE_EQ(legacy.resources.hbmBytes, 2.0 * mib64 - 50e6);
 }
 

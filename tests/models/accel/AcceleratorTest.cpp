@@ -515,13 +515,14 @@ TEST_F(ScTest, H100DecodeGemmThatSpillsStreamsFromHbm)
     // max(2·64·64·8192 / 5.996544e12 = 11.191257 us, 134,742,016 / 26.4e12 = 5.103864 us)
     // + 2 us = T = 13.191257 us. But 84,742,016 B do not fit in the 50 MB L2: they stream in
     // 41 chunks (40 × 2 MiB + 855,936 B), each loading in L = 1 us (the last in 408.142 ns),
-    // and each slice computes T / 41 = C = 321.737 ns (the last 321.738 ns). C < L, so the
-    // memory never idles: chunk i is in at (i + 1) us, the last at 40.408142 us, and its slice
-    // ends at 40.408142 + 0.321738 = 40.729880 us: three times the fitting time, bound by the
+    // and each slice computes T / 41 rounded down to the ps, C = 321.737 ns (the last one also
+    // the remainder of 40 ps: 321.777 ns). C < L, so the memory never idles: chunk i is in at
+    // (i + 1) us, the last at 40.408142 us, and its slice ends at 40.408142 + 0.321777 =
+    // 40.729919 us: three times the fitting time, bound by the
     // transfer (summed without double buffering it would be 40.41 + 13.19 us).
     H100Bench bench({gemm(0, 16, 8192, 8192)});
     sc_core::sc_start();
-    EXPECT_EQ(bench.driver.finished[0], 40'729'880u);
+    EXPECT_EQ(bench.driver.finished[0], 40'729'919u);
     ASSERT_EQ(bench.memory.accesses().size(), 41u);
     EXPECT_EQ(bench.memory.accesses()[39].end.ps(), 40 * us);
     EXPECT_EQ(bench.memory.accesses()[40].bytes, 855'936u);

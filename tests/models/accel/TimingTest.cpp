@@ -51,8 +51,8 @@ gemmNode(std::uint64_t m, std::uint64_t n, std::uint64_t k, DataType type = Data
     return node;
 }
 
-// The streaming plan takes slice shares in turn without dividing; each must be the share
-// sliceShare() gives that index, and together they make the whole.
+// The streaming plan takes slice shares in turn; each must be the share sliceShare() gives that
+// index, every slice but the last the same, and together they make the whole.
 TEST(SliceShares, InTurnTheyAreTheSharesOfEachIndex)
 {
     for (const std::uint64_t total : {0ULL, 1ULL, 7ULL, 1000ULL, 999983ULL, (1ULL << 40) + 3})
@@ -63,6 +63,8 @@ TEST(SliceShares, InTurnTheyAreTheSharesOfEachIndex)
                 const std::uint64_t share = shares.next();
                 ASSERT_EQ(share, sliceShare(total, index, count))
                     << "total " << total << ", slice " << index << " of " << count;
+                if (index + 1 < count)
+                    ASSERT_EQ(share, total / count) << "total " << total << ", slice " << index;
                 sum += share;
             }
             EXPECT_EQ(sum, total);
