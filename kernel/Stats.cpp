@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <sstream>
 #include <utility>
@@ -223,18 +224,21 @@ Stat::Stat(std::string name, std::string unit, std::string description)
 Distribution::Distribution(std::string name,
                            std::string unit,
                            std::string description,
-                           std::vector<double> bucketBounds)
+                           std::vector<double> bucketBounds,
+                           double quantum)
     : Stat(std::move(name), std::move(unit), std::move(description))
     , bucketBounds(std::move(bucketBounds))
     , buckets(this->bucketBounds.size() + 1, 0)
+    , quantum(quantum)
 {
     checkBounds(this->bucketBounds, "distribution \"" + this->name() + "\"");
+    if (!std::isfinite(quantum) || quantum < 0.0)
+        throw Error("distribution \"" + this->name() +
+                    "\": the quantum must be a finite number >= 0, not " + std::to_string(quantum));
 }
 
-void Distribution::sample(double value)
+std::size_t Distribution::bucketOf(double value)
 {
-    if (std::isnan(value))
-        throw Error("distribution \"" + name() + "\": sample is NaN; check the value computed");
     // Samples come in runs of one size (a stream's chunks): try the last bucket first.
     std::size_t bucket = lastBucket;
     const bool fits = (bucket == 0 || bucketBounds[bucket - 1] <= value) &&
@@ -245,7 +249,32 @@ void Distribution::sample(double value)
             bucketBounds.begin());
         lastBucket = bucket;
     }
-    ++buckets[bucket];
+    return bucket;
+}
+
+void Distribution::sampleQuanta(std::uint64_t quanta, std::uint64_t times)
+{
+    if (quantum == 0.0)
+        throw Error("distribution \"" + name() +
+                    "\": internal: sampleQuanta on a distribution of real numbers");
+    if (times == 0)
+        return;
+    buckets[bucketOf(static_cast<double>(quanta) * quantum)] += times;
+    fewestQuanta = samples == 0 ? quanta : std::min(fewestQuanta, quanta);
+    mostQuanta = samples == 0 ? quanta : std::max(mostQuanta, quanta);
+    samples += times;
+    quantaSum += static_cast<Wide>(quanta) * times;
+    quantaSquares += static_cast<Wide>(quanta) * quanta * times;
+}
+
+void Distribution::sample(double value)
+{
+    if (std::isnan(value))
+        throw Error("distribution \"" + name() + "\": sample is NaN; check the value computed");
+    if (quantum != 0.0)
+        throw Error("distribution \"" + name() +
+                    "\": internal: a real sample on a distribution of quanta");
+    ++buckets[bucketOf(value)];
     ++samples;
     total += value;
     lowest = std::min(lowest, value);
@@ -255,11 +284,53 @@ void Distribution::sample(double value)
     squaredDeviations += delta * (value - runningMean);
 }
 
+double Distribution::sum() const
+{
+    return quantum == 0.0 ? total : static_cast<double>(quantaSum) * quantum;
+}
+
+double Distribution::min() const
+{
+    if (samples == 0)
+        return 0.0;
+    return quantum == 0.0 ? lowest : static_cast<double>(fewestQuanta) * quantum;
+}
+
+double Distribution::max() const
+{
+    if (samples == 0)
+        return 0.0;
+    return quantum == 0.0 ? highest : static_cast<double>(mostQuanta) * quantum;
+}
+
+double Distribution::mean() const
+{
+    if (quantum == 0.0)
+        return runningMean;
+    if (samples == 0)
+        return 0.0;
+    return static_cast<double>(quantaSum) / static_cast<double>(samples) * quantum;
+}
+
 double Distribution::stddev() const
 {
     if (samples < 2)
         return 0.0;
-    return std::sqrt(squaredDeviations / static_cast<double>(samples));
+    if (quantum == 0.0)
+        return std::sqrt(squaredDeviations / static_cast<double>(samples));
+    // n·Σx² - (Σx)² is exact in integers while both fit 128 bits; past that, the variance is
+    // taken in long double.
+    const long double n = static_cast<long double>(samples);
+    const long double mean = static_cast<long double>(quantaSum) / n;
+    long double variance = static_cast<long double>(quantaSquares) / n - mean * mean;
+    const Wide limit = ~Wide{0} / samples;
+    if (quantaSquares <= limit && quantaSum <= std::numeric_limits<std::uint64_t>::max()) {
+        const Wide scaled = quantaSquares * samples;
+        const Wide squaredSum = quantaSum * quantaSum;
+        variance =
+            scaled >= squaredSum ? static_cast<long double>(scaled - squaredSum) / (n * n) : 0.0L;
+    }
+    return std::sqrt(static_cast<double>(std::max(variance, 0.0L))) * quantum;
 }
 
 void Distribution::reset(std::uint64_t /*nowPs*/)
@@ -271,6 +342,10 @@ void Distribution::reset(std::uint64_t /*nowPs*/)
     highest = -std::numeric_limits<double>::infinity();
     runningMean = 0.0;
     squaredDeviations = 0.0;
+    quantaSum = 0;
+    quantaSquares = 0;
+    fewestQuanta = 0;
+    mostQuanta = 0;
 }
 
 TimeWeightedAverage::TimeWeightedAverage(std::string name,
@@ -406,12 +481,14 @@ Scalar& StatGroup::addScalar(const std::string& name,
 Distribution& StatGroup::addDistribution(const std::string& name,
                                          const std::string& unit,
                                          const std::string& description,
-                                         std::vector<double> bucketBounds)
+                                         std::vector<double> bucketBounds,
+                                         double quantum)
 {
     // Checked here first so the message names the full path, not just the stat.
     checkName(name, "group " + path());
     checkBounds(bucketBounds, joinPath(path(), name));
-    return add(std::make_unique<Distribution>(name, unit, description, std::move(bucketBounds)));
+    return add(
+        std::make_unique<Distribution>(name, unit, description, std::move(bucketBounds), quantum));
 }
 
 TimeWeightedAverage& StatGroup::addTimeWeightedAverage(const std::string& name,

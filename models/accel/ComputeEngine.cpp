@@ -155,10 +155,12 @@ Time ComputeEngine::reserveSliceLasting(const EtNodeInfo& node,
             ++fallbacks;
         if (whole.memoryBound)
             ++memoryBound;
+        // A node's operations count once, when it starts, so the total does not depend on
+        // how its slices are grouped.
+        flops += whole.flops;
     }
-    flops += whole.flops / static_cast<double>(sliceCount);
-    (tensor ? tensorBusy : vectorBusy) += duration.seconds();
-    *(tensor ? unit.tensorBusy : unit.vectorBusy) += duration.seconds();
+    (tensor ? tensorBusy : vectorBusy).addPicoseconds(duration.ps());
+    (tensor ? unit.tensorBusy : unit.vectorBusy)->addPicoseconds(duration.ps());
     if (timeline != nullptr)
         timeline->complete(timelineProcess,
                            static_cast<std::uint32_t>(2 * chosen + (tensor ? 0 : 1)),

@@ -20,7 +20,8 @@ AnalyticHbm::AnalyticHbm(const HbmConfig& config, StatGroup& stats)
           "latency",
           "ns",
           "transaction latency: arrival to the last data beat",
-          {20, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000, 100000}))
+          {20, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000, 100000},
+          1e-3)) // kept in whole ps, so runs of equal samples add up exactly
 {
 }
 
@@ -40,7 +41,7 @@ std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes
     std::uint64_t done = serve(state, arrivalPs, bytes, write);
     ++transactions;
     bytesMoved += bytes;
-    latency.sample(static_cast<double>(done - arrivalPs) * 1e-3);
+    latency.sampleQuanta(done - arrivalPs);
     return done;
 }
 

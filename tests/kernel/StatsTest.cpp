@@ -153,6 +153,82 @@ TEST(Stats, DistributionStaysAccurateForLargeOffsets)
     EXPECT_EQ(latency.bucketCounts(), (std::vector<std::uint64_t>{1000}));
 }
 
+// Busy time added as whole picoseconds: the sum is exact, so one run of additions and the same
+// additions grouped differently agree to the bit (summing seconds in doubles would not:
+// 0.1 + 0.2 != 0.3).
+TEST(Stats, ScalarSumsPicosecondsExactly)
+{
+    StatGroup root("root");
+    Scalar& one = root.addScalar("one", "s", "busy");
+    Scalar& grouped = root.addScalar("grouped", "s", "busy");
+    for (int i = 0; i < 3000; ++i)
+        one.addPicoseconds(100'000'000'001ULL); // 0.100000000001 s
+    grouped.addPicoseconds(1000 * 100'000'000'001ULL);
+    grouped.addPicoseconds(2000 * 100'000'000'001ULL);
+    EXPECT_EQ(one.value(), grouped.value());
+    EXPECT_EQ(one.value(), 300'000'000'003'000.0 * 1e-12);
+    one += 1.0; // real amounts still add beside them
+    EXPECT_DOUBLE_EQ(one.value(), 301.000000003);
+    one.set(2.0);
+    EXPECT_DOUBLE_EQ(one.value(), 2.0);
+    root.reset(0);
+    EXPECT_EQ(one.value(), 0.0);
+    EXPECT_EQ(grouped.value(), 0.0);
+}
+
+// A distribution of quanta (ps reported in ns): n equal samples added at once leave it exactly
+// as n single samples do, and its moments are exact.
+TEST(Stats, DistributionOfQuantaAddsRunsExactly)
+{
+    StatGroup root("root");
+    Distribution& single =
+        root.addDistribution("single", "ns", "latency", {1.0, 700.0, 5000.0}, 1e-3);
+    Distribution& runs = root.addDistribution("runs", "ns", "latency", {1.0, 700.0, 5000.0}, 1e-3);
+    EXPECT_DOUBLE_EQ(single.mean(), 0.0);
+    EXPECT_DOUBLE_EQ(single.min(), 0.0);
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> samples{
+        {741'572, 1000}, {707'155, 31}, {500, 1}, {741'572, 7}, {6'000'000, 2}};
+    for (const auto& [quanta, times] : samples) {
+        for (std::uint64_t i = 0; i < times; ++i)
+            single.sampleQuanta(quanta);
+        runs.sampleQuanta(quanta, times);
+    }
+    for (const Distribution* d : {&single, &runs}) {
+        EXPECT_EQ(d->count(), 1041U);
+        EXPECT_DOUBLE_EQ(d->min(), 0.5);
+        EXPECT_DOUBLE_EQ(d->max(), 6000.0);
+        EXPECT_EQ(d->bucketCounts(), (std::vector<std::uint64_t>{1, 0, 1038, 2}));
+    }
+    EXPECT_EQ(single.sum(), runs.sum());
+    EXPECT_EQ(single.mean(), runs.mean());
+    EXPECT_EQ(single.stddev(), runs.stddev());
+    // The textbook example in quanta of 0.5: mean 2.5, population stddev 1.
+    Distribution& book = root.addDistribution("book", "ns", "latency", {}, 0.5);
+    for (std::uint64_t value : {4, 8, 8, 8, 10, 10, 14, 18})
+        book.sampleQuanta(value);
+    EXPECT_DOUBLE_EQ(book.sum(), 40.0);
+    EXPECT_DOUBLE_EQ(book.mean(), 5.0);
+    EXPECT_DOUBLE_EQ(book.stddev(), 2.0);
+    // Exact where Welford's doubles would drift: 10^6 samples around 10^12 quanta.
+    Distribution& far = root.addDistribution("far", "ps", "latency", {}, 1.0);
+    far.sampleQuanta(1'000'000'000'001ULL, 500'000);
+    far.sampleQuanta(999'999'999'999ULL, 500'000);
+    EXPECT_DOUBLE_EQ(far.stddev(), 1.0);
+    EXPECT_DOUBLE_EQ(far.mean(), 1e12);
+    root.reset(0);
+    EXPECT_EQ(runs.count(), 0U);
+    EXPECT_DOUBLE_EQ(runs.sum(), 0.0);
+    EXPECT_DOUBLE_EQ(runs.stddev(), 0.0);
+    // A distribution takes one kind of sample.
+    EXPECT_EQ(errorOf([&] { runs.sample(1.0); }),
+              "distribution \"runs\": internal: a real sample on a distribution of quanta");
+    Distribution& real = root.addDistribution("real", "ns", "latency", {});
+    EXPECT_EQ(errorOf([&] { real.sampleQuanta(1); }),
+              "distribution \"real\": internal: sampleQuanta on a distribution of real numbers");
+    EXPECT_EQ(errorOf([] { Distribution("q", "", "", {}, -1.0); }),
+              "distribution \"q\": the quantum must be a finite number >= 0, not -1.000000");
+}
+
 TEST(Stats, DistributionRejectsBadBoundsAndNaN)
 {
     StatGroup root("platform");
