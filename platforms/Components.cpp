@@ -73,6 +73,14 @@ public:
     {
         return model.complete(arrivalPs, bytes, write);
     }
+    void completeRepeated(std::uint64_t bytes,
+                          std::uint64_t latencyPs,
+                          std::uint64_t times,
+                          const accel::MemoryServer& after) override
+    {
+        model.completeRepeated(
+            bytes, latencyPs, times, {after.freePs, after.lastWrite, after.used});
+    }
 
 private:
     hbm::AnalyticHbm& model;

@@ -52,8 +52,25 @@ void Accelerator::commitFast(Job& job, Time upTo)
         return;
     }
     const std::uint64_t slices = fastPlan.chunkCount;
+    // A run of repeating chunks (StreamPlan.h) that has wholly happened is committed at once,
+    // one call per chunk of its period; the stats it touches add up exactly, so this is what
+    // a call per chunk would leave. A run cut by `upTo` is committed chunk by chunk.
+    const bool whole = upTo >= fastPlan.done;
     for (std::uint64_t i = 0; i < slices; ++i) {
-        const ChunkTimes& chunk = fastPlan.chunks[i];
+        const ChunkRun* run = whole ? fastPlan.runOf(i) : nullptr;
+        if (run != nullptr) {
+            const std::uint64_t times = run->repetitions();
+            for (std::uint64_t b = run->first - run->period; b < run->first; ++b) {
+                const ChunkTimes& base = fastPlan.chunks[b];
+                streamMemory->completeRepeated(
+                    base.bytes, (base.served - base.sent).ps(), times, run->memoryAfter);
+                transfers += times;
+                (base.write ? writeBytes : readBytes) += base.bytes * times;
+            }
+            i = run->last;
+            continue;
+        }
+        const ChunkTimes chunk = fastPlan.chunk(i);
         if (chunk.sent > upTo)
             break;
         streamMemory->complete(chunk.sent.ps(), chunk.bytes, chunk.write);
@@ -61,15 +78,30 @@ void Accelerator::commitFast(Job& job, Time upTo)
         if (chunk.loaded <= upTo)
             (chunk.write ? writeBytes : readBytes) += chunk.bytes;
     }
-    if (fastPlan.compute)
-        for (std::uint64_t i = 0; i < slices && fastPlan.chunks[i].computeSent <= upTo; ++i)
-            ownEngine->reserveSliceLasting(job.info,
-                                           fastPlan.estimate,
-                                           fastPlan.tensor,
-                                           i,
-                                           slices,
-                                           fastPlan.chunks[i].computeSent,
-                                           fastPlan.chunks[i].sliceTime);
+    if (!fastPlan.compute)
+        return;
+    for (std::uint64_t i = 0; i < slices; ++i) {
+        const ChunkRun* run = whole && ownEngine->repeatsSlices() ? fastPlan.runOf(i) : nullptr;
+        if (run != nullptr) {
+            // Every slice of a run is a regular one (the remainder is the node's last).
+            ownEngine->reserveRepeatedSlices(fastPlan.tensor,
+                                             run->last + 1 - run->first,
+                                             fastPlan.chunks[run->first - 1].sliceTime,
+                                             fastPlan.chunk(run->last).computed);
+            i = run->last;
+            continue;
+        }
+        const ChunkTimes chunk = fastPlan.chunk(i);
+        if (chunk.computeSent > upTo)
+            break;
+        ownEngine->reserveSliceLasting(job.info,
+                                       fastPlan.estimate,
+                                       fastPlan.tensor,
+                                       i,
+                                       slices,
+                                       chunk.computeSent,
+                                       chunk.sliceTime);
+    }
 }
 
 void Accelerator::leaveFastPath()
@@ -107,8 +139,8 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
         return;
     }
     const std::uint64_t count = fastPlan.chunkCount;
-    for (std::uint64_t i = 0; i < count && fastPlan.chunks[i].queued <= now; ++i) {
-        const ChunkTimes& chunk = fastPlan.chunks[i];
+    for (std::uint64_t i = 0; i < count && fastPlan.chunk(i).queued <= now; ++i) {
+        const ChunkTimes chunk = fastPlan.chunk(i);
         ++job.loadsIssued;
         if (chunk.loaded <= now) {
             ++job.loadsDone;
@@ -125,15 +157,15 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
     }
     if (fastPlan.compute) {
         std::uint64_t issued = 0;
-        while (issued < count && fastPlan.chunks[issued].computeSent <= now)
+        while (issued < count && fastPlan.chunk(issued).computeSent <= now)
             ++issued;
         std::uint64_t done = 0;
-        while (done < count && fastPlan.chunks[done].computed <= now)
+        while (done < count && fastPlan.chunk(done).computed <= now)
             ++done;
         job.computesDone = done;
         job.computesIssued = issued;
         if (issued > done)
-            resumeSlice(done, fastPlan.chunks[done].computed);
+            resumeSlice(done, fastPlan.chunk(done).computed);
     }
     pumpEvent.notify(sc_core::SC_ZERO_TIME);
 }

@@ -175,6 +175,17 @@ Time ComputeEngine::reserveSliceLasting(const EtNodeInfo& node,
     return placement.end;
 }
 
+void ComputeEngine::reserveRepeatedSlices(bool tensor, std::uint64_t times, Time duration, Time end)
+{
+    if (!repeatsSlices())
+        throw Error(std::string(name()) +
+                    ": internal: repeated slices need one unit and no timeline");
+    freeFor(tensor)[0] = end;
+    const std::uint64_t busyPs = duration.ps() * times;
+    (tensor ? tensorBusy : vectorBusy).addPicoseconds(busyPs);
+    (tensor ? units[0].tensorBusy : units[0].vectorBusy)->addPicoseconds(busyPs);
+}
+
 void ComputeEngine::adopt(tlm::tlm_generic_payload& payload, Time end)
 {
     payload.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -107,6 +107,14 @@ public:
                              std::uint64_t count,
                              Time arrival,
                              Time duration);
+    /// Reserves `times` slices of `node`, none its first, each lasting `duration` and each
+    /// starting when the one before ends, on an engine of one unit without a timeline: what
+    /// reserveSliceLasting() does for each of them, with the unit free at `end` afterwards.
+    /// The streaming plan commits a run of repeating chunks with it (StreamPlan.h). Throws
+    /// etsim::Error (internal) on an engine of several units or with a timeline.
+    void reserveRepeatedSlices(bool tensor, std::uint64_t times, Time duration, Time end);
+    /// Whether reserveRepeatedSlices() may be used: one unit and no timeline.
+    bool repeatsSlices() const { return units.size() == 1 && timeline == nullptr; }
     /// Answers `payload` (a slice already reserved with reserveSlice) on the backward path at
     /// `end`, as if it had come through the socket: the accelerator's fast path hands over a
     /// slice in progress when it falls back to per-chunk transactions.

@@ -53,6 +53,8 @@ public:
         --left;
         return left == 0 ? quotient + remainder : quotient;
     }
+    /// Steps over `slices` slices, none of them the last.
+    void skip(std::uint64_t slices) { left -= slices; }
 
 private:
     std::uint64_t quotient;

@@ -5,8 +5,9 @@
 // other memory (the detailed HBM, a co-simulation peer, shared remote memory) the accelerator
 // sends one TLM transaction per DMA chunk.
 //
-// Contract: serve() is a pure function of its arguments and the model's parameters, and
-// complete() is serve() on the memory's own state plus its stats. The fast path plans a
+// Contract: serve() is a pure function of its arguments and the model's parameters, invariant
+// under a shift of time (arrival and server state d later give a completion and a state d
+// later), and complete() is serve() on the memory's own state plus its stats. The fast path plans a
 // node's chunks with serve() on a copy of freeAt(), then commits the chunks that happened with
 // complete() in the same order, so the memory ends in the state (and with the stats) that the
 // per-chunk transactions would have left.
@@ -36,6 +37,14 @@ public:
     serve(MemoryServer& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const = 0;
     /// Accepts `bytes` arriving at `arrivalPs` and returns their completion, ps.
     virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) = 0;
+    /// Records `times` transactions of `bytes`, each completing `latencyPs` after its arrival,
+    /// none turning the direction around, as complete() would for each,
+    /// and leaves the memory in state `after`: the streaming plan commits a run of repeating
+    /// chunks (StreamPlan.h) with one call per chunk of its period.
+    virtual void completeRepeated(std::uint64_t bytes,
+                                  std::uint64_t latencyPs,
+                                  std::uint64_t times,
+                                  const MemoryServer& after) = 0;
 };
 
 } // namespace etsim::accel

@@ -6,6 +6,16 @@
 // dma.engines, each load lasting at least bytes / dma.bandwidth, one compute slice per chunk),
 // asking the memory (StreamMemory::serve) and the engine (ComputeEngine::place) for their
 // times on copies of their state, so no timing rule is written twice.
+//
+// Stepping over periods. Every rule of that replay is a max or a sum of times, so the
+// pipeline is invariant under a shift of time: two states that differ only by a shift d
+// (every time in them d later) evolve alike, d apart, as long as the chunks fed to them are
+// alike. Over a run of equal chunks (full chunks of one direction with equal slices, which is
+// all of a stream but the last chunk of each direction) the state settles into a cycle: the
+// state after chunk i is the state after chunk i - p shifted by d. From there on it repeats
+// every p chunks, d later each time, so the plan records the rest of the run as a ChunkRun
+// (chunk j = chunk j - p, d later) and goes on from the run's end: exact, and the cost
+// follows the chunks before the pipeline settles, not the node's size.
 
 #include "kernel/Units.h"
 #include "models/accel/ComputeEngine.h"
@@ -51,18 +61,41 @@ struct ChunkTimes {
     bool write = false;
     Time queued;      // the load enters the DMA queue
     Time sent;        // the load reaches the memory
-    Time loaded;      // the load completes
+    Time served;      // the memory's completion of it
+    Time loaded;      // the load completes (served, or later when the DMA is slower)
     Time computeSent; // compute nodes: the chunk's slice reaches the engine
     Time computed;    // compute nodes: the slice completes
     Time sliceTime;   // compute nodes: the slice's share of the node's time
 };
 
+/// Chunks first..last (a whole number of periods) repeat the `period` chunks before them,
+/// `shift` later at each repetition: chunk j is chunk j - period, shift later.
+struct ChunkRun {
+    std::uint64_t first = 0;
+    std::uint64_t last = 0;
+    std::uint64_t period = 1;
+    Time shift;
+    /// The memory's state after chunk `last`.
+    MemoryServer memoryAfter;
+    /// Repetitions of each of the period's chunks.
+    std::uint64_t repetitions() const { return (last + 1 - first) / period; }
+};
+
 struct StreamPlan {
-    /// Chunks in order: the first `chunkCount` entries of `chunks` (none for a compute node
-    /// that fits in SRAM: one slice, `whole`). The vector only grows, so a node after a longer
-    /// one re-initialises nothing.
+    /// Chunks in order: the first `chunkCount` of them (none for a compute node that fits in
+    /// SRAM: one slice, `whole`). chunk(i) gives any of them; `chunks` holds those that are
+    /// not inside a run (entries inside a run are left as they were). The vector only grows,
+    /// so a node after a longer one re-initialises nothing.
     std::vector<ChunkTimes> chunks;
     std::size_t chunkCount = 0;
+    /// The runs of repeating chunks, in order (StreamPlan.h, "Stepping over periods").
+    std::vector<ChunkRun> runs;
+    /// Chunk i's times.
+    ChunkTimes chunk(std::uint64_t i) const;
+    /// The run that holds chunk i, or nullptr.
+    const ChunkRun* runOf(std::uint64_t i) const;
+    /// Whether planStream steps over periods (on by default; tests compare with it off).
+    bool stepOverPeriods = true;
     /// Compute nodes: the slice of a node that fits (chunkCount 0).
     ChunkTimes whole;
     bool compute = false;
@@ -92,5 +125,15 @@ void planStream(StreamPlan& plan,
                 const StreamMemory& memory,
                 const ComputeEngine* engine,
                 const EtNodeInfo& node);
+
+/// The same with the engine's part given: for a compute node `estimate` (the whole node's),
+/// whether it runs on the tensor unit, and the units' free times (ComputeEngine::freeTimes);
+/// `estimate` null for a memory node.
+void planStream(StreamPlan& plan,
+                const StreamShape& shape,
+                const StreamMemory& memory,
+                const ComputeEstimate* estimate,
+                bool tensor,
+                const std::vector<Time>& unitsFreeAt);
 
 } // namespace etsim::accel

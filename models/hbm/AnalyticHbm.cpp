@@ -45,4 +45,15 @@ std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes
     return done;
 }
 
+void AnalyticHbm::completeRepeated(std::uint64_t bytes,
+                                   std::uint64_t latencyPs,
+                                   std::uint64_t times,
+                                   const Server& after)
+{
+    transactions += times;
+    bytesMoved += bytes * times;
+    latency.sampleQuanta(latencyPs, times);
+    state = after;
+}
+
 } // namespace etsim::hbm

@@ -33,6 +33,14 @@ public:
     /// Accepts a transaction of `bytes` (a write when `write`) arriving at `arrivalPs` (ps) and
     /// returns its completion time, ps. Transactions are served in call order.
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write);
+    /// Records `times` transactions of `bytes`, each completing `latencyPs` after its arrival
+    /// and none turning the direction around, as complete() would
+    /// for each, and leaves the server in `after` (the accelerator's streaming plan commits a
+    /// run of repeating chunks it has worked out with serve()).
+    void completeRepeated(std::uint64_t bytes,
+                          std::uint64_t latencyPs,
+                          std::uint64_t times,
+                          const Server& after);
 
     /// The server's state now.
     const Server& server() const { return state; }

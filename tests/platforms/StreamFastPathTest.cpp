@@ -74,6 +74,11 @@ std::pair<std::uint64_t, std::uint64_t> expectSameTimes(const fs::path& prefix,
         EXPECT_EQ(fast.ranks[rank].idlePs, chunks.ranks[rank].idlePs);
     }
     EXPECT_DOUBLE_EQ(fast.resources.hbmBytes, chunks.resources.hbmBytes);
+    // The stats sum exactly (whole ps, FLOPs per node), so committing a run of repeating
+    // chunks at once (StreamPlan.h) leaves them to the bit as per-chunk transactions do.
+    EXPECT_EQ(fast.resources.tensorBusy, chunks.resources.tensorBusy);
+    EXPECT_EQ(fast.resources.flops, chunks.resources.flops);
+    EXPECT_EQ(fast.resources.hbmUtilisation, chunks.resources.hbmUtilisation);
     return {fast.events, chunks.events};
 }
 
