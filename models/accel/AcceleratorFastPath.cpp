@@ -60,7 +60,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
         const ChunkRun* run = whole ? fastPlan.runOf(i) : nullptr;
         if (run != nullptr) {
             const std::uint64_t times = run->repetitions();
-            for (std::uint64_t b = run->first - run->period; b < run->first; ++b) {
+            for (std::uint64_t b = run->base; b < run->base + run->period; ++b) {
                 const ChunkTimes& base = fastPlan.chunks[b];
                 streamMemory->completeRepeated(
                     base.bytes, (base.served - base.sent).ps(), times, run->memoryAfter);
@@ -86,7 +86,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
             // Every slice of a run is a regular one (the remainder is the node's last).
             ownEngine->reserveRepeatedSlices(fastPlan.tensor,
                                              run->last + 1 - run->first,
-                                             fastPlan.chunks[run->first - 1].sliceTime,
+                                             fastPlan.chunks[run->base].sliceTime,
                                              fastPlan.chunk(run->last).computed);
             i = run->last;
             continue;

@@ -36,20 +36,28 @@ StreamPiece streamPiece(std::uint64_t readBytes,
 
 ChunkTimes StreamPlan::chunk(std::uint64_t i) const
 {
-    const ChunkRun* run = runOf(i);
-    if (run == nullptr)
-        return chunks[i];
-    const std::uint64_t offset = i - run->first;
-    ChunkTimes times = chunks[run->first - run->period + offset % run->period];
-    const Time later = Time::fromPs(run->shift.ps() * (offset / run->period + 1));
-    if (compute)
-        times.queued += later; // a memory node queues every chunk at its start
-    times.sent += later;
-    times.served += later;
-    times.loaded += later;
-    times.computeSent += later;
-    times.computed += later;
-    return times;
+    // `chunks` holds the chunks outside runs, in order: chunk i sits before the runs' chunks
+    // that precede it are left out.
+    std::uint64_t inRunsBefore = 0;
+    for (const ChunkRun& run : runs) {
+        if (i < run.first)
+            break;
+        if (i <= run.last) {
+            const std::uint64_t offset = i - run.first;
+            ChunkTimes times = chunks[run.base + offset % run.period];
+            const Time later = Time::fromPs(run.shift.ps() * (offset / run.period + 1));
+            if (compute)
+                times.queued += later; // a memory node queues every chunk at its start
+            times.sent += later;
+            times.served += later;
+            times.loaded += later;
+            times.computeSent += later;
+            times.computed += later;
+            return times;
+        }
+        inRunsBefore += run.last + 1 - run.first;
+    }
+    return chunks[i - inRunsBefore];
 }
 
 const ChunkRun* StreamPlan::runOf(std::uint64_t i) const
@@ -137,8 +145,6 @@ void planStream(StreamPlan& plan,
     const Time t0 = shape.start;
     // No chunks when nothing streams (a compute node that fits in SRAM).
     const std::uint64_t count = streamChunks(shape.readBytes, shape.writeBytes, shape.chunkBytes);
-    if (plan.chunks.size() < count)
-        plan.chunks.resize(count);
     plan.chunkCount = count;
     plan.runs.clear();
     plan.compute = estimate != nullptr;
@@ -178,15 +184,22 @@ void planStream(StreamPlan& plan,
     std::array<PipelineState, maxPeriod + 1> history{};
     std::uint64_t runStart = 0; // the first chunk of the equal chunks chunk i belongs to
     std::uint64_t runEnd = 0;   // and their last
+    std::uint64_t inRuns = 0;   // chunks stepped over so far (not in `chunks`)
+    // Compute nodes: the ends of the slices of the two chunks before chunk i.
+    Time computedTwoBack;
+    Time computedOneBack;
     for (std::uint64_t i = 0; i < count; ++i) {
-        ChunkTimes& chunk = plan.chunks[i];
+        const std::uint64_t slot = i - inRuns;
+        if (slot >= plan.chunks.size())
+            plan.chunks.resize(slot + 1);
+        ChunkTimes& chunk = plan.chunks[slot];
         const StreamPiece piece =
             streamPiece(shape.readBytes, shape.writeBytes, shape.chunkBytes, reads, i);
         chunk.bytes = piece.bytes;
         chunk.write = piece.write;
         // A memory node queues every chunk at once; a compute node has two staging buffers,
         // so chunk i waits for the slice of chunk i - 2 to free its buffer.
-        chunk.queued = plan.compute && i >= 2 ? plan.chunks[i - 2].computed : t0;
+        chunk.queued = plan.compute && i >= 2 ? computedTwoBack : t0;
         // The DMA queue is FIFO: no load leaves before the one ahead of it, nor before an
         // engine is free. The engine that frees first takes the load; its slot is reused.
         Time sent = std::max(chunk.queued, previousSent);
@@ -209,11 +222,12 @@ void planStream(StreamPlan& plan,
         lastLoaded = std::max(lastLoaded, chunk.loaded);
         if (plan.compute) {
             // A slice starts when its chunk is in and the previous slice is done.
-            chunk.computeSent =
-                i == 0 ? chunk.loaded : std::max(chunk.loaded, plan.chunks[i - 1].computed);
+            chunk.computeSent = i == 0 ? chunk.loaded : std::max(chunk.loaded, computedOneBack);
             chunk.sliceTime = Time::fromPs(shares.next());
             chunk.computed =
                 ComputeEngine::place(engineFree, chunk.computeSent, chunk.sliceTime).end;
+            computedTwoBack = computedOneBack;
+            computedOneBack = chunk.computed;
         }
         if (!periodic)
             continue;
@@ -236,7 +250,7 @@ void planStream(StreamPlan& plan,
             continue;
         PipelineState& now = history[i % history.size()];
         now.sent = chunk.sent;
-        now.computedBefore = plan.compute && i > 0 ? plan.chunks[i - 1].computed : Time();
+        now.computedBefore = computedTwoBack;
         now.computed = chunk.computed;
         now.memory = memoryState;
         now.engineCount = engines.size();
@@ -259,23 +273,25 @@ void planStream(StreamPlan& plan,
             const std::uint64_t last = i + repeats * p;
             const Time later = Time::fromPs(shift.ps() * repeats);
             memoryState.freePs += later.ps();
-            plan.runs.push_back(ChunkRun{i + 1, last, p, shift, memoryState});
+            plan.runs.push_back(ChunkRun{i + 1, last, p, shift, slot + 1 - p, memoryState});
             previousSent += later;
             for (Time& busyEnd : engines)
                 busyEnd += later;
             for (Time& unitEnd : engineFree)
                 unitEnd += later;
-            for (std::uint64_t b = i + 1 - p; b <= i; ++b)
+            for (std::uint64_t b = slot + 1 - p; b <= slot; ++b)
                 lastLoaded = std::max(lastLoaded, plan.chunks[b].loaded + later);
             shares.skip(repeats * p);
-            // The chunks after the run read the two before them from `chunks`.
-            plan.chunks[last - 1] = plan.chunk(last - 1);
-            plan.chunks[last] = plan.chunk(last);
+            if (plan.compute) {
+                computedTwoBack = plan.chunk(last - 1).computed;
+                computedOneBack = plan.chunk(last).computed;
+            }
+            inRuns += repeats * p;
             i = last;
             break;
         }
     }
-    plan.done = plan.compute ? plan.chunks[count - 1].computed : lastLoaded;
+    plan.done = plan.compute ? computedOneBack : lastLoaded;
 }
 
 } // namespace etsim::accel

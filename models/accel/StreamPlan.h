@@ -75,6 +75,8 @@ struct ChunkRun {
     std::uint64_t last = 0;
     std::uint64_t period = 1;
     Time shift;
+    /// Where chunk first - period sits in StreamPlan::chunks (the period's chunks follow it).
+    std::uint64_t base = 0;
     /// The memory's state after chunk `last`.
     MemoryServer memoryAfter;
     /// Repetitions of each of the period's chunks.
@@ -82,10 +84,10 @@ struct ChunkRun {
 };
 
 struct StreamPlan {
-    /// Chunks in order: the first `chunkCount` of them (none for a compute node that fits in
-    /// SRAM: one slice, `whole`). chunk(i) gives any of them; `chunks` holds those that are
-    /// not inside a run (entries inside a run are left as they were). The vector only grows,
-    /// so a node after a longer one re-initialises nothing.
+    /// The node has `chunkCount` chunks (none for a compute node that fits in SRAM: one
+    /// slice, `whole`); chunk(i) gives any of them. `chunks` holds, in order, those that are
+    /// not inside a run, so its size follows the chunks walked, not the node's size. The
+    /// vector only grows, so a node after a longer walk re-initialises nothing.
     std::vector<ChunkTimes> chunks;
     std::size_t chunkCount = 0;
     /// The runs of repeating chunks, in order (StreamPlan.h, "Stepping over periods").
