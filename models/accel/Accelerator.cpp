@@ -109,7 +109,7 @@ tlm::tlm_sync_enum Accelerator::targetFw(int socketId,
         return tlm::TLM_COMPLETED;
     }
     requests.hold(payload);
-    arrivalSocket[&payload] = socketId;
+    arrivalSocket.emplace_back(&payload, socketId);
     arrivals.notify(payload, delay);
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
@@ -134,9 +134,14 @@ void Accelerator::onArrival()
 {
     WallScope wallScope(wall, WallPart::Accelerator);
     while (tlm::tlm_generic_payload* payload = arrivals.get_next_transaction()) {
-        auto found = arrivalSocket.find(payload);
+        auto found = std::find_if(arrivalSocket.begin(),
+                                  arrivalSocket.end(),
+                                  [&](const auto& entry) { return entry.first == payload; });
+        if (found == arrivalSocket.end())
+            throw Error(std::string(name()) + ": internal: an arrival without its socket");
         const int socketId = found->second;
-        arrivalSocket.erase(found);
+        *found = arrivalSocket.back();
+        arrivalSocket.pop_back();
         start(*payload, nullptr, socketId);
     }
 }
@@ -165,13 +170,43 @@ std::uint64_t namedBytes(const EtNodeInfo& info)
 
 } // namespace
 
+std::uint64_t Accelerator::JobTable::add()
+{
+    ++live;
+    if (!freeSlots.empty()) {
+        const std::uint64_t id = freeSlots.back();
+        freeSlots.pop_back();
+        slots[id] = Job{};
+        inUse[id] = true;
+        return id;
+    }
+    slots.emplace_back();
+    inUse.push_back(true);
+    return slots.size() - 1;
+}
+
+Accelerator::Job& Accelerator::JobTable::at(std::uint64_t id)
+{
+    if (id >= slots.size() || !inUse[id])
+        throw Error("accelerator: internal: no node in flight has job id " + std::to_string(id));
+    return slots[id];
+}
+
+void Accelerator::JobTable::remove(std::uint64_t id)
+{
+    (void)at(id);
+    inUse[id] = false;
+    freeSlots.push_back(id);
+    --live;
+}
+
 void Accelerator::start(tlm::tlm_generic_payload& request,
                         sc_core::sc_event* finished,
                         int socketId)
 {
     request.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    const std::uint64_t id = nextJob++;
-    Job& job = jobs[id];
+    const std::uint64_t id = jobs.add();
+    Job& job = jobs.at(id);
     job.request = &request;
     job.finished = finished;
     job.socketId = socketId;
@@ -182,38 +217,38 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
         report("transaction without an EtNodeExtension");
         return;
     }
-    job.info = extension->info;
-    if (job.info.durationPs != 0) {
+    job.info = &extension->info;
+    if (job.info->durationPs != 0) {
         // Checked: SystemC adds the delay to its clock without a check, and a sum past 2^64
         // ps would wrap to a time in the past (the node then took no time at all).
         try {
-            (void)(fromScTime(sc_core::sc_time_stamp()) + Time::fromPs(job.info.durationPs));
+            (void)(fromScTime(sc_core::sc_time_stamp()) + Time::fromPs(job.info->durationPs));
         } catch (const UnitError& error) {
             job.failed = true;
-            report(toString(job.info.node) + " of " + toString(job.info.rank) +
+            report(toString(job.info->node) + " of " + toString(job.info->rank) +
                    " would end past the end of the simulated clock (2^64 ps, about 213 days): " +
                    error.what() + "; check its duration_micros");
             finish(id);
             return;
         }
         replayedJobs[&request] = id;
-        replayed.notify(request, toScTime(Time::fromPs(job.info.durationPs)));
+        replayed.notify(request, toScTime(Time::fromPs(job.info->durationPs)));
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
     // One node moves at most what the memory holds: the DMA work (chunks, and HBM bursts
     // behind them) grows with the bytes, and a corrupt tensor_size would otherwise keep the
     // model busy for years.
-    const bool moves = job.info.kind == NodeKind::MemLoad || job.info.kind == NodeKind::MemStore ||
-                       job.info.kind == NodeKind::Compute;
-    const std::uint64_t named = namedBytes(job.info);
-    if (moves && (job.info.bytes > hbm.capacity() || named > hbm.capacity())) {
+    const bool moves = job.info->kind == NodeKind::MemLoad ||
+                       job.info->kind == NodeKind::MemStore || job.info->kind == NodeKind::Compute;
+    const std::uint64_t named = namedBytes(*job.info);
+    if (moves && (job.info->bytes > hbm.capacity() || named > hbm.capacity())) {
         job.failed = true;
-        const std::string what = toString(job.info.node) + " of " + toString(job.info.rank);
-        const bool size = job.info.bytes > hbm.capacity();
+        const std::string what = toString(job.info->node) + " of " + toString(job.info->rank);
+        const bool size = job.info->bytes > hbm.capacity();
         // Reported before the error response, which the driver would report first, without
         // the reason.
-        report(what + " moves " + std::to_string(size ? job.info.bytes : named) +
+        report(what + " moves " + std::to_string(size ? job.info->bytes : named) +
                (size ? " B (tensor_size)" : " B (its inputs' and outputs' tensors)") +
                ", more than the " + std::to_string(hbm.capacity()) +
                " B the accelerator's memory holds; a node's tensors must fit its memory, so "
@@ -221,7 +256,7 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
         finish(id);
         return;
     }
-    switch (job.info.kind) {
+    switch (job.info->kind) {
     case NodeKind::Compute: {
         if (fastState == FastState::Running)
             leaveFastPath();
@@ -231,7 +266,7 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
         job.chunks = streamChunks(job.readBytes, job.writeBytes, chunk);
         if (job.chunks > 0) {
             if (job.readBytes > 0)
-                job.readRegion = regionFor(job.info, job.readBytes);
+                job.readRegion = regionFor(*job.info, job.readBytes);
             if (job.writeBytes > 0)
                 job.writeRegion = hbm.fresh(job.writeBytes);
             ++streamedNodes;
@@ -256,12 +291,12 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
         job.streams = true;
         ++streaming;
         // The node's own bytes go to its tensor's region; a load's write-backs to a fresh one.
-        if (job.info.kind == NodeKind::MemLoad) {
-            job.readRegion = regionFor(job.info, job.readBytes);
+        if (job.info->kind == NodeKind::MemLoad) {
+            job.readRegion = regionFor(*job.info, job.readBytes);
             if (job.writeBytes > 0)
                 job.writeRegion = hbm.fresh(job.writeBytes);
         } else {
-            job.writeRegion = regionFor(job.info, job.writeBytes);
+            job.writeRegion = regionFor(*job.info, job.writeBytes);
         }
         if (fastEligible()) {
             planFast(id, job);
@@ -275,8 +310,8 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
     }
     default: {
         job.failed = true;
-        const std::string kind = toString(job.info.kind);
-        const std::string what = toString(job.info.node) + " of " + toString(job.info.rank);
+        const std::string kind = toString(job.info->kind);
+        const std::string what = toString(job.info->node) + " of " + toString(job.info->rank);
         finish(id);
         report(what + " is a " + kind +
                " node; the accelerator runs compute, load and store nodes only");
@@ -287,34 +322,34 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
 
 void Accelerator::stageCompute(Job& job)
 {
-    const std::uint64_t bytes = job.info.bytes;
+    const std::uint64_t bytes = job.info->bytes;
     if (!onChip) {
         // legacy: the first sram.capacity bytes of the node count as resident.
         const std::uint64_t capacity = config.sram.capacity.bytes();
         job.readBytes = bytes > capacity ? bytes - capacity : 0;
         return;
     }
-    if (!job.info.tensors) {
+    if (!job.info->tensors) {
         // Nothing says which bytes an earlier node left on chip: all of them come from HBM.
         onChip->untracked(bytes);
         job.readBytes = bytes;
         return;
     }
-    const ResidencyTraffic traffic = onChip->compute(*job.info.tensors);
+    const ResidencyTraffic traffic = onChip->compute(*job.info->tensors);
     job.readBytes = traffic.readBytes;
     job.writeBytes = traffic.writeBytes;
 }
 
 void Accelerator::stageMemory(Job& job)
 {
-    const bool load = job.info.kind == NodeKind::MemLoad;
-    (load ? job.readBytes : job.writeBytes) = job.info.bytes;
-    if (!onChip || !job.info.tensors || job.info.bytes == 0)
+    const bool load = job.info->kind == NodeKind::MemLoad;
+    (load ? job.readBytes : job.writeBytes) = job.info->bytes;
+    if (!onChip || !job.info->tensors || job.info->bytes == 0)
         return;
     if (load)
-        job.writeBytes = onChip->load(*job.info.tensors).writeBytes;
+        job.writeBytes = onChip->load(*job.info->tensors).writeBytes;
     else
-        onChip->store(*job.info.tensors);
+        onChip->store(*job.info->tensors);
 }
 
 void Accelerator::queueLoad(std::uint64_t id, Job& job, std::uint64_t chunk)
@@ -332,11 +367,11 @@ tlm::tlm_generic_payload& Accelerator::makeLoad(std::uint64_t id, Job& job, std:
     payload.set_command(command);
     payload.set_address(hbm.address(piece.write ? job.writeRegion : job.readRegion, piece.offset));
     EtNodeInfo info;
-    info.rank = job.info.rank;
-    info.node = job.info.node;
+    info.rank = job.info->rank;
+    info.node = job.info->node;
     info.kind = command == tlm::TLM_READ_COMMAND ? NodeKind::MemLoad : NodeKind::MemStore;
     info.bytes = bytes;
-    info.dataType = job.info.dataType;
+    info.dataType = job.info->dataType;
     payload.set_extension(new EtNodeExtension(std::move(info)));
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     subTasks[&payload] = SubTask{id, false, sc_core::SC_ZERO_TIME};
@@ -353,7 +388,7 @@ tlm::tlm_generic_payload& Accelerator::makeCompute(std::uint64_t id, Job& job)
     tlm::tlm_generic_payload& payload = pool.acquire();
     payload.set_command(tlm::TLM_READ_COMMAND);
     payload.set_address(0);
-    payload.set_extension(new EtNodeExtension(job.info));
+    payload.set_extension(new EtNodeExtension(*job.info));
     payload.set_extension(
         new ComputeSliceExtension(job.computesIssued, std::max<std::uint64_t>(job.chunks, 1)));
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -386,18 +421,17 @@ void Accelerator::advance(std::uint64_t id)
 
 void Accelerator::finish(std::uint64_t id)
 {
-    auto found = jobs.find(id);
-    Job& job = found->second;
+    Job& job = jobs.at(id);
     tlm::tlm_generic_payload& request = *job.request;
     request.set_response_status(job.failed ? tlm::TLM_GENERIC_ERROR_RESPONSE
                                            : tlm::TLM_OK_RESPONSE);
     if (!job.failed)
-        ++(job.info.kind == NodeKind::Compute ? computeNodes : memoryNodes);
+        ++(job.info->kind == NodeKind::Compute ? computeNodes : memoryNodes);
     sc_core::sc_event* finished = job.finished;
     const int socketId = job.socketId;
     if (job.streams)
         --streaming;
-    jobs.erase(found);
+    jobs.remove(id);
     if (finished != nullptr) {
         finished->notify();
         return;
@@ -523,7 +557,7 @@ void Accelerator::onSubDone()
             job.computeInFlight = false;
             ++job.computesDone;
             advance(task.job);
-        } else if (job.info.kind == NodeKind::Compute) {
+        } else if (job.info->kind == NodeKind::Compute) {
             ++job.loadsDone;
             advance(task.job);
         } else if (++job.loadsDone == job.chunks) {

@@ -54,6 +54,7 @@
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace etsim::accel {
@@ -111,7 +112,9 @@ private:
         tlm::tlm_generic_payload* request = nullptr;
         sc_core::sc_event* finished = nullptr; // set for b_transport callers
         int socketId = 0;                      // the target binding it came through
-        EtNodeInfo info;
+        // The node, in the request's extension (alive until the request is answered); null
+        // for a request without one.
+        const EtNodeInfo* info = nullptr;
         // The DMA stream (StreamPiece): bytes read from HBM, then bytes written, and the HBM
         // regions they go to.
         std::uint64_t readBytes = 0;
@@ -126,6 +129,23 @@ private:
         bool computeInFlight = false;
         bool failed = false;
         bool streams = false; // a compute or memory node, counted in `streaming`
+    };
+    // Nodes in flight by small integer id. Slots are reused, so a steady run allocates
+    // nothing per node, and a deque keeps a job's reference valid while others are added (an
+    // answer can start the next node before the caller is done with its own).
+    class JobTable {
+    public:
+        std::uint64_t add();
+        /// Throws etsim::Error (internal) for an id not in flight.
+        Job& at(std::uint64_t id);
+        void remove(std::uint64_t id);
+        std::uint64_t size() const { return live; }
+
+    private:
+        std::deque<Job> slots;
+        std::vector<bool> inUse;
+        std::vector<std::uint64_t> freeSlots;
+        std::uint64_t live = 0;
     };
     struct SubTask {
         std::uint64_t job = 0;
@@ -188,17 +208,17 @@ private:
     // path); given back when each is answered, or at destruction after an abandoned run.
     HeldPayloads requests;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> arrivals;
-    // The target binding each payload waiting in `arrivals` came through.
-    std::unordered_map<const tlm::tlm_generic_payload*, int> arrivalSocket;
+    // The target binding each payload waiting in `arrivals` came through: a few at a time, so
+    // a flat list (no allocation per node once it has grown).
+    std::vector<std::pair<const tlm::tlm_generic_payload*, int>> arrivalSocket;
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> subDone;
     // Nodes with a recorded duration (replay): they take exactly that long, no model runs.
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> replayed;
     std::unordered_map<const tlm::tlm_generic_payload*, std::uint64_t> replayedJobs;
     sc_core::sc_event pumpEvent;
-    std::unordered_map<std::uint64_t, Job> jobs;
+    JobTable jobs;
     // This accelerator's own payloads in flight (one reference each, from `pool`).
     std::unordered_map<tlm::tlm_generic_payload*, SubTask> subTasks;
-    std::uint64_t nextJob = 0;
     Outbox dmaOutbox;
     Outbox engineOutbox;
     // Compute and memory nodes in flight (replayed nodes use no resource and do not count).

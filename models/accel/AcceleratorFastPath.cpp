@@ -30,8 +30,8 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
     shape.chunkBytes = config.dma.chunk.bytes();
     shape.dmaEngines = config.dma.engines;
     shape.dmaBandwidth = config.dma.bandwidth;
-    const bool compute = job.info.kind == NodeKind::Compute;
-    planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, job.info);
+    const bool compute = job.info->kind == NodeKind::Compute;
+    planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, *job.info);
     fastState = FastState::Running;
     fastJob = id;
     fastEvent.notify(toScTime(fastPlan.done) - now);
@@ -42,7 +42,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
     // The calls the per-chunk transactions make, in their order: each load reaches the memory
     // at its send time, each slice the engine at its arrival; those after `upTo` are left.
     if (fastPlan.compute && fastPlan.chunkCount == 0) {
-        ownEngine->reserveSliceLasting(job.info,
+        ownEngine->reserveSliceLasting(*job.info,
                                        fastPlan.estimate,
                                        fastPlan.tensor,
                                        0,
@@ -94,7 +94,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
         const ChunkTimes chunk = fastPlan.chunk(i);
         if (chunk.computeSent > upTo)
             break;
-        ownEngine->reserveSliceLasting(job.info,
+        ownEngine->reserveSliceLasting(*job.info,
                                        fastPlan.estimate,
                                        fastPlan.tensor,
                                        i,
@@ -180,7 +180,7 @@ void Accelerator::onFastDone()
         commitFast(job, fastPlan.done);
     fastState = FastState::None;
     ++fastCompleted;
-    if (job.info.kind != NodeKind::Compute) {
+    if (job.info->kind != NodeKind::Compute) {
         // A memory node's last load completes on its timed event, as here.
         finish(fastJob);
         return;

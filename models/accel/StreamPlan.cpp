@@ -277,8 +277,9 @@ void planStream(StreamPlan& plan,
             previousSent += later;
             for (Time& busyEnd : engines)
                 busyEnd += later;
-            for (Time& unitEnd : engineFree)
-                unitEnd += later;
+            if (plan.compute)
+                for (Time& unitEnd : engineFree)
+                    unitEnd += later;
             for (std::uint64_t b = slot + 1 - p; b <= slot; ++b)
                 lastLoaded = std::max(lastLoaded, plan.chunks[b].loaded + later);
             shares.skip(repeats * p);
