@@ -320,7 +320,7 @@ double Distribution::stddev() const
         return std::sqrt(squaredDeviations / static_cast<double>(samples));
     // n·Σx² - (Σx)² is exact in integers while both fit 128 bits; past that, the variance is
     // taken in long double.
-    const long double n = static_cast<long double>(samples);
+    const auto n = static_cast<long double>(samples);
     const long double mean = static_cast<long double>(quantaSum) / n;
     long double variance = static_cast<long double>(quantaSquares) / n - mean * mean;
     const Wide limit = ~Wide{0} / samples;

@@ -242,7 +242,7 @@ void planStream(StreamPlan& plan,
         // A period's chunks must be equal ones, past the chunks whose timing depends on the
         // node's start (a compute node's first two are queued at once), and past an earlier
         // run (whose chunks are not all in `chunks`).
-        const std::uint64_t firstBase =
+        const auto firstBase =
             std::max<std::uint64_t>({runStart,
                                      plan.compute ? std::uint64_t{2} : std::uint64_t{0},
                                      plan.runs.empty() ? 0 : plan.runs.back().last + 1});

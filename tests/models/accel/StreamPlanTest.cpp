@@ -134,7 +134,7 @@ std::uint64_t expectSamePlan(const Case& c, const std::string& label)
     return inRuns;
 }
 
-constexpr std::uint64_t mib = 1024 * 1024;
+constexpr std::uint64_t mib = 1024ULL * 1024;
 
 // The H100-like case by hand: a GEMM streaming 40 full chunks of 2 MiB with slices of 2 us,
 // far longer than a load (about 0.7 us): compute-bound, period one chunk, one slice apart.
@@ -142,11 +142,11 @@ TEST(StreamPlan, ComputeBoundStreamRepeatsEveryChunk)
 {
     Case c{StreamShape{}, FifoMemory(3.0, 2.7, 30'000, 500'000, {}), true, {}, true, {Time()}};
     c.shape.start = Time::fromPs(1'000'000);
-    c.shape.readBytes = 40 * 2 * mib;
+    c.shape.readBytes = 80 * mib;
     c.shape.chunkBytes = 2 * mib;
     c.shape.dmaEngines = 4;
     c.shape.dmaBandwidth = Bandwidth::fromBytesPerSecond(3.35e12);
-    c.estimate.time = Time::fromPs(40 * 2'000'000 + 7);
+    c.estimate.time = Time::fromPs(40ULL * 2'000'000 + 7);
     EXPECT_GT(expectSamePlan(c, "compute-bound"), 30U);
     StreamPlan plan;
     planStream(plan, c.shape, c.memory, &c.estimate, true, c.unitsFreeAt);
@@ -158,7 +158,7 @@ TEST(StreamPlan, ComputeBoundStreamRepeatsEveryChunk)
     // The first chunk is in after its transfer (2 MiB at 3 B/ps) and the latency; then 40
     // slices of 2 us back to back, the last with the remainder of 7 ps.
     const std::uint64_t firstIn = 1'000'000 + 699'050 + 500'000;
-    EXPECT_EQ(plan.done.ps(), firstIn + 40 * 2'000'000 + 7);
+    EXPECT_EQ(plan.done.ps(), firstIn + 40ULL * 2'000'000 + 7);
 }
 
 // Many shapes at random: sizes with and without partial chunks, reads and writes, 1 to 6 DMA
