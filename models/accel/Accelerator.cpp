@@ -170,42 +170,12 @@ std::uint64_t namedBytes(const EtNodeInfo& info)
 
 } // namespace
 
-std::uint64_t Accelerator::JobTable::add()
-{
-    ++live;
-    if (!freeSlots.empty()) {
-        const std::uint64_t id = freeSlots.back();
-        freeSlots.pop_back();
-        slots[id] = Job{};
-        inUse[id] = true;
-        return id;
-    }
-    slots.emplace_back();
-    inUse.push_back(true);
-    return slots.size() - 1;
-}
-
-Accelerator::Job& Accelerator::JobTable::at(std::uint64_t id)
-{
-    if (id >= slots.size() || !inUse[id])
-        throw Error("accelerator: internal: no node in flight has job id " + std::to_string(id));
-    return slots[id];
-}
-
-void Accelerator::JobTable::remove(std::uint64_t id)
-{
-    (void)at(id);
-    inUse[id] = false;
-    freeSlots.push_back(id);
-    --live;
-}
-
 void Accelerator::start(tlm::tlm_generic_payload& request,
                         sc_core::sc_event* finished,
                         int socketId)
 {
     request.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    const std::uint64_t id = jobs.add();
+    const std::uint64_t id = jobs.add(Job{});
     Job& job = jobs.at(id);
     job.request = &request;
     job.finished = finished;

@@ -35,6 +35,7 @@
 // otherwise a fresh region per node.
 
 #include "kernel/PayloadPool.h"
+#include "kernel/SlotTable.h"
 #include "kernel/Stats.h"
 #include "kernel/WallProfile.h"
 #include "models/accel/AccelConfig.h"
@@ -130,23 +131,6 @@ private:
         bool failed = false;
         bool streams = false; // a compute or memory node, counted in `streaming`
     };
-    // Nodes in flight by small integer id. Slots are reused, so a steady run allocates
-    // nothing per node, and a deque keeps a job's reference valid while others are added (an
-    // answer can start the next node before the caller is done with its own).
-    class JobTable {
-    public:
-        std::uint64_t add();
-        /// Throws etsim::Error (internal) for an id not in flight.
-        Job& at(std::uint64_t id);
-        void remove(std::uint64_t id);
-        std::uint64_t size() const { return live; }
-
-    private:
-        std::deque<Job> slots;
-        std::vector<bool> inUse;
-        std::vector<std::uint64_t> freeSlots;
-        std::uint64_t live = 0;
-    };
     struct SubTask {
         std::uint64_t job = 0;
         bool compute = false;
@@ -216,7 +200,8 @@ private:
     tlm_utils::peq_with_get<tlm::tlm_generic_payload> replayed;
     std::unordered_map<const tlm::tlm_generic_payload*, std::uint64_t> replayedJobs;
     sc_core::sc_event pumpEvent;
-    JobTable jobs;
+    // Nodes in flight by small integer id (kernel/SlotTable.h).
+    SlotTable<Job> jobs{"accelerator"};
     // This accelerator's own payloads in flight (one reference each, from `pool`).
     std::unordered_map<tlm::tlm_generic_payload*, SubTask> subTasks;
     Outbox dmaOutbox;

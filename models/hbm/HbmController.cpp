@@ -27,7 +27,7 @@ HbmController::HbmController(const sc_core::sc_module_name& name,
     if (cfg.fidelity == Fidelity::Detailed) {
         detailed = std::make_unique<HbmDevice>(
             cfg, stats, [this](std::uint64_t token, std::uint64_t donePs) {
-                pending[token].donePs = donePs;
+                pending.at(token).donePs = donePs;
                 finished.push_back(static_cast<std::uint32_t>(token));
             });
         SC_METHOD(wake);
@@ -48,17 +48,9 @@ std::uint64_t HbmController::bytesOf(const tlm::tlm_generic_payload& payload)
 std::uint32_t
 HbmController::allocate(tlm::tlm_generic_payload& payload, int id, sc_core::sc_event* event)
 {
-    std::uint32_t slot;
-    if (!freeSlots.empty()) {
-        slot = freeSlots.back();
-        freeSlots.pop_back();
-    } else {
-        slot = static_cast<std::uint32_t>(pending.size());
-        pending.emplace_back();
-    }
-    pending[slot] = Pending{&payload, id, event, 0};
-    ++inFlight;
-    return slot;
+    // Slot ids fit the device's 32-bit tokens: transactions in flight are bounded by the
+    // initiators' windows.
+    return static_cast<std::uint32_t>(pending.add(Pending{&payload, id, event, 0}));
 }
 
 tlm::tlm_sync_enum HbmController::nbTransportFw(int id,
@@ -88,7 +80,7 @@ void HbmController::onRequest(tlm::tlm_generic_payload& payload, const tlm::tlm_
     bool write = payload.get_command() == tlm::TLM_WRITE_COMMAND;
     std::uint32_t slot = allocate(payload, id, nullptr);
     if (!detailed) {
-        pending[slot].donePs = analytic->complete(now, bytesOf(payload), write);
+        pending.at(slot).donePs = analytic->complete(now, bytesOf(payload), write);
         respond(slot);
         return;
     }
@@ -98,9 +90,8 @@ void HbmController::onRequest(tlm::tlm_generic_payload& payload, const tlm::tlm_
 
 void HbmController::respond(std::uint32_t slot)
 {
-    Pending done = pending[slot];
-    freeSlots.push_back(slot);
-    --inFlight;
+    Pending done = pending.at(slot);
+    pending.remove(slot);
     std::uint64_t now = toPicoseconds(sc_core::sc_time_stamp());
     done.payload->set_response_status(tlm::TLM_OK_RESPONSE);
     if (done.blocking) {

@@ -13,6 +13,7 @@
 // Latency, everywhere in this model: from the transaction's arrival at the controller to its
 // last data beat (docs/hbm.md).
 
+#include "kernel/SlotTable.h"
 #include "kernel/Stats.h"
 #include "kernel/WallProfile.h"
 #include "models/hbm/AnalyticHbm.h"
@@ -44,7 +45,7 @@ public:
     HbmController& operator=(const HbmController&) = delete;
 
     /// No transaction in flight.
-    bool idle() const { return inFlight == 0; }
+    bool idle() const { return pending.size() == 0; }
     const HbmConfig& config() const { return cfg; }
     /// The detailed model; nullptr with the analytic fidelity.
     HbmDevice* device() { return detailed.get(); }
@@ -79,10 +80,9 @@ private:
     tlm_utils::peq_with_cb_and_phase<HbmController> peq;
     sc_core::sc_event wakeEvent;
     std::unordered_map<const tlm::tlm_generic_payload*, int> socketOf;
-    std::vector<Pending> pending;
-    std::vector<std::uint32_t> freeSlots;
+    // Transactions in flight by slot (kernel/SlotTable.h); the slot is the device's token.
+    SlotTable<Pending> pending{"hbm controller"};
     std::vector<std::uint32_t> finished; // slots completed during the last device run
-    std::uint64_t inFlight = 0;
 };
 
 } // namespace etsim::hbm

@@ -1,0 +1,66 @@
+#pragma once
+// Records in flight, named by small integer ids: a model keeps its transactions or jobs here
+// instead of a hash map, so a steady run allocates nothing per record (a freed slot is reused)
+// and a lookup is an index. The slots live in a deque, so a reference to a record stays valid
+// while others are added (a model's callback can start the next record before the caller is
+// done with its own).
+
+#include "kernel/Error.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace etsim {
+
+template <typename Record>
+class SlotTable {
+public:
+    /// `owner` names the model in the errors (an id not in flight is an internal error).
+    explicit SlotTable(std::string owner) : owner(std::move(owner)) {}
+
+    /// Stores `record` and returns its id (a freed one first).
+    std::uint64_t add(Record record)
+    {
+        ++live;
+        if (!freeIds.empty()) {
+            const std::uint64_t id = freeIds.back();
+            freeIds.pop_back();
+            slots[id] = std::move(record);
+            inUse[id] = true;
+            return id;
+        }
+        slots.push_back(std::move(record));
+        inUse.push_back(true);
+        return slots.size() - 1;
+    }
+    /// The record `id`; throws etsim::Error when `id` is not in flight.
+    Record& at(std::uint64_t id)
+    {
+        if (id >= slots.size() || !inUse[id])
+            throw Error(owner + ": internal: no record in flight has id " + std::to_string(id));
+        return slots[id];
+    }
+    /// Frees `id` (its record stays in place until the slot is reused); throws etsim::Error
+    /// when `id` is not in flight.
+    void remove(std::uint64_t id)
+    {
+        (void)at(id);
+        inUse[id] = false;
+        freeIds.push_back(id);
+        --live;
+    }
+    /// Records in flight.
+    std::uint64_t size() const { return live; }
+
+private:
+    std::string owner;
+    std::deque<Record> slots;
+    std::vector<bool> inUse;
+    std::vector<std::uint64_t> freeIds;
+    std::uint64_t live = 0;
+};
+
+} // namespace etsim
