@@ -159,8 +159,7 @@ Time ComputeEngine::reserveSliceLasting(const EtNodeInfo& node,
         // how its slices are grouped.
         flops += whole.flops;
     }
-    (tensor ? tensorBusy : vectorBusy).addPicoseconds(duration.ps());
-    (tensor ? unit.tensorBusy : unit.vectorBusy)->addPicoseconds(duration.ps());
+    countBusy(tensor, unit, duration.ps());
     if (timeline != nullptr)
         timeline->complete(timelineProcess,
                            static_cast<std::uint32_t>(2 * chosen + (tensor ? 0 : 1)),
@@ -181,9 +180,13 @@ void ComputeEngine::reserveRepeatedSlices(bool tensor, std::uint64_t times, Time
         throw Error(std::string(name()) +
                     ": internal: repeated slices need one unit and no timeline");
     freeFor(tensor)[0] = end;
-    const std::uint64_t busyPs = duration.ps() * times;
-    (tensor ? tensorBusy : vectorBusy).addPicoseconds(busyPs);
-    (tensor ? units[0].tensorBusy : units[0].vectorBusy)->addPicoseconds(busyPs);
+    countBusy(tensor, units[0], duration.ps() * times);
+}
+
+void ComputeEngine::countBusy(bool tensor, Unit& unit, std::uint64_t ps)
+{
+    (tensor ? tensorBusy : vectorBusy).addPicoseconds(ps);
+    (tensor ? unit.tensorBusy : unit.vectorBusy)->addPicoseconds(ps);
 }
 
 void ComputeEngine::adopt(tlm::tlm_generic_payload& payload, Time end)

@@ -137,6 +137,8 @@ private:
     void respond();
     void fail(tlm::tlm_generic_payload& payload, const std::string& problem);
 
+    /// Adds `ps` of busy time to the tensor (or vector) totals and to `unit`'s.
+    void countBusy(bool tensor, Unit& unit, std::uint64_t ps);
     std::vector<Time>& freeFor(bool tensor)
     {
         return tensor || shared ? tensorFreeAt : vectorFreeAt;

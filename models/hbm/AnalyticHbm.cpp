@@ -39,9 +39,7 @@ std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes
     if (state.used && state.lastWrite != write)
         ++turnarounds;
     std::uint64_t done = serve(state, arrivalPs, bytes, write);
-    ++transactions;
-    bytesMoved += bytes;
-    latency.sampleQuanta(done - arrivalPs);
+    record(bytes, done - arrivalPs, 1);
     return done;
 }
 
@@ -50,10 +48,15 @@ void AnalyticHbm::completeRepeated(std::uint64_t bytes,
                                    std::uint64_t times,
                                    const Server& after)
 {
+    record(bytes, latencyPs, times);
+    state = after;
+}
+
+void AnalyticHbm::record(std::uint64_t bytes, std::uint64_t latencyPs, std::uint64_t times)
+{
     transactions += times;
     bytesMoved += bytes * times;
     latency.sampleQuanta(latencyPs, times);
-    state = after;
 }
 
 } // namespace etsim::hbm

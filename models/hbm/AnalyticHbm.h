@@ -63,6 +63,8 @@ public:
     }
 
 private:
+    /// The stats of `times` transactions of `bytes`, each `latencyPs` long.
+    void record(std::uint64_t bytes, std::uint64_t latencyPs, std::uint64_t times);
     /// llround(bytes / rate of the direction), ps; the last answer per direction is kept, as
     /// a stream asks for the same chunk size over and over.
     std::uint64_t transferPs(std::uint64_t bytes, bool write) const
