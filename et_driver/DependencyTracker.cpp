@@ -99,11 +99,8 @@ void DependencyTracker::reserve(std::size_t nodes, std::size_t edgeCount)
     status.reserve(nodes);
     firstDependent.reserve(nodes);
     edges.reserve(edgeCount);
-    std::size_t wanted = slots.size();
-    while (nodes * 10 > wanted * 7)
-        wanted *= 2;
-    if (wanted != slots.size())
-        rehash(wanted);
+    // Sized for ids 0..nodes-1, the common numbering; the hash table grows only for the rest.
+    direct.reserve(nodes);
 }
 
 std::string DependencyTracker::where() const
@@ -113,6 +110,8 @@ std::string DependencyTracker::where() const
 
 std::uint32_t DependencyTracker::probe(std::uint64_t id, std::size_t& slot) const
 {
+    if (id < direct.size())
+        return direct[id];
     std::size_t mask = slots.size() - 1;
     for (slot = idHomeSlot(id, mask);; slot = (slot + 1) & mask) {
         std::uint32_t index = slots[slot];
@@ -131,7 +130,11 @@ void DependencyTracker::rehash(std::size_t slotCount)
 {
     slots.assign(slotCount, none);
     std::size_t mask = slots.size() - 1;
+    hashed = 0;
     for (std::uint32_t index = 0; index < ids.size(); ++index) {
+        if (ids[index] < direct.size())
+            continue;
+        ++hashed;
         std::size_t slot = idHomeSlot(ids[index], mask);
         while (slots[slot] != none)
             slot = (slot + 1) & mask;
@@ -152,19 +155,49 @@ std::uint32_t DependencyTracker::mention(std::uint64_t id, std::size_t slot)
         throw Error(where() + "node " + std::to_string(id) + ": more than " +
                     std::to_string(maxIndices) +
                     " distinct node ids in one trace; split the trace per rank");
-    // Keeps the load at or below 0.7 so linear probing stays short. A new table has the id's
-    // empty slot elsewhere; otherwise it is where the probe that missed the id stopped.
-    if ((ids.size() + 1) * 10 > slots.size() * 7) {
-        rehash(slots.size() * 2);
-        probe(id, slot);
-    }
     auto index = static_cast<std::uint32_t>(ids.size());
+    if (id >= direct.size())
+        widenDirect(id);
+    if (id < direct.size()) {
+        direct[id] = index;
+    } else {
+        // Keeps the load at or below 0.7 so linear probing stays short. A new table has the
+        // id's empty slot elsewhere; otherwise it is where the probe that missed the id stopped.
+        if ((hashed + 1) * 10 > slots.size() * 7) {
+            rehash(slots.size() * 2);
+            probe(id, slot);
+        }
+        slots[slot] = index;
+        ++hashed;
+    }
     append(ids, id);
     append(status, withState(0, Phantom));
     append(firstDependent, none);
-    slots[slot] = index;
     ++phantoms;
     return index;
+}
+
+void DependencyTracker::widenDirect(std::uint64_t id)
+{
+    // Only by half again or more, so an id costs O(1) amortised, and only while the table keeps
+    // at most two entries per id known (plus a start for small traces): 8 B per index at worst,
+    // no more than the hash table's 5.7..11.4 B. Sparse ids stay in the hash table.
+    const std::size_t limit = 2 * (ids.size() + 1) + 1024;
+    const std::size_t size =
+        std::max<std::size_t>({id < limit ? static_cast<std::size_t>(id) + 1 : limit + 1,
+                               direct.size() + direct.size() / 2,
+                               1024});
+    if (size > limit)
+        return;
+    direct.reserve(size); // exactly: resize alone may double the capacity
+    direct.resize(size, none);
+    if (hashed == 0)
+        return;
+    // The hashed ids the table now covers move to it; the hash table keeps the others.
+    for (std::uint32_t index : slots)
+        if (index != none && ids[index] < size)
+            direct[ids[index]] = index;
+    rehash(slots.size());
 }
 
 void DependencyTracker::linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl)
@@ -493,10 +526,10 @@ std::optional<StuckReport> DependencyTracker::stuckReport() const
 DependencyMemory DependencyTracker::memory() const
 {
     DependencyMemory bytes;
-    bytes.indexBytes = ids.capacity() * sizeof(std::uint64_t) +
-                       status.capacity() * sizeof(std::uint32_t) +
-                       firstDependent.capacity() * sizeof(std::uint32_t) +
-                       slots.capacity() * sizeof(std::uint32_t);
+    bytes.indexBytes =
+        ids.capacity() * sizeof(std::uint64_t) + status.capacity() * sizeof(std::uint32_t) +
+        firstDependent.capacity() * sizeof(std::uint32_t) +
+        direct.capacity() * sizeof(std::uint32_t) + slots.capacity() * sizeof(std::uint32_t);
     bytes.edgeBytes = edges.capacity() * sizeof(Edge);
     bytes.readyBytes = readyHeap.capacity() * sizeof(std::uint32_t);
     bytes.indexCount = ids.size();

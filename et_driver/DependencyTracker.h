@@ -20,9 +20,11 @@
 // Memory (why the layout is what it is). Every id ever added or mentioned as a dependency gets
 // a dense 32-bit index that lives until the tracker is destroyed, because a later node may name
 // any earlier one. Per index: id 8 B + state/remaining-count 4 B + head of its dependents list
-// 4 B = 16 B, plus the id -> index hash table, 4 B per slot at load 0.35..0.7 (5.7..11.4 B per
-// index). Flat arrays grow by 1.5x, so their capacity is 1.0..1.5x their size. Amortised
-// that is 22..35 B per index; measured 23.1 B per node at 10 M nodes (bench/README.md).
+// 4 B = 16 B, plus the id -> index table: for ids numbered densely from 0 (the common case) a
+// direct table, 4 B per id below its end, kept at most 2 entries per index (4..8 B per index);
+// for other ids a hash table, 4 B per slot at load 0.35..0.7 (5.7..11.4 B per index). Flat
+// arrays grow by 1.5x, so their capacity is 1.0..1.5x their size. Amortised that is 20..35 B
+// per index (bench/README.md measured 23.1 B per node at 10 M nodes with the hash table alone).
 // Per edge: 8 B (dependent index + next link) in a pooled singly linked list (8..12 B with
 // the pool's growth slack; measured 10.3 B), held only while the edge's source has not finished;
 // finish() returns the entries to a free list, so the pool is sized by the peak of live edges, not
@@ -197,14 +199,16 @@ public:
     DependencyMemory memory() const;
 
 private:
-    // The index of `id`, or none; `slot` is where the probe stopped: the id's slot, or the
-    // empty one a new id would take.
+    // The index of `id`, or none; for an id outside the direct table, `slot` is where the
+    // probe stopped: the id's slot, or the empty one a new id would take.
     std::uint32_t probe(std::uint64_t id, std::size_t& slot) const;
     std::uint32_t find(std::uint64_t id) const;
     std::uint32_t findOrMention(std::uint64_t id);
     // Gives `id`, which a probe that stopped at `slot` did not find, an index (as a phantom).
     std::uint32_t mention(std::uint64_t id, std::size_t slot);
     void rehash(std::size_t slotCount);
+    // Covers ids up to `id` (and some room above) with the direct table, when that is cheap.
+    void widenDirect(std::uint64_t id);
     void linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl);
     void release(std::uint32_t dependent);
     void pushReady(std::uint32_t index);
@@ -225,7 +229,13 @@ private:
     std::vector<Edge> edges;
     std::uint32_t freeEdges;
 
-    std::vector<std::uint32_t> slots; // open addressing, linear probing; values are indices
+    // Id -> index. Traces number their nodes densely from 0 (etsim gen, Chakra's converters),
+    // so ids below direct.size() are looked up with one load; the table widens while it stays
+    // at most two entries per id known. Other ids go to the hash table: open addressing,
+    // linear probing, values are indices.
+    std::vector<std::uint32_t> direct;
+    std::vector<std::uint32_t> slots;
+    std::size_t hashed = 0; // indices in `slots`
     std::vector<std::uint32_t> readyHeap;
 
     std::size_t added = 0;

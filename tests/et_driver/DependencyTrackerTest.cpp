@@ -465,6 +465,43 @@ TEST(DependencyTracker, StridedIdsDoNotDegradeTheIndex)
     EXPECT_TRUE(tracker.done());
 }
 
+TEST(DependencyTracker, IdsLookedUpByHashMoveToTheDirectTableAsItWidens)
+{
+    // Ids far above the others wait in the hash table; dense ids from 0 widen the direct table
+    // over them, and they must still be found: as dependencies, as duplicates, when finished.
+    DependencyTracker tracker;
+    const std::uint64_t count = 20000;
+    const std::uint64_t far = 9000;
+    tracker.add(far, {}, {});                 // hashed: too far above the 1 id known
+    tracker.add(far + 1, Ids{far, 7000}, {}); // 7000 mentioned, hashed too
+    for (std::uint64_t id = 0; id < count; ++id) {
+        if (id == far || id == far + 1)
+            continue;
+        tracker.add(id, id > 0 && id != far + 2 ? Ids{id - 1} : Ids{}, {});
+    }
+    EXPECT_THROW(tracker.add(far, {}, {}), Error);
+    EXPECT_THROW(tracker.add(7000, {}, {}), Error);
+    tracker.finishFeeding();
+    std::vector<std::uint64_t> order;
+    while (tracker.hasReady()) {
+        std::uint64_t id = tracker.popReady();
+        order.push_back(id);
+        tracker.finish(id);
+    }
+    EXPECT_TRUE(tracker.done());
+    ASSERT_EQ(order.size(), count);
+    // 0 and 9000 start ready; 9001 waits for 7000, which waits for 0..6999.
+    EXPECT_EQ(order[0], 0U);
+    EXPECT_EQ(std::count(order.begin(), order.end(), far + 1), 1);
+    auto at = [&](std::uint64_t id) {
+        return std::find(order.begin(), order.end(), id) - order.begin();
+    };
+    EXPECT_LT(at(7000), at(far + 1));
+    EXPECT_LT(at(far), at(far + 1));
+    // Dense ids cost at most 8 B of direct table per index beside the 16 B of per-id state.
+    EXPECT_LE(static_cast<double>(tracker.memory().indexBytes) / count, 16.0 * 1.5 + 8.0 + 1.0);
+}
+
 // A deliberately simple model of the same contract: sets of unmet dependencies per node.
 class ReferenceTracker {
 public:
