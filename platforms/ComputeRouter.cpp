@@ -47,16 +47,16 @@ tlm::tlm_sync_enum ComputeRouter::forward(tlm::tlm_generic_payload& payload,
     Socket* side = nullptr;
     if (phase == tlm::BEGIN_REQ) {
         side = &choose(payload);
-        routes[&payload] = side;
+        routes.set(&payload, side);
     } else {
-        auto found = routes.find(&payload);
-        if (found == routes.end()) {
+        Socket* const* found = routes.find(&payload);
+        if (found == nullptr) {
             SC_REPORT_ERROR(
                 reportType,
                 (std::string(name()) + ": a phase for a transaction it never routed").c_str());
             return tlm::TLM_COMPLETED;
         }
-        side = found->second;
+        side = *found;
     }
     const tlm::tlm_sync_enum status = (*side)->nb_transport_fw(payload, phase, delay);
     if (status == tlm::TLM_COMPLETED || phase == tlm::END_RESP)

@@ -8,14 +8,13 @@
 // A GEMM that is one slice of a streamed node (ComputeSliceExtension) gets the node
 // attributes etsim.slice and etsim.slices, so the peer charges that slice's share.
 
+#include "kernel/PayloadMap.h"
 #include "kernel/Stats.h"
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
-
-#include <unordered_map>
 
 namespace etsim::platform {
 
@@ -46,7 +45,7 @@ private:
     tlm::tlm_sync_enum
     backward(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
-    std::unordered_map<const tlm::tlm_generic_payload*, Socket*> routes;
+    PayloadMap<Socket*> routes; // the side each payload in flight took
     Counter& remoteGemms;
     Counter& localNodes;
 };

@@ -15,7 +15,7 @@ tlm::tlm_sync_enum FanIn::forward(int id,
                                   sc_core::sc_time& delay)
 {
     if (phase == tlm::BEGIN_REQ)
-        owner[&payload] = id;
+        owner.set(&payload, id);
     tlm::tlm_sync_enum status = out->nb_transport_fw(payload, phase, delay);
     if (status == tlm::TLM_COMPLETED || phase == tlm::END_RESP)
         owner.erase(&payload);
@@ -25,14 +25,14 @@ tlm::tlm_sync_enum FanIn::forward(int id,
 tlm::tlm_sync_enum
 FanIn::backward(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay)
 {
-    auto found = owner.find(&payload);
-    if (found == owner.end()) {
+    const int* found = owner.find(&payload);
+    if (found == nullptr) {
         SC_REPORT_ERROR(
             "etsim/platform/FanIn",
             (std::string(name()) + ": a response for a payload no initiator sent").c_str());
         return tlm::TLM_COMPLETED;
     }
-    const int id = found->second;
+    const int id = *found;
     tlm::tlm_sync_enum status = in[id]->nb_transport_bw(payload, phase, delay);
     if (status == tlm::TLM_COMPLETED)
         owner.erase(&payload);

@@ -7,12 +7,12 @@
 // once (TLM_UPDATED with END_REQ, as the accelerator does): the fan-in does not queue
 // requests, so it is only placed in front of such targets.
 
+#include "kernel/PayloadMap.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
-
-#include <unordered_map>
 
 namespace etsim::platform {
 
@@ -36,7 +36,7 @@ private:
     backward(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
     void blocking(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
-    std::unordered_map<const tlm::tlm_generic_payload*, int> owner;
+    PayloadMap<int> owner; // the initiator of each payload in flight
 };
 
 } // namespace etsim::platform

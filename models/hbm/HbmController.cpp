@@ -60,7 +60,7 @@ tlm::tlm_sync_enum HbmController::nbTransportFw(int id,
 {
     WallScope wallScope(wall, WallPart::Hbm);
     if (phase == tlm::BEGIN_REQ) {
-        socketOf[&payload] = id;
+        socketOf.set(&payload, id);
         peq.notify(payload, phase, delay);
         phase = tlm::END_REQ;
         return tlm::TLM_UPDATED;
@@ -73,9 +73,8 @@ tlm::tlm_sync_enum HbmController::nbTransportFw(int id,
 
 void HbmController::onRequest(tlm::tlm_generic_payload& payload, const tlm::tlm_phase& phase)
 {
-    auto found = socketOf.find(&payload);
-    int id = found->second;
-    socketOf.erase(found);
+    const int id = *socketOf.find(&payload);
+    socketOf.erase(&payload);
     std::uint64_t now = toPicoseconds(sc_core::sc_time_stamp());
     bool write = payload.get_command() == tlm::TLM_WRITE_COMMAND;
     std::uint32_t slot = allocate(payload, id, nullptr);

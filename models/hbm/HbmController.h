@@ -13,6 +13,7 @@
 // Latency, everywhere in this model: from the transaction's arrival at the controller to its
 // last data beat (docs/hbm.md).
 
+#include "kernel/PayloadMap.h"
 #include "kernel/SlotTable.h"
 #include "kernel/Stats.h"
 #include "kernel/WallProfile.h"
@@ -27,7 +28,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace etsim::hbm {
@@ -79,7 +79,7 @@ private:
     std::unique_ptr<AnalyticHbm> analytic;
     tlm_utils::peq_with_cb_and_phase<HbmController> peq;
     sc_core::sc_event wakeEvent;
-    std::unordered_map<const tlm::tlm_generic_payload*, int> socketOf;
+    PayloadMap<int> socketOf; // requests in the PEQ: the socket each came in on
     // Transactions in flight by slot (kernel/SlotTable.h); the slot is the device's token.
     SlotTable<Pending> pending{"hbm controller"};
     std::vector<std::uint32_t> finished; // slots completed during the last device run

@@ -1,0 +1,78 @@
+// PayloadMap against std::unordered_map under random insertions, updates and erasures over
+// addresses that share their low bits (payloads at a fixed stride), which is where linear
+// probing with backward-shift deletion goes wrong if the shift rule is off.
+
+#include "kernel/PayloadMap.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+namespace etsim {
+namespace {
+
+TEST(PayloadMap, MatchesAnUnorderedMapUnderRandomChurn)
+{
+    // 4,096 fake payloads 512 bytes apart; up to all of them in the map at once.
+    std::vector<char> arena(4096 * 512);
+    std::mt19937_64 random(7);
+    PayloadMap<int> map;
+    std::unordered_map<const void*, int> reference;
+    for (int step = 0; step < 400000; ++step) {
+        const void* key = &arena[512 * (random() % 4096)];
+        switch (random() % 3) {
+        case 0:
+            map.set(key, step);
+            reference[key] = step;
+            break;
+        case 1:
+            EXPECT_EQ(map.erase(key), reference.erase(key) == 1);
+            break;
+        default: {
+            const int* found = map.find(key);
+            auto expected = reference.find(key);
+            ASSERT_EQ(found != nullptr, expected != reference.end()) << "step " << step;
+            if (found != nullptr)
+                EXPECT_EQ(*found, expected->second);
+        }
+        }
+        ASSERT_EQ(map.size(), reference.size());
+    }
+    std::size_t visited = 0;
+    map.forEach([&](const void* key, int value) {
+        ++visited;
+        EXPECT_EQ(reference.at(key), value);
+    });
+    EXPECT_EQ(visited, reference.size());
+    map.clear();
+    EXPECT_TRUE(map.empty());
+    EXPECT_EQ(map.find(&arena[0]), nullptr);
+}
+
+TEST(PayloadMap, EveryKeyIsFoundAfterErasingItsNeighbours)
+{
+    // Fill, then erase every other key in insertion order: each erasure shifts later entries
+    // of the run back, and every remaining key must still be found.
+    std::vector<char> arena(1000 * 64);
+    PayloadMap<int> map;
+    for (int i = 0; i < 1000; ++i)
+        map.set(&arena[64 * i], i);
+    for (int i = 0; i < 1000; i += 2)
+        EXPECT_TRUE(map.erase(&arena[64 * i]));
+    EXPECT_FALSE(map.erase(&arena[0]));
+    for (int i = 0; i < 1000; ++i) {
+        const int* found = map.find(&arena[64 * i]);
+        if (i % 2 == 0) {
+            EXPECT_EQ(found, nullptr) << i;
+        } else {
+            ASSERT_NE(found, nullptr) << i;
+            EXPECT_EQ(*found, i);
+        }
+    }
+    EXPECT_EQ(map.size(), 500U);
+}
+
+} // namespace
+} // namespace etsim
