@@ -98,6 +98,7 @@ void DependencyTracker::reserve(std::size_t nodes, std::size_t edgeCount)
     ids.reserve(nodes);
     status.reserve(nodes);
     firstDependent.reserve(nodes);
+    tags.reserve(nodes);
     edges.reserve(edgeCount);
     // Sized for ids 0..nodes-1, the common numbering; the hash table grows only for the rest.
     direct.reserve(nodes);
@@ -173,6 +174,7 @@ std::uint32_t DependencyTracker::mention(std::uint64_t id, std::size_t slot)
     append(ids, id);
     append(status, withState(0, Phantom));
     append(firstDependent, none);
+    append(tags, std::uint32_t{0});
     ++phantoms;
     return index;
 }
@@ -234,7 +236,7 @@ void DependencyTracker::release(std::uint32_t dependent)
         pushReady(dependent);
 }
 
-void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps)
+void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, std::uint32_t tag)
 {
     if (feedingDone)
         throw Error(where() + "node " + std::to_string(id) +
@@ -304,6 +306,7 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps)
         counters.edgesIgnoredByPolicy += ctrlDeps.size();
 
     status[self] = withState(waits, Waiting);
+    tags[self] = tag;
     ++added;
     ++counters.nodesAdded;
     counters.peakPending = std::max<std::uint64_t>(counters.peakPending, pendingCount());
@@ -414,7 +417,7 @@ bool DependencyTracker::wantsInput(std::size_t window) const
     return pendingCount() < window || (readyHeap.empty() && inFlight == 0);
 }
 
-std::uint64_t DependencyTracker::popReady()
+DependencyTracker::ReadyNode DependencyTracker::popReadyNode()
 {
     if (readyHeap.empty())
         throw Error(where() + "popReady(): no node is ready; check hasReady() first");
@@ -425,7 +428,7 @@ std::uint64_t DependencyTracker::popReady()
     readyHeap.pop_back();
     status[index] = withState(status[index], Issued);
     ++inFlight;
-    return ids[index];
+    return ReadyNode{ids[index], tags[index]};
 }
 
 void DependencyTracker::requeue(std::uint64_t id)
@@ -529,7 +532,8 @@ DependencyMemory DependencyTracker::memory() const
     bytes.indexBytes =
         ids.capacity() * sizeof(std::uint64_t) + status.capacity() * sizeof(std::uint32_t) +
         firstDependent.capacity() * sizeof(std::uint32_t) +
-        direct.capacity() * sizeof(std::uint32_t) + slots.capacity() * sizeof(std::uint32_t);
+        tags.capacity() * sizeof(std::uint32_t) + direct.capacity() * sizeof(std::uint32_t) +
+        slots.capacity() * sizeof(std::uint32_t);
     bytes.edgeBytes = edges.capacity() * sizeof(Edge);
     bytes.readyBytes = readyHeap.capacity() * sizeof(std::uint32_t);
     bytes.indexCount = ids.size();

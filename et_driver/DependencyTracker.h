@@ -20,16 +20,16 @@
 // Memory (why the layout is what it is). Every id ever added or mentioned as a dependency gets
 // a dense 32-bit index that lives until the tracker is destroyed, because a later node may name
 // any earlier one. Per index: id 8 B + state/remaining-count 4 B + head of its dependents list
-// 4 B = 16 B, plus the id -> index table: for ids numbered densely from 0 (the common case) a
-// direct table, 4 B per id below its end, kept at most 2 entries per index (4..8 B per index);
-// for other ids a hash table, 4 B per slot at load 0.35..0.7 (5.7..11.4 B per index). Flat
-// arrays grow by 1.5x, so their capacity is 1.0..1.5x their size. Amortised that is 20..35 B
-// per index (bench/README.md measured 23.1 B per node at 10 M nodes with the hash table alone).
-// Per edge: 8 B (dependent index + next link) in a pooled singly linked list (8..12 B with
-// the pool's growth slack; measured 10.3 B), held only while the edge's source has not finished;
-// finish() returns the entries to a free list, so the pool is sized by the peak of live edges, not
-// by the trace. Edges to already finished nodes cost nothing. The ready heap holds 4 B per ready
-// node.
+// 4 B + the caller's tag 4 B = 20 B, plus the id -> index table: for ids numbered densely from 0
+// (the common case) a direct table, 4 B per id below its end, kept at most 2 entries per index
+// (4..8 B per index); for other ids a hash table, 4 B per slot at load 0.35..0.7 (5.7..11.4 B per
+// index). Flat arrays grow by 1.5x, so their capacity is 1.0..1.5x their size. Amortised that
+// is 24..41 B per index (bench/README.md measured 23.1 B per node at 10 M nodes before the direct
+// table and the tag). Per edge: 8 B (dependent index + next link) in a pooled singly linked list
+// (8..12 B with the pool's growth slack; measured 10.3 B), held only while the edge's source has
+// not finished; finish() returns the entries to a free list, so the pool is sized by the peak of
+// live edges, not by the trace. Edges to already finished nodes cost nothing. The ready heap holds
+// 4 B per ready node.
 //
 // Limits: at most 2^31 - 1 distinct ids per tracker and 2^29 - 1 dependencies per node; both
 // are checked and reported as etsim::Error.
@@ -165,7 +165,9 @@ public:
     // Adds the next node of the trace. Deps may name nodes not added yet (they wait) or nodes
     // already finished (no wait). Throws etsim::Error, leaving the tracker unchanged, for a
     // duplicate id, a data self loop (unless lenient), or a call after finishFeeding().
-    void add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps);
+    // `tag` is the caller's, handed back with the node when it is ready (where the driver keeps
+    // the node), so that no second map by id is needed.
+    void add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, std::uint32_t tag = 0);
 
     // End of trace: deps on ids never added are now dangling. Ctrl edges are dropped (counted);
     // data edges throw etsim::Error naming the node and the missing id, unless lenient. A second
@@ -179,7 +181,12 @@ public:
     bool hasReady() const { return !readyHeap.empty(); }
     std::size_t readyCount() const { return readyHeap.size(); }
     // Takes the ready node with the smallest id and marks it in flight. Throws if none is ready.
-    std::uint64_t popReady();
+    std::uint64_t popReady() { return popReadyNode().id; }
+    struct ReadyNode {
+        std::uint64_t id;
+        std::uint32_t tag; // as given to add()
+    };
+    ReadyNode popReadyNode();
     // Puts an in-flight node back among the ready ones (its engine could not take it).
     void requeue(std::uint64_t id);
     // Completes an in-flight node and releases its dependents. Throws for any other node.
@@ -221,6 +228,7 @@ private:
     std::vector<std::uint64_t> ids;
     std::vector<std::uint32_t> status; // state in the top 3 bits, remaining deps below
     std::vector<std::uint32_t> firstDependent;
+    std::vector<std::uint32_t> tags;
 
     struct Edge {
         std::uint32_t dependent; // index, top bit set for a ctrl edge

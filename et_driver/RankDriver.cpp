@@ -240,12 +240,14 @@ void RankDriver::feed()
             break;
         }
         // Lowered into its pending slot, over the buffers of the node that left it last.
-        const std::uint32_t slot = pending.insert(scratch.id);
+        const auto slot = static_cast<std::uint32_t>(pending.acquire());
+        PendingNode& entry = pending.at(slot);
         try {
-            lowering.lower(scratch, pending.at(slot));
-            tracker.add(scratch.id, scratch.dataDeps, scratch.ctrlDeps);
+            entry.id = scratch.id;
+            lowering.lower(scratch, entry.node);
+            tracker.add(scratch.id, scratch.dataDeps, scratch.ctrlDeps, slot);
         } catch (...) {
-            pending.erase(slot);
+            pending.remove(slot);
             throw;
         }
         if (timeline != nullptr) {
@@ -264,12 +266,10 @@ void RankDriver::feed()
 void RankDriver::admitReady()
 {
     while (tracker.hasReady()) {
-        std::uint64_t id = tracker.popReady();
-        const std::uint32_t found = pending.find(id);
-        if (found == PendingNodes::none)
-            throw Error(std::string(name()) + ": ready node " + std::to_string(id) +
-                        " was never read");
-        const LoweredNode& node = pending.at(found);
+        const DependencyTracker::ReadyNode ready = tracker.popReadyNode();
+        const std::uint64_t id = ready.id;
+        const std::uint32_t found = ready.tag;
+        const LoweredNode& node = pending.at(found).node;
         if (node.engine != Engine::Instant) {
             held[slotOf(node)].push(HeldNode{id, found});
             continue;
@@ -279,7 +279,7 @@ void RankDriver::admitReady()
         NodeRecord record;
         record.issuePs = record.startPs = record.finishPs = nowPs();
         finishNode(id, node.engine, node.info, record);
-        pending.erase(found);
+        pending.remove(found);
     }
 }
 
@@ -290,7 +290,7 @@ bool RankDriver::issueHeld()
         auto& queue = held[slot];
         while (!queue.empty() && (limits[slot] == 0 || busy[slot] < limits[slot])) {
             const std::uint32_t pendingSlot = queue.top().pendingSlot;
-            const LoweredNode& next = pending.at(pendingSlot);
+            const LoweredNode& next = pending.at(pendingSlot).node;
             if (!next.local && awaitingEndRequest[socketIndex(next.engine)])
                 break;
             queue.pop();
@@ -303,8 +303,8 @@ bool RankDriver::issueHeld()
 
 void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
 {
-    const std::uint64_t id = pending.idAt(pendingSlot);
-    LoweredNode& lowered = pending.at(pendingSlot);
+    const std::uint64_t id = pending.at(pendingSlot).id;
+    LoweredNode& lowered = pending.at(pendingSlot).node;
     std::uint32_t index;
     if (!freeFlights.empty()) {
         index = freeFlights.back();
@@ -331,7 +331,7 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     if (lowered.local) {
         // Local work keeps its node in the flight; a transaction's node lives in its payload.
         flight.node = std::move(lowered);
-        pending.erase(pendingSlot);
+        pending.remove(pendingSlot);
         schedule(index, endOf(flight, now, flight.node.localPs));
         return;
     }
@@ -353,7 +353,7 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
         extension->info = std::move(info);
         info.attributes = std::move(spent);
     }
-    pending.erase(pendingSlot);
+    pending.remove(pendingSlot);
     payload.set_extension(extension.release());
     flight.payload = &payload;
     const std::uint32_t number = payloads.indexOf(payload);
@@ -577,7 +577,7 @@ RankStuckState RankDriver::stuckState() const
     for (const auto& slotQueue : held) {
         auto copy = slotQueue;
         while (!copy.empty()) {
-            const LoweredNode& node = pending.at(copy.top().pendingSlot);
+            const LoweredNode& node = pending.at(copy.top().pendingSlot).node;
             UnfinishedNode entry;
             entry.id = copy.top().id;
             entry.state = UnfinishedNode::State::Held;

@@ -20,11 +20,11 @@
 
 #include "et_driver/DependencyTracker.h"
 #include "et_driver/NodeLowering.h"
-#include "et_driver/PendingNodes.h"
 #include "et_driver/TraceNode.h"
 #include "kernel/Extensions.h"
 #include "kernel/PayloadPool.h"
 #include "kernel/Simulation.h"
+#include "kernel/SlotTable.h"
 #include "kernel/WallProfile.h"
 
 #include <systemc>
@@ -215,8 +215,13 @@ private:
 
     bool sourceEnded = false;
     TraceNode scratch;
-    // Nodes read and not yet issued, by id; a slot keeps the buffers of the node that left it.
-    PendingNodes pending;
+    // Nodes read and not yet issued, in reusable slots; the tracker hands a ready node's slot
+    // back as its tag, and a slot keeps the buffers of the node that left it.
+    struct PendingNode {
+        std::uint64_t id = 0;
+        LoweredNode node;
+    };
+    SlotTable<PendingNode> pending{"rank driver: nodes read and not issued"};
     // Dependencies and where finished nodes ran, kept only for the timeline's flow arrows.
     std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> pendingDeps;
     std::unordered_map<std::uint64_t, std::pair<Engine, std::uint64_t>> ranAt;

@@ -1,6 +1,6 @@
 #pragma once
-// Hashing of 64-bit node ids for the open-addressing tables of the driver (DependencyTracker,
-// PendingNodes). Header-only and free of SystemC.
+// Hashing of 64-bit node ids for the driver's open-addressing table (DependencyTracker, for ids
+// outside its direct table). Header-only and free of SystemC.
 
 #include <cstddef>
 #include <cstdint>

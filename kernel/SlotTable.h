@@ -36,11 +36,31 @@ public:
         inUse.push_back(true);
         return slots.size() - 1;
     }
+    /// A free slot's id (a freed one first), its record as its last user left it, or a
+    /// default one in a new slot: a caller that rebuilds the record in place keeps its buffers.
+    std::uint64_t acquire()
+    {
+        ++live;
+        if (!freeIds.empty()) {
+            const std::uint64_t id = freeIds.back();
+            freeIds.pop_back();
+            inUse[id] = true;
+            return id;
+        }
+        slots.emplace_back();
+        inUse.push_back(true);
+        return slots.size() - 1;
+    }
+
     /// The record `id`; throws etsim::Error when `id` is not in flight.
     Record& at(std::uint64_t id)
     {
-        if (id >= slots.size() || !inUse[id])
-            throw Error(owner + ": internal: no record in flight has id " + std::to_string(id));
+        check(id);
+        return slots[id];
+    }
+    const Record& at(std::uint64_t id) const
+    {
+        check(id);
         return slots[id];
     }
     /// Frees `id` (its record stays in place until the slot is reused); throws etsim::Error
@@ -56,6 +76,12 @@ public:
     std::uint64_t size() const { return live; }
 
 private:
+    void check(std::uint64_t id) const
+    {
+        if (id >= slots.size() || !inUse[id])
+            throw Error(owner + ": internal: no record in flight has id " + std::to_string(id));
+    }
+
     std::string owner;
     std::deque<Record> slots;
     std::vector<bool> inUse;

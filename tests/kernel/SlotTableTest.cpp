@@ -1,5 +1,6 @@
-// SlotTable (kernel/SlotTable.h): ids are reused after removal, references stay valid while
-// records are added, and an id not in flight is an error naming the owner.
+// SlotTable (kernel/SlotTable.h): ids are reused after removal, an acquired slot keeps its last
+// record, references stay valid while records are added, and an id not in flight is an error
+// naming the owner.
 
 #include "kernel/SlotTable.h"
 
@@ -29,6 +30,24 @@ TEST(SlotTable, ReusesFreedIdsAndCountsRecordsInFlight)
     EXPECT_EQ(table.add("f"), 3U);
     EXPECT_EQ(table.at(2), "c");
     EXPECT_EQ(table.size(), 4U);
+}
+
+// acquire() hands out a slot without a new record: a freed slot keeps what its last user left
+// (the driver lowers the next node into the buffers of the one that left), a new one is empty.
+TEST(SlotTable, AcquiredSlotKeepsWhatItsLastUserLeft)
+{
+    SlotTable<std::string> table("driver");
+    const std::uint64_t id = table.add("spent node");
+    table.remove(id);
+    EXPECT_EQ(table.acquire(), id);
+    EXPECT_EQ(table.at(id), "spent node");
+    EXPECT_EQ(table.size(), 1U);
+    const std::uint64_t fresh = table.acquire();
+    EXPECT_EQ(fresh, 1U);
+    EXPECT_EQ(table.at(fresh), "");
+    EXPECT_EQ(table.size(), 2U);
+    table.remove(fresh);
+    EXPECT_THROW(table.at(fresh), Error);
 }
 
 TEST(SlotTable, ReferencesSurviveAdditions)
