@@ -465,6 +465,28 @@ TEST(DependencyTracker, StridedIdsDoNotDegradeTheIndex)
     EXPECT_TRUE(tracker.done());
 }
 
+TEST(DependencyTracker, ReadyNodesComeBackWithTheTagTheyWereAddedWith)
+{
+    // Tags follow their node whatever the order: a forward reference (9 named before it is
+    // added), a hashed id (5000) and a requeue.
+    DependencyTracker tracker;
+    tracker.add(2, Ids{9}, {}, 20);
+    tracker.add(5000, {}, {}, 50);
+    tracker.add(9, {}, {}, 90);
+    auto first = tracker.popReadyNode();
+    EXPECT_EQ(first.id, 9U);
+    EXPECT_EQ(first.tag, 90U);
+    tracker.requeue(9);
+    EXPECT_EQ(tracker.popReadyNode().tag, 90U);
+    tracker.finish(9);
+    auto second = tracker.popReadyNode();
+    EXPECT_EQ(second.id, 2U);
+    EXPECT_EQ(second.tag, 20U);
+    auto third = tracker.popReadyNode();
+    EXPECT_EQ(third.id, 5000U);
+    EXPECT_EQ(third.tag, 50U);
+}
+
 TEST(DependencyTracker, IdsLookedUpByHashMoveToTheDirectTableAsItWidens)
 {
     // Ids far above the others wait in the hash table; dense ids from 0 widen the direct table
