@@ -367,6 +367,14 @@ private:
     void postRecv(const EtNodeInfo& info, std::uint64_t token);
 
     std::uint32_t createInstance(const EtNodeInfo& info, std::uint64_t key);
+    // A finished instance's slot made new again, keeping its buffers (see the .cpp).
+    static void recycle(Instance& instance);
+    // `memberCount` members with `queueCount` queues each and `chunkCount` chunks each, all in
+    // their initial state, over the buffers the instance already has.
+    static void resetMembers(Instance& instance,
+                             std::uint32_t memberCount,
+                             std::uint32_t queueCount,
+                             std::uint32_t chunkCount);
     std::uint32_t memberIndex(const Instance& instance, std::uint32_t rank) const;
     std::uint32_t rankOf(const Instance& instance, std::uint32_t member) const;
     // Index of `member` inside the group of `phase`, and the member index of phase peer `peer`.

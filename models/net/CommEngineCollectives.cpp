@@ -29,8 +29,10 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
         index = static_cast<std::uint32_t>(instances.size());
         instances.emplace_back();
     }
-    Instance fresh;
-    fresh.live = true;
+    // Built in its slot, over the buffers of the instance that used it before; marked live
+    // once complete (a refused collective leaves the slot free).
+    Instance& fresh = instances[index];
+    recycle(fresh);
     fresh.key = key;
     fresh.group = info.group ? toUnderlying(*info.group) : 0;
     fresh.sequence = info.groupSequence;
@@ -121,17 +123,14 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
     // Global instances: one queue per dimension, and one per dimension for in-switch
     // all-gathers (queueOf).
     std::uint32_t queueCount = identity ? 2 * settings.dimCount() : 1;
-    fresh.members.resize(memberCount);
-    for (MemberState& member : fresh.members)
-        member.queues.resize(queueCount);
-    fresh.chunks.resize(static_cast<std::size_t>(memberCount) * fresh.split.count);
+    resetMembers(fresh, memberCount, queueCount, fresh.split.count);
     fresh.localMembers = memberCount;
     if (partition != nullptr) {
         fresh.localMembers = 0;
         for (std::uint32_t member = 0; member < memberCount; ++member)
             fresh.localMembers += partition->isLocal(rankOf(fresh, member)) ? 1 : 0;
     }
-    instances[index] = std::move(fresh);
+    fresh.live = true;
     instanceByKey.emplace(key, index);
     // Messages from other processes that came before any local member posted.
     if (auto early = earlyCollectives.find(key); early != earlyCollectives.end()) {
@@ -141,6 +140,49 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
             arriveFromAnotherProcess(index, arrival);
     }
     return index;
+}
+
+// A collective over every rank has a queue per member and dimension, each a deque that
+// allocates when constructed: building each instance anew allocated thousands of them at 1,024
+// ranks (most of the fabric's allocations). A slot's vectors therefore outlive the instance;
+// everything else starts from its default.
+void CommEngine::recycle(Instance& instance)
+{
+    Instance fresh;
+    fresh.ranks = std::move(instance.ranks);
+    fresh.ranks.clear();
+    fresh.phases = std::move(instance.phases);
+    fresh.phases.clear();
+    fresh.members = std::move(instance.members);
+    fresh.chunks = std::move(instance.chunks);
+    fresh.stepLatencyPs = std::move(instance.stepLatencyPs);
+    fresh.stepLatencyPs.clear();
+    instance = std::move(fresh);
+}
+
+void CommEngine::resetMembers(Instance& instance,
+                              std::uint32_t memberCount,
+                              std::uint32_t queueCount,
+                              std::uint32_t chunkCount)
+{
+    instance.members.resize(memberCount);
+    for (MemberState& member : instance.members) {
+        std::vector<DimQueue> queues = std::move(member.queues);
+        member = MemberState();
+        queues.resize(queueCount);
+        for (DimQueue& queue : queues) {
+            queue.active = 0;
+            queue.waiting.clear();
+        }
+        member.queues = std::move(queues);
+    }
+    instance.chunks.resize(static_cast<std::size_t>(memberCount) * chunkCount);
+    for (ChunkState& chunk : instance.chunks) {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> early = std::move(chunk.early);
+        early.clear();
+        chunk = ChunkState();
+        chunk.early = std::move(early);
+    }
 }
 
 void CommEngine::priceLatency(Instance& instance) const
@@ -477,7 +519,7 @@ void CommEngine::finishMember(std::uint32_t index, std::uint32_t member)
         finished.push_back(record);
         ++collectiveCount;
         instanceByKey.erase(instance.key);
-        instances[index] = Instance();
+        instance.live = false;
         freeInstances.push_back(index);
     }
     complete(token);
