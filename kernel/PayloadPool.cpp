@@ -182,17 +182,21 @@ void HeldPayloads::hold(tlm::tlm_generic_payload& payload)
     if (!payload.has_mm())
         return;
     payload.acquire();
-    ++references[&payload];
+    std::uint32_t* held = references.find(&payload);
+    if (held != nullptr)
+        ++*held;
+    else
+        references.set(&payload, 1);
     ++count;
 }
 
 void HeldPayloads::release(tlm::tlm_generic_payload& payload)
 {
-    auto found = references.find(&payload);
-    if (found == references.end())
+    std::uint32_t* held = references.find(&payload);
+    if (held == nullptr)
         return;
-    if (--found->second == 0)
-        references.erase(found);
+    if (--*held == 0)
+        references.erase(&payload);
     --count;
     payload.release();
 }
@@ -200,12 +204,15 @@ void HeldPayloads::release(tlm::tlm_generic_payload& payload)
 void HeldPayloads::releaseAll()
 {
     // Taken out first, so that a release() that throws leaves nothing to be released twice.
-    std::unordered_map<tlm::tlm_generic_payload*, std::uint32_t> held;
-    held.swap(references);
+    PayloadMap<std::uint32_t> held;
+    std::swap(held, references);
     count = 0;
-    for (auto& [payload, times] : held)
+    held.forEach([](const void* key, std::uint32_t times) {
+        // The keys are the payloads hold() was given, which are not const.
+        auto* payload = static_cast<tlm::tlm_generic_payload*>(const_cast<void*>(key));
         for (std::uint32_t i = 0; i < times; ++i)
             payload->release();
+    });
 }
 
 } // namespace etsim

@@ -19,6 +19,8 @@
 //
 // One pool per initiator (owned by it, named after it); not thread-safe, like SystemC.
 
+#include "kernel/PayloadMap.h"
+
 #include <tlm>
 
 #include <cstdint>
@@ -134,7 +136,7 @@ public:
 
 private:
     // Payload -> references held on it (more than one only if it arrived more than once).
-    std::unordered_map<tlm::tlm_generic_payload*, std::uint32_t> references;
+    PayloadMap<std::uint32_t> references;
     std::size_t count = 0;
 };
 

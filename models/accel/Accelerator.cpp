@@ -27,9 +27,6 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
                                                   makeReplacementPolicy(config.sram.policy),
                                                   stats.addGroup("sram")))
     , pool(std::string(this->name()) + ".pool")
-    , arrivals("arrivals")
-    , subDone("subDone")
-    , replayed("replayed")
     , computeNodes(stats.addCounter("compute_nodes", "", "compute nodes completed"))
     , memoryNodes(stats.addCounter("memory_nodes", "", "load and store nodes completed"))
     , streamedNodes(stats.addCounter(
@@ -58,13 +55,13 @@ Accelerator::Accelerator(sc_core::sc_module_name name,
     }
 
     SC_METHOD(onArrival);
-    sensitive << arrivals.get_event();
+    sensitive << arrivals.event();
     dont_initialize();
     SC_METHOD(onSubDone);
-    sensitive << subDone.get_event();
+    sensitive << subDone.event();
     dont_initialize();
     SC_METHOD(onReplayed);
-    sensitive << replayed.get_event();
+    sensitive << replayed.event();
     dont_initialize();
     SC_METHOD(pump);
     sensitive << pumpEvent;
@@ -109,8 +106,7 @@ tlm::tlm_sync_enum Accelerator::targetFw(int socketId,
         return tlm::TLM_COMPLETED;
     }
     requests.hold(payload);
-    arrivalSocket.emplace_back(&payload, socketId);
-    arrivals.notify(payload, delay);
+    arrivals.put(Arrival{&payload, socketId}, delay);
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
     return tlm::TLM_UPDATED;
@@ -133,17 +129,8 @@ void Accelerator::targetB(int socketId, tlm::tlm_generic_payload& payload, sc_co
 void Accelerator::onArrival()
 {
     WallScope wallScope(wall, WallPart::Accelerator);
-    while (tlm::tlm_generic_payload* payload = arrivals.get_next_transaction()) {
-        auto found = std::find_if(arrivalSocket.begin(),
-                                  arrivalSocket.end(),
-                                  [&](const auto& entry) { return entry.first == payload; });
-        if (found == arrivalSocket.end())
-            throw Error(std::string(name()) + ": internal: an arrival without its socket");
-        const int socketId = found->second;
-        *found = arrivalSocket.back();
-        arrivalSocket.pop_back();
-        start(*payload, nullptr, socketId);
-    }
+    while (std::optional<Arrival> arrival = arrivals.next())
+        start(*arrival->payload, nullptr, arrival->socket);
 }
 
 std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes)
@@ -201,8 +188,7 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
             finish(id);
             return;
         }
-        replayedJobs[&request] = id;
-        replayed.notify(request, toScTime(Time::fromPs(job.info->durationPs)));
+        replayed.put(id, toScTime(Time::fromPs(job.info->durationPs)));
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
@@ -488,24 +474,21 @@ void Accelerator::subResponse(tlm::tlm_generic_payload& payload, const sc_core::
     sc_core::sc_time end = sc_core::sc_time_stamp() + delay;
     if (!task.compute && task.earliestEnd > end)
         end = task.earliestEnd;
-    subDone.notify(payload, end - sc_core::sc_time_stamp());
+    subDone.put(&payload, end - sc_core::sc_time_stamp());
 }
 
 void Accelerator::onReplayed()
 {
     WallScope wallScope(wall, WallPart::Accelerator);
-    while (tlm::tlm_generic_payload* payload = replayed.get_next_transaction()) {
-        auto found = replayedJobs.find(payload);
-        const std::uint64_t id = found->second;
-        replayedJobs.erase(found);
-        finish(id);
-    }
+    while (std::optional<std::uint64_t> id = replayed.next())
+        finish(*id);
 }
 
 void Accelerator::onSubDone()
 {
     WallScope wallScope(wall, WallPart::Accelerator);
-    while (tlm::tlm_generic_payload* payload = subDone.get_next_transaction()) {
+    while (std::optional<tlm::tlm_generic_payload*> next = subDone.next()) {
+        tlm::tlm_generic_payload* payload = *next;
         auto found = subTasks.find(payload);
         const SubTask task = found->second;
         subTasks.erase(found);

@@ -37,6 +37,7 @@
 #include "kernel/PayloadPool.h"
 #include "kernel/SlotTable.h"
 #include "kernel/Stats.h"
+#include "kernel/TimedQueue.h"
 #include "kernel/WallProfile.h"
 #include "models/accel/AccelConfig.h"
 #include "models/accel/ComputeEngine.h"
@@ -48,7 +49,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
-#include <tlm_utils/peq_with_get.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdint>
@@ -191,14 +191,16 @@ private:
     // References on the initiators' requests this accelerator is working on (non-blocking
     // path); given back when each is answered, or at destruction after an abandoned run.
     HeldPayloads requests;
-    tlm_utils::peq_with_get<tlm::tlm_generic_payload> arrivals;
-    // The target binding each payload waiting in `arrivals` came through: a few at a time, so
-    // a flat list (no allocation per node once it has grown).
-    std::vector<std::pair<const tlm::tlm_generic_payload*, int>> arrivalSocket;
-    tlm_utils::peq_with_get<tlm::tlm_generic_payload> subDone;
-    // Nodes with a recorded duration (replay): they take exactly that long, no model runs.
-    tlm_utils::peq_with_get<tlm::tlm_generic_payload> replayed;
-    std::unordered_map<const tlm::tlm_generic_payload*, std::uint64_t> replayedJobs;
+    // Requests waiting for their BEGIN_REQ delay, with the target binding each came through.
+    struct Arrival {
+        tlm::tlm_generic_payload* payload;
+        int socket;
+    };
+    TimedQueue<Arrival> arrivals{"arrivals"};
+    TimedQueue<tlm::tlm_generic_payload*> subDone{"subDone"};
+    // Nodes with a recorded duration (replay), by job: they take exactly that long, no model
+    // runs.
+    TimedQueue<std::uint64_t> replayed{"replayed"};
     sc_core::sc_event pumpEvent;
     // Nodes in flight by small integer id (kernel/SlotTable.h).
     SlotTable<Job> jobs{"accelerator"};

@@ -153,7 +153,7 @@ void Accelerator::resumePerChunk(std::uint64_t id, Job& job, Time now)
         }
         ++dmaOutbox.inFlight;
         payload.set_response_status(tlm::TLM_OK_RESPONSE); // the memory has answered it
-        subDone.notify(payload, toScTime(chunk.loaded) - scNow);
+        subDone.put(&payload, toScTime(chunk.loaded) - scNow);
     }
     if (fastPlan.compute) {
         std::uint64_t issued = 0;

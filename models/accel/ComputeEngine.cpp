@@ -28,7 +28,6 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name,
     , units(config.computeUnits)
     , tensorFreeAt(config.computeUnits)
     , vectorFreeAt(config.computeUnits)
-    , done("done")
     , roofline(stats.addCounter("nodes_roofline", "", "compute nodes timed by the roofline"))
     , gpuTiles(stats.addCounter("nodes_gpu_tiles", "", "GEMMs timed by tiles and waves"))
     , systolic(stats.addCounter("nodes_systolic", "", "GEMMs timed by the systolic model"))
@@ -68,7 +67,7 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name,
     target.register_nb_transport_fw(this, &ComputeEngine::nbTransportFw);
     target.register_b_transport(this, &ComputeEngine::bTransport);
     SC_METHOD(respond);
-    sensitive << done.get_event();
+    sensitive << done.event();
     dont_initialize();
 }
 
@@ -194,7 +193,7 @@ void ComputeEngine::adopt(tlm::tlm_generic_payload& payload, Time end)
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     held.hold(payload);
     ++pending;
-    done.notify(payload, toScTime(end) - sc_core::sc_time_stamp());
+    done.put(&payload, toScTime(end) - sc_core::sc_time_stamp());
 }
 
 void ComputeEngine::fail(tlm::tlm_generic_payload& payload, const std::string& problem)
@@ -229,7 +228,7 @@ tlm::tlm_sync_enum ComputeEngine::nbTransportFw(tlm::tlm_generic_payload& payloa
     }
     held.hold(payload);
     ++pending;
-    done.notify(payload, after);
+    done.put(&payload, after);
     phase = tlm::END_REQ;
     delay = sc_core::SC_ZERO_TIME;
     return tlm::TLM_UPDATED;
@@ -251,7 +250,8 @@ void ComputeEngine::bTransport(tlm::tlm_generic_payload& payload, sc_core::sc_ti
 void ComputeEngine::respond()
 {
     WallScope wallScope(wall, WallPart::Accelerator);
-    while (tlm::tlm_generic_payload* payload = done.get_next_transaction()) {
+    while (std::optional<tlm::tlm_generic_payload*> next = done.next()) {
+        tlm::tlm_generic_payload* payload = *next;
         --pending;
         tlm::tlm_phase phase = tlm::BEGIN_RESP;
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;

@@ -16,6 +16,7 @@
 
 #include "kernel/PayloadPool.h"
 #include "kernel/Stats.h"
+#include "kernel/TimedQueue.h"
 #include "kernel/Timeline.h"
 #include "kernel/WallProfile.h"
 #include "models/accel/AccelConfig.h"
@@ -23,7 +24,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/peq_with_get.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include <algorithm>
@@ -151,7 +151,7 @@ private:
     std::vector<Unit> units;
     std::vector<Time> tensorFreeAt;
     std::vector<Time> vectorFreeAt;
-    tlm_utils::peq_with_get<tlm::tlm_generic_payload> done;
+    TimedQueue<tlm::tlm_generic_payload*> done{"done"};
     // The references taken on transactions in `done`; given back on completion, or when the
     // engine is destroyed with a run abandoned mid-transaction.
     HeldPayloads held;
