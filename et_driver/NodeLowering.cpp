@@ -270,6 +270,9 @@ LoweredNode NodeLowering::lower(const TraceNode& node)
 
 void NodeLowering::lower(const TraceNode& node, LoweredNode& out)
 {
+    // The only owner may write it: every NodeTensors is made non-const (readTensors below).
+    if (out.info.tensors && out.info.tensors.use_count() == 1 && !spareTensors)
+        spareTensors = std::const_pointer_cast<NodeTensors>(std::move(out.info.tensors));
     reuse(out, node.name);
     EtNodeInfo& info = out.info;
     info.rank = rankId;
@@ -382,11 +385,15 @@ void NodeLowering::lowerMemory(const TraceNode& node, LoweredNode& out)
         readTensors(node, info);
 }
 
-void NodeLowering::readTensors(const TraceNode& node, EtNodeInfo& info) const
+void NodeLowering::readTensors(const TraceNode& node, EtNodeInfo& info)
 {
     try {
-        if (std::optional<NodeTensors> tensors = nodeTensors(node))
-            info.tensors = std::make_shared<const NodeTensors>(std::move(*tensors));
+        std::shared_ptr<NodeTensors> tensors =
+            spareTensors ? std::move(spareTensors) : std::make_shared<NodeTensors>();
+        if (nodeTensors(node, *tensors))
+            info.tensors = std::move(tensors);
+        else
+            spareTensors = std::move(tensors);
     } catch (const Error& error) {
         throw Error(toString(rankId) + ", " + error.what());
     }

@@ -142,9 +142,9 @@ public:
     /// The node as the hardware sees it. Throws etsim::Error naming the rank and node for a
     /// node that cannot run (unknown type, communication without its peer or size, ...).
     LoweredNode lower(const TraceNode& node);
-    /// The same into `out`, whatever it held before: its attribute list and the name's text
-    /// keep their heap buffers, so a driver that hands its spent nodes back here lowers without
-    /// allocating for them.
+    /// The same into `out`, whatever it held before: its attribute list, the name's text and
+    /// its tensor lists (when nothing else shares them) keep their heap buffers, so a driver
+    /// that hands its spent nodes back here lowers without allocating for them.
     void lower(const TraceNode& node, LoweredNode& out);
     /// The next sequence number of a collective of `group` on this rank (0, 1, ...); called
     /// when the collective is issued, so the numbering follows issue order.
@@ -158,7 +158,7 @@ private:
     void lowerCompute(const TraceNode& node, LoweredNode& out);
     void lowerMemory(const TraceNode& node, LoweredNode& out);
     // The node's tensor identities (NodeTensors.h) into info.tensors; null when it names none.
-    void readTensors(const TraceNode& node, EtNodeInfo& info) const;
+    void readTensors(const TraceNode& node, EtNodeInfo& info);
     void lowerPointToPoint(const TraceNode& node, LoweredNode& out);
     void lowerCollective(const TraceNode& node, LoweredNode& out);
     void hostReplay(const TraceNode& node, LoweredNode& out);
@@ -171,6 +171,8 @@ private:
     LoweringContext& context;
     LoweringFallbacks counts;
     std::unordered_map<std::uint32_t, std::uint64_t> sequences; // group id + 1 (0 = all ranks)
+    // Tensor lists of a spent node that nothing else holds, read into by the next node.
+    std::shared_ptr<NodeTensors> spareTensors;
 };
 
 } // namespace etsim::et

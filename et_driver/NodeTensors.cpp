@@ -233,23 +233,27 @@ private:
 };
 
 // The tensors of one IOInfo from its text, or nullopt when it needs the tree reading.
-std::optional<std::vector<TensorUse>> scanTensors(const TraceCodec::IoTextPart& part,
-                                                  const TraceNode& node)
+// Into `out` (cleared first, its capacity kept); false when the tree reading must take it.
+bool scanTensors(const TraceCodec::IoTextPart& part,
+                 const TraceNode& node,
+                 std::vector<TensorUse>& out)
 {
-    std::vector<TensorUse> out;
+    out.clear();
     if (!part.present || readCanonicalTuples(part.values, part.types, out))
-        return out;
+        return true;
     out.clear();
     TypeScan types;
     const bool typed = scanPyLiteral(part.types, types) && types.rootIsList;
     if (typed && types.count > TypeScan::kept)
-        return std::nullopt;
+        return false;
     TupleScan tuples(typed ? &types : nullptr, node, out);
-    if (!scanPyLiteral(part.values, tuples) || !tuples.rootIsList)
-        return std::vector<TensorUse>{};
+    if (!scanPyLiteral(part.values, tuples) || !tuples.rootIsList) {
+        out.clear();
+        return true;
+    }
     if (tuples.refusal)
         throw *tuples.refusal;
-    return out;
+    return true;
 }
 
 void writeTuples(std::ostringstream& values,
@@ -291,20 +295,29 @@ ioInfo(const std::vector<TensorUse>& tensors, std::uint64_t elementBytes, const 
 
 } // namespace
 
-std::optional<NodeTensors> nodeTensors(const TraceNode& node)
+bool nodeTensors(const TraceNode& node, NodeTensors& out)
 {
     const std::optional<TraceCodec::IoText> text = TraceCodec::ioText(node);
-    std::optional<std::vector<TensorUse>> inputs;
-    if (text)
-        inputs = scanTensors(text->inputs, node);
-    std::optional<std::vector<TensorUse>> outputs;
-    if (inputs)
-        outputs = scanTensors(text->outputs, node);
-    if (!outputs)
-        return nodeTensorsFromTrees(node);
-    if (inputs->empty() && outputs->empty())
+    if (!text || !scanTensors(text->inputs, node, out.inputs) ||
+        !scanTensors(text->outputs, node, out.outputs)) {
+        std::optional<NodeTensors> read = nodeTensorsFromTrees(node);
+        out.inputs.clear();
+        out.outputs.clear();
+        if (!read)
+            return false;
+        out.inputs.assign(read->inputs.begin(), read->inputs.end());
+        out.outputs.assign(read->outputs.begin(), read->outputs.end());
+        return true;
+    }
+    return !out.inputs.empty() || !out.outputs.empty();
+}
+
+std::optional<NodeTensors> nodeTensors(const TraceNode& node)
+{
+    NodeTensors tensors;
+    if (!nodeTensors(node, tensors))
         return std::nullopt;
-    return NodeTensors{std::move(*inputs), std::move(*outputs)};
+    return tensors;
 }
 
 std::optional<NodeTensors> nodeTensorsFromTrees(const TraceNode& node)

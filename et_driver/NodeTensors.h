@@ -20,6 +20,9 @@ namespace etsim::et {
 // does not parse). Tensors of 0 bytes are left out. Throws etsim::Error, naming the tuple,
 // when num_elem × elem_bytes overflows 64 bits or an entry is negative.
 std::optional<NodeTensors> nodeTensors(const TraceNode& node);
+// The same into `out`, over its buffers (the driver reads every node into recycled ones);
+// false, with `out` empty, where the above gives nullopt.
+bool nodeTensors(const TraceNode& node, NodeTensors& out);
 // The same, read through PyValue trees and protobuf's parse of the preserved bytes: the
 // reference nodeTensors() falls back on for what its scan does not take (and that tests
 // compare it with).

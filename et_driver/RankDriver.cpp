@@ -345,13 +345,15 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     if (spareExtensions.empty()) {
         extension = std::make_unique<EtNodeExtension>(std::move(info));
     } else {
-        // The spent node's attribute list (and the name in it) goes back to the pending slot,
-        // which a later node is lowered into.
+        // The spent node's attribute list (and the name in it) and its tensor lists go back to
+        // the pending slot, which a later node is lowered into.
         extension = std::move(spareExtensions.back());
         spareExtensions.pop_back();
         std::vector<NodeAttribute> spent = std::move(extension->info.attributes);
+        std::shared_ptr<const NodeTensors> spentTensors = std::move(extension->info.tensors);
         extension->info = std::move(info);
         info.attributes = std::move(spent);
+        info.tensors = std::move(spentTensors);
     }
     pending.remove(pendingSlot);
     payload.set_extension(extension.release());

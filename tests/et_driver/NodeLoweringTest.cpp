@@ -177,6 +177,36 @@ TEST(NodeLowering, LoweringIntoASpentNodeLeavesNothingOfIt)
     }
 }
 
+// The driver hands spent nodes back with their tensor lists: lowered into again, a node reuses
+// them (no allocation), unless something still holds them, which then keeps what it saw.
+TEST(NodeLowering, SpentTensorListsAreReusedOnlyWhenNothingElseHoldsThem)
+{
+    LoweringContext context(1);
+    NodeLowering lowering(RankId{0}, {}, context);
+    TraceNode first = comp(3, 100);
+    setNodeTensors(first, {{11, 4096}}, {{12, 4096}}, 2, "Tensor(c10::BFloat16)");
+    TraceNode second = comp(4, 100);
+    setNodeTensors(second, {{13, 64}, {14, 64}}, {{15, 64}}, 2, "Tensor(c10::BFloat16)");
+    LoweredNode out;
+    lowering.lower(first, out);
+    const NodeTensors* lists = out.info.tensors.get();
+    lowering.lower(second, out);
+    EXPECT_EQ(out.info.tensors.get(), lists);
+    EXPECT_EQ(out.info.tensors->inputs, (std::vector<TensorUse>{{13, 64}, {14, 64}}));
+    EXPECT_EQ(out.info.tensors->outputs, (std::vector<TensorUse>{{15, 64}}));
+    std::shared_ptr<const NodeTensors> held = out.info.tensors;
+    lowering.lower(first, out);
+    EXPECT_NE(out.info.tensors.get(), held.get());
+    EXPECT_EQ(held->inputs, (std::vector<TensorUse>{{13, 64}, {14, 64}}));
+    EXPECT_EQ(out.info.tensors->inputs, (std::vector<TensorUse>{{11, 4096}}));
+    // A node naming no tensor keeps none, and leaves the lists for the next one.
+    const NodeTensors* spare = out.info.tensors.get();
+    lowering.lower(comp(5, 100), out);
+    EXPECT_EQ(out.info.tensors, nullptr);
+    lowering.lower(second, out);
+    EXPECT_EQ(out.info.tensors.get(), spare);
+}
+
 TEST(NodeLowering, BadNodesThrowNamingTheNode)
 {
     LoweringContext context(2);
