@@ -303,8 +303,9 @@ bool RankDriver::issueHeld()
 
 void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
 {
-    const std::uint64_t id = pending.at(pendingSlot).id;
-    LoweredNode& lowered = pending.at(pendingSlot).node;
+    PendingNode& entry = pending.at(pendingSlot);
+    const std::uint64_t id = entry.id;
+    LoweredNode& lowered = entry.node;
     std::uint32_t index;
     if (!freeFlights.empty()) {
         index = freeFlights.back();

@@ -29,12 +29,12 @@ public:
             const std::uint64_t id = freeIds.back();
             freeIds.pop_back();
             slots[id] = std::move(record);
-            inUse[id] = true;
+            inUse[id] = 1;
             return id;
         }
         slots.push_back(std::move(record));
-        inUse.push_back(true);
-        return slots.size() - 1;
+        inUse.push_back(1);
+        return inUse.size() - 1;
     }
     /// A free slot's id (a freed one first), its record as its last user left it, or a
     /// default one in a new slot: a caller that rebuilds the record in place keeps its buffers.
@@ -44,12 +44,12 @@ public:
         if (!freeIds.empty()) {
             const std::uint64_t id = freeIds.back();
             freeIds.pop_back();
-            inUse[id] = true;
+            inUse[id] = 1;
             return id;
         }
         slots.emplace_back();
-        inUse.push_back(true);
-        return slots.size() - 1;
+        inUse.push_back(1);
+        return inUse.size() - 1;
     }
 
     /// The record `id`; throws etsim::Error when `id` is not in flight.
@@ -68,7 +68,7 @@ public:
     void remove(std::uint64_t id)
     {
         (void)at(id);
-        inUse[id] = false;
+        inUse[id] = 0;
         freeIds.push_back(id);
         --live;
     }
@@ -76,15 +76,20 @@ public:
     std::uint64_t size() const { return live; }
 
 private:
+    // Inline and cheap: every lookup passes here (several per trace node in the driver).
     void check(std::uint64_t id) const
     {
-        if (id >= slots.size() || !inUse[id])
-            throw Error(owner + ": internal: no record in flight has id " + std::to_string(id));
+        if (__builtin_expect(id >= inUse.size() || inUse[id] == 0, 0))
+            notInFlight(id);
+    }
+    [[noreturn]] void notInFlight(std::uint64_t id) const
+    {
+        throw Error(owner + ": internal: no record in flight has id " + std::to_string(id));
     }
 
     std::string owner;
     std::deque<Record> slots;
-    std::vector<bool> inUse;
+    std::vector<std::uint8_t> inUse; // 1 while in flight (not vector<bool>: a byte is one load)
     std::vector<std::uint64_t> freeIds;
     std::uint64_t live = 0;
 };
