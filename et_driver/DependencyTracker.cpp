@@ -185,7 +185,7 @@ void DependencyTracker::widenDirect(std::uint64_t id)
     // at most two entries per id known (plus a start for small traces): 8 B per index at worst,
     // no more than the hash table's 5.7..11.4 B. Sparse ids stay in the hash table.
     const std::size_t limit = 2 * (ids.size() + 1) + 1024;
-    const std::size_t size =
+    const auto size =
         std::max<std::size_t>({id < limit ? static_cast<std::size_t>(id) + 1 : limit + 1,
                                direct.size() + direct.size() / 2,
                                1024});

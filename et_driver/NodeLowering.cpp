@@ -271,8 +271,10 @@ LoweredNode NodeLowering::lower(const TraceNode& node)
 void NodeLowering::lower(const TraceNode& node, LoweredNode& out)
 {
     // The only owner may write it: every NodeTensors is made non-const (readTensors below).
-    if (out.info.tensors && out.info.tensors.use_count() == 1 && !spareTensors)
-        spareTensors = std::const_pointer_cast<NodeTensors>(std::move(out.info.tensors));
+    if (out.info.tensors && out.info.tensors.use_count() == 1 && !spareTensors) {
+        spareTensors = std::const_pointer_cast<NodeTensors>(out.info.tensors);
+        out.info.tensors.reset();
+    }
     reuse(out, node.name);
     EtNodeInfo& info = out.info;
     info.rank = rankId;

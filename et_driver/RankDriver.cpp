@@ -346,15 +346,11 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     if (spareExtensions.empty()) {
         extension = std::make_unique<EtNodeExtension>(std::move(info));
     } else {
-        // The spent node's attribute list (and the name in it) and its tensor lists go back to
-        // the pending slot, which a later node is lowered into.
+        // The spent node goes back to the pending slot with its buffers (attribute list, name,
+        // tensor lists), and a later node is lowered into them.
         extension = std::move(spareExtensions.back());
         spareExtensions.pop_back();
-        std::vector<NodeAttribute> spent = std::move(extension->info.attributes);
-        std::shared_ptr<const NodeTensors> spentTensors = std::move(extension->info.tensors);
-        extension->info = std::move(info);
-        info.attributes = std::move(spent);
-        info.tensors = std::move(spentTensors);
+        std::swap(extension->info, info);
     }
     pending.remove(pendingSlot);
     payload.set_extension(extension.release());
