@@ -19,7 +19,7 @@
 //
 // One pool per initiator (owned by it, named after it); not thread-safe, like SystemC.
 
-#include "kernel/PayloadMap.h"
+#include "kernel/FlatMap.h"
 
 #include <tlm>
 

@@ -8,7 +8,7 @@
 // A GEMM that is one slice of a streamed node (ComputeSliceExtension) gets the node
 // attributes etsim.slice and etsim.slices, so the peer charges that slice's share.
 
-#include "kernel/PayloadMap.h"
+#include "kernel/FlatMap.h"
 #include "kernel/Stats.h"
 
 #include <systemc>

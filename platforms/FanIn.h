@@ -7,7 +7,7 @@
 // once (TLM_UPDATED with END_REQ, as the accelerator does): the fan-in does not queue
 // requests, so it is only placed in front of such targets.
 
-#include "kernel/PayloadMap.h"
+#include "kernel/FlatMap.h"
 
 #include <systemc>
 #include <tlm>

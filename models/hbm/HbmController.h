@@ -13,7 +13,7 @@
 // Latency, everywhere in this model: from the transaction's arrival at the controller to its
 // last data beat (docs/hbm.md).
 
-#include "kernel/PayloadMap.h"
+#include "kernel/FlatMap.h"
 #include "kernel/SlotTable.h"
 #include "kernel/Stats.h"
 #include "kernel/WallProfile.h"

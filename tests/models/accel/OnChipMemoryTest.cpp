@@ -4,13 +4,75 @@
 #include "models/accel/residency/OnChipMemory.h"
 
 #include "kernel/Stats.h"
+#include "models/accel/residency/FifoPolicy.h"
+#include "models/accel/residency/LruPolicy.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <list>
 #include <memory>
+#include <random>
 
 namespace etsim::accel {
 namespace {
+
+// The policies' order against a std::list kept by the rule each documents (placement and, for
+// LRU, every use move an id to the newest end; the victim is the oldest the filter accepts),
+// under random placements, uses, removals and filters.
+template <typename Policy>
+void expectOrderMatchesAList(bool useMoves)
+{
+    Policy policy;
+    std::list<std::uint64_t> order;
+    std::mt19937_64 random(5);
+    auto toNewest = [&](std::uint64_t id) {
+        order.remove(id);
+        order.push_back(id);
+    };
+    for (int step = 0; step < 20000; ++step) {
+        const std::uint64_t id = random() % 64;
+        const bool present = std::find(order.begin(), order.end(), id) != order.end();
+        switch (random() % 4) {
+        case 0:
+            policy.inserted(id);
+            toNewest(id);
+            break;
+        case 1:
+            if (present) {
+                policy.accessed(id);
+                if (useMoves)
+                    toNewest(id);
+            }
+            break;
+        case 2:
+            policy.removed(id);
+            order.remove(id);
+            break;
+        default: {
+            const std::uint64_t refused = random() % 64;
+            auto accept = [&](std::uint64_t candidate) { return candidate % 7 != refused % 7; };
+            std::optional<std::uint64_t> expected;
+            for (std::uint64_t candidate : order)
+                if (accept(candidate)) {
+                    expected = candidate;
+                    break;
+                }
+            ASSERT_EQ(policy.victim(accept), expected) << "step " << step;
+        }
+        }
+    }
+}
+
+TEST(ReplacementPolicy, LruOrderMatchesAListUnderRandomUse)
+{
+    expectOrderMatchesAList<LruPolicy>(true);
+}
+
+TEST(ReplacementPolicy, FifoOrderMatchesAListUnderRandomUse)
+{
+    expectOrderMatchesAList<FifoPolicy>(false);
+}
 
 NodeTensors tensors(std::vector<TensorUse> inputs, std::vector<TensorUse> outputs)
 {

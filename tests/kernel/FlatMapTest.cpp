@@ -1,8 +1,9 @@
-// PayloadMap against std::unordered_map under random insertions, updates and erasures over
-// addresses that share their low bits (payloads at a fixed stride), which is where linear
-// probing with backward-shift deletion goes wrong if the shift rule is off.
+// FlatMap (kernel/FlatMap.h) against std::unordered_map under random insertions, updates and
+// erasures: over addresses that share their low bits (payloads at a fixed stride, PayloadMap),
+// which is where linear probing with backward-shift deletion goes wrong if the shift rule is
+// off, and over integer ids including 0 and the largest one (no key value is reserved).
 
-#include "kernel/PayloadMap.h"
+#include "kernel/FlatMap.h"
 
 #include <gtest/gtest.h>
 
@@ -49,6 +50,36 @@ TEST(PayloadMap, MatchesAnUnorderedMapUnderRandomChurn)
     map.clear();
     EXPECT_TRUE(map.empty());
     EXPECT_EQ(map.find(&arena[0]), nullptr);
+}
+
+TEST(FlatMap, IntegerKeysTakeAnyValue)
+{
+    std::mt19937_64 random(11);
+    FlatMap<std::uint64_t, std::uint32_t> map;
+    std::unordered_map<std::uint64_t, std::uint32_t> reference;
+    const std::uint64_t edges[] = {0, 1, ~0ULL, ~0ULL - 1};
+    for (std::uint32_t step = 0; step < 200000; ++step) {
+        // Dense ids, a few far ones and the edges, as tensor ids come.
+        const std::uint64_t key =
+            step % 97 == 0 ? edges[random() % 4] : (random() % 3000) << (step % 5 == 0 ? 40 : 0);
+        if (random() % 2 == 0) {
+            map.set(key, step);
+            reference[key] = step;
+        } else {
+            EXPECT_EQ(map.erase(key), reference.erase(key) == 1);
+        }
+        const std::uint32_t* found = map.find(key);
+        auto expected = reference.find(key);
+        ASSERT_EQ(found != nullptr, expected != reference.end()) << "step " << step;
+        if (found != nullptr)
+            EXPECT_EQ(*found, expected->second);
+        ASSERT_EQ(map.size(), reference.size());
+    }
+    for (const auto& [key, value] : reference) {
+        const std::uint32_t* found = map.find(key);
+        ASSERT_NE(found, nullptr) << key;
+        EXPECT_EQ(*found, value);
+    }
 }
 
 TEST(PayloadMap, EveryKeyIsFoundAfterErasingItsNeighbours)
