@@ -5,9 +5,10 @@
 // must run the same nodes in the same order on every rank and agree on each rank's memory time
 // within 15 %.
 //
-// The bundled job itself is too slow for a test at cycle level: its ranks move 86.5 GB through
-// their HBM (`make run`), and the detailed model simulates about 16 MB per CPU second
-// (bench/README.md, HBM), some 90 CPU minutes. The test runs its reduced form, named so below:
+// The bundled job itself is too slow for a test at cycle level: its ranks move 69.6 GB through
+// their HBM, which the detailed model took 3,525 CPU seconds to simulate (docs/hbm.md gives
+// that run's figures: +1.89 % memory time, same node order, and the script that repeats it).
+// The test runs its reduced form, named so below:
 // the same generator settings with every size divided by 8 (hidden 256, FFN 1024, vocabulary
 // 4000, sequence 256; 4 heads, the fewest tensor parallelism 4 divides) and 1 of its 4 layers,
 // which moves 294 MB (37 MB per rank) since the on-chip residency model sends operands to HBM.
@@ -17,9 +18,9 @@
 // HbmControllerTest). The reduced job's memory nodes are small, so the analytic idle latency
 // per node weighs more than the detailed model's overlap of a node's first accesses: the
 // detailed model measures -10.5 % on every rank (docs/hbm.md states it). The full-size job's
-// nodes are about 64 times larger (their bytes scale with hidden x FFN or sequence x hidden);
-// this test does not measure how close the two come there. Two runs take seconds (about 17 s
-// of wall time on a loaded machine), hence the `integration` label.
+// nodes are about 64 times larger (their bytes scale with hidden x FFN or sequence x hidden),
+// and there the two agree within 2 % (measured once, docs/hbm.md). Two runs take seconds
+// (about 17 s of wall time on a loaded machine), hence the `integration` label.
 
 #include "platforms/Job.h"
 #include "platforms/Platform.h"
