@@ -5,6 +5,7 @@
 
 #include "et_driver/TraceReader.h"
 #include "kernel/Error.h"
+#include "kernel/FreeSlots.h"
 #include "kernel/Stats.h"
 #include "kernel/Timeline.h"
 #include "kernel/WallProfile.h"
@@ -306,14 +307,7 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     PendingNode& entry = pending.at(pendingSlot);
     const std::uint64_t id = entry.id;
     LoweredNode& lowered = entry.node;
-    std::uint32_t index;
-    if (!freeFlights.empty()) {
-        index = freeFlights.back();
-        freeFlights.pop_back();
-    } else {
-        index = static_cast<std::uint32_t>(flights.size());
-        flights.emplace_back();
-    }
+    const std::uint32_t index = takeSlot(freeFlights, flights);
     std::uint64_t now = nowPs();
     {
         Flight& flight = flights[index];

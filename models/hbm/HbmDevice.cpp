@@ -1,5 +1,7 @@
 #include "models/hbm/HbmDevice.h"
 
+#include "kernel/FreeSlots.h"
+
 #include <algorithm>
 #include <string>
 
@@ -85,14 +87,7 @@ void HbmDevice::submit(std::uint64_t token,
                        bool write,
                        std::uint64_t nowPs)
 {
-    std::uint32_t index;
-    if (!freeSlots.empty()) {
-        index = freeSlots.back();
-        freeSlots.pop_back();
-    } else {
-        index = static_cast<std::uint32_t>(transactions.size());
-        transactions.emplace_back();
-    }
+    const std::uint32_t index = takeSlot(freeSlots, transactions);
     Transaction& t = transactions[index];
     t = Transaction{};
     t.token = token;

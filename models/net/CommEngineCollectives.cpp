@@ -3,6 +3,7 @@
 // wait for exactly the messages their algorithm names, and in-switch contributions, whose
 // streams the algorithm describes (CollectiveAlgorithmIf::switchStreams).
 #include "kernel/Error.h"
+#include "kernel/FreeSlots.h"
 #include "models/net/CommEngine.h"
 
 #include <algorithm>
@@ -21,14 +22,7 @@ constexpr std::uint64_t maxGroup = (1ULL << 24) - 1;
 
 std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t key)
 {
-    std::uint32_t index;
-    if (!freeInstances.empty()) {
-        index = freeInstances.back();
-        freeInstances.pop_back();
-    } else {
-        index = static_cast<std::uint32_t>(instances.size());
-        instances.emplace_back();
-    }
+    const std::uint32_t index = takeSlot(freeInstances, instances);
     // Built in its slot, over the buffers of the instance that used it before; marked live
     // once complete (a refused collective leaves the slot free).
     Instance& fresh = instances[index];

@@ -2,6 +2,7 @@
 
 #include "kernel/Error.h"
 #include "kernel/Extensions.h"
+#include "kernel/FreeSlots.h"
 #include "kernel/ScTime.h"
 #include "kernel/Units.h"
 #include "kernel/WallProfile.h"
@@ -184,14 +185,7 @@ std::uint64_t Fabric::nowPs() const
 std::uint32_t
 Fabric::admit(int port, tlm::tlm_generic_payload& payload, sc_core::sc_event* blocking)
 {
-    std::uint32_t token;
-    if (!freeTokens.empty()) {
-        token = freeTokens.back();
-        freeTokens.pop_back();
-    } else {
-        token = static_cast<std::uint32_t>(inFlight.size());
-        inFlight.emplace_back();
-    }
+    const std::uint32_t token = takeSlot(freeTokens, inFlight);
     inFlight[token] = InFlight{&payload, port, blocking, false};
     return token;
 }

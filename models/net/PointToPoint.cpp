@@ -1,6 +1,7 @@
 #include "models/net/PointToPoint.h"
 
 #include "kernel/Error.h"
+#include "kernel/FreeSlots.h"
 
 #include <string>
 
@@ -25,14 +26,7 @@ void PointToPoint::postSend(std::uint64_t token,
 
 std::uint32_t PointToPoint::newSend(const SendRecord& record)
 {
-    std::uint32_t id;
-    if (!freeSends.empty()) {
-        id = freeSends.back();
-        freeSends.pop_back();
-    } else {
-        id = static_cast<std::uint32_t>(sends.size());
-        sends.emplace_back();
-    }
+    const std::uint32_t id = takeSlot(freeSends, sends);
     sends[id] = record;
     return id;
 }

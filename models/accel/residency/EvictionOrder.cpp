@@ -1,5 +1,7 @@
 #include "models/accel/residency/EvictionOrder.h"
 
+#include "kernel/FreeSlots.h"
+
 namespace etsim::accel {
 
 void EvictionOrder::unlink(std::uint32_t link)
@@ -24,14 +26,7 @@ void EvictionOrder::inserted(std::uint64_t id)
         append(*found);
         return;
     }
-    std::uint32_t link = 0;
-    if (!freeLinks.empty()) {
-        link = freeLinks.back();
-        freeLinks.pop_back();
-    } else {
-        link = static_cast<std::uint32_t>(links.size());
-        links.emplace_back();
-    }
+    const std::uint32_t link = takeSlot(freeLinks, links);
     links[link].id = id;
     append(link);
     where.set(id, link);

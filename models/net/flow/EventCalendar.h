@@ -11,6 +11,8 @@
 // second bucket for the same time is opened, and the heap orders equal times by opening order,
 // so the pop order is still exactly time, then insertion.
 
+#include "kernel/FreeSlots.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -113,14 +115,7 @@ private:
 
     std::uint32_t openBucket(std::uint64_t timePs)
     {
-        std::uint32_t index;
-        if (!spare.empty()) {
-            index = spare.back();
-            spare.pop_back();
-        } else {
-            index = static_cast<std::uint32_t>(buckets.size());
-            buckets.emplace_back();
-        }
+        const std::uint32_t index = takeSlot(spare, buckets);
         Bucket& bucket = buckets[index];
         bucket.timePs = timePs;
         bucket.head = 0;
