@@ -17,7 +17,7 @@ namespace {
 TEST(PayloadMap, MatchesAnUnorderedMapUnderRandomChurn)
 {
     // 4,096 fake payloads 512 bytes apart; up to all of them in the map at once.
-    std::vector<char> arena(4096 * 512);
+    std::vector<char> arena(std::size_t{4096} * 512);
     std::mt19937_64 random(7);
     PayloadMap<int> map;
     std::unordered_map<const void*, int> reference;
@@ -49,7 +49,7 @@ TEST(PayloadMap, MatchesAnUnorderedMapUnderRandomChurn)
     EXPECT_EQ(visited, reference.size());
     map.clear();
     EXPECT_TRUE(map.empty());
-    EXPECT_EQ(map.find(&arena[0]), nullptr);
+    EXPECT_EQ(map.find(arena.data()), nullptr);
 }
 
 TEST(FlatMap, IntegerKeysTakeAnyValue)
@@ -86,15 +86,16 @@ TEST(PayloadMap, EveryKeyIsFoundAfterErasingItsNeighbours)
 {
     // Fill, then erase every other key in insertion order: each erasure shifts later entries
     // of the run back, and every remaining key must still be found.
-    std::vector<char> arena(1000 * 64);
+    std::vector<char> arena(std::size_t{1000} * 64);
     PayloadMap<int> map;
+    auto key = [&](int i) { return arena.data() + std::size_t{64} * static_cast<std::size_t>(i); };
     for (int i = 0; i < 1000; ++i)
-        map.set(&arena[64 * i], i);
+        map.set(key(i), i);
     for (int i = 0; i < 1000; i += 2)
-        EXPECT_TRUE(map.erase(&arena[64 * i]));
-    EXPECT_FALSE(map.erase(&arena[0]));
+        EXPECT_TRUE(map.erase(key(i)));
+    EXPECT_FALSE(map.erase(arena.data()));
     for (int i = 0; i < 1000; ++i) {
-        const int* found = map.find(&arena[64 * i]);
+        const int* found = map.find(key(i));
         if (i % 2 == 0) {
             EXPECT_EQ(found, nullptr) << i;
         } else {
