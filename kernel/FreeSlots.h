@@ -1,7 +1,8 @@
 #pragma once
 // The reuse rule the models' flat tables share (the driver's flights, the HBM device's
 // transactions, the fabric's tokens, collective instances, point-to-point sends, calendar
-// buckets, eviction links): a freed index first, else a new default element at the end.
+// buckets, eviction links, SlotTable): a freed index first, else a new default element at the
+// end.
 // Header-only, free of SystemC.
 
 #include <cstdint>
@@ -11,15 +12,15 @@ namespace etsim {
 
 /// An index of `slots` for a new record: the last one pushed on `freed`, taken off it, or a
 /// new default-constructed element appended. The element at a reused index is as it was left.
-template <typename Slots>
-std::uint32_t takeSlot(std::vector<std::uint32_t>& freed, Slots& slots)
+template <typename Index, typename Slots>
+Index takeSlot(std::vector<Index>& freed, Slots& slots)
 {
     if (!freed.empty()) {
-        const std::uint32_t index = freed.back();
+        const Index index = freed.back();
         freed.pop_back();
         return index;
     }
-    const auto index = static_cast<std::uint32_t>(slots.size());
+    const auto index = static_cast<Index>(slots.size());
     slots.emplace_back();
     return index;
 }

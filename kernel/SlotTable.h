@@ -6,6 +6,7 @@
 // done with its own).
 
 #include "kernel/Error.h"
+#include "kernel/FreeSlots.h"
 
 #include <cstdint>
 #include <deque>
@@ -24,32 +25,21 @@ public:
     /// Stores `record` and returns its id (a freed one first).
     std::uint64_t add(Record record)
     {
-        ++live;
-        if (!freeIds.empty()) {
-            const std::uint64_t id = freeIds.back();
-            freeIds.pop_back();
-            slots[id] = std::move(record);
-            inUse[id] = 1;
-            return id;
-        }
-        slots.push_back(std::move(record));
-        inUse.push_back(1);
-        return inUse.size() - 1;
+        const std::uint64_t id = acquire();
+        slots[id] = std::move(record);
+        return id;
     }
     /// A free slot's id (a freed one first), its record as its last user left it, or a
     /// default one in a new slot: a caller that rebuilds the record in place keeps its buffers.
     std::uint64_t acquire()
     {
         ++live;
-        if (!freeIds.empty()) {
-            const std::uint64_t id = freeIds.back();
-            freeIds.pop_back();
+        const std::uint64_t id = takeSlot(freeIds, slots);
+        if (id == inUse.size())
+            inUse.push_back(1); // a new slot
+        else
             inUse[id] = 1;
-            return id;
-        }
-        slots.emplace_back();
-        inUse.push_back(1);
-        return inUse.size() - 1;
+        return id;
     }
 
     /// The record `id`; throws etsim::Error when `id` is not in flight.
