@@ -11,6 +11,7 @@
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
 #include "platforms/TimelineTracks.h"
+#include "platforms/TraceHashes.h"
 
 #include <algorithm>
 #include <array>
@@ -136,7 +137,12 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     TraceInput input(job.trace, job.replicate);
     checkTraceRanks(input.rankCount(), platform, job);
     RunReport report;
-    report.traceFiles = input.files();
+    // Hashed beside the run; the report takes the hashes when the run is over.
+    TraceHashes hashes(input.filesToHash());
+    auto takeHashes = [&hashes, &report] {
+        for (auto& [rank, info] : hashes.take())
+            report.traceFiles.push_back(std::move(info));
+    };
     report.platformName = platform.name;
     report.platform = platform.resolved;
 
@@ -200,6 +206,10 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         // goes on to the caller.
         if (options.failure != nullptr) {
             const std::string problem = describeCurrentException();
+            try {
+                takeHashes();
+            } catch (...) { // NOLINT(bugprone-empty-catch): the run's error is the one to report
+            }
             *options.failure = report;
             try {
                 summarise(*options.failure,
@@ -220,6 +230,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         }
         throw;
     }
+    takeHashes();
     const std::vector<const et::RankDriver*> drivers = built.drivers();
     report.finished = result.outcome == RunOutcome::AllIdle;
     report.outcome = report.finished ? "finished" : runOutcomeName(result.outcome);

@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -52,8 +53,10 @@ struct TraceFileInfo {
 };
 
 /// Size and hashes of one file, read once. Throws etsim::Error naming the path when it
-/// cannot be read.
-TraceFileInfo describeTraceFile(const std::filesystem::path& path);
+/// cannot be read. `stop`, when given and set, ends the reading at the next block (the
+/// description is then incomplete: TraceHashes drops it).
+TraceFileInfo describeTraceFile(const std::filesystem::path& path,
+                                const std::atomic<bool>* stop = nullptr);
 
 /// The ranks of a job: a multi-rank trace, or one rank replicated.
 class TraceInput {
@@ -73,11 +76,9 @@ public:
     std::size_t rankCount() const;
     /// One node source per rank, valid while this object lives.
     std::vector<et::NodeSource> sources();
-    /// Each file with its size, SHA-256 and CRC-32 (read on every call); with local ranks,
-    /// only theirs (a replicated trace's one file in every process).
-    std::vector<TraceFileInfo> files() const;
-    /// The same, each with the rank it is the file of (0 for a replicated trace's file).
-    std::vector<std::pair<std::uint32_t, TraceFileInfo>> rankedFiles() const;
+    /// The files the report describes (TraceHashes), each with the rank it is the file of:
+    /// with local ranks, only theirs; a replicated trace's one file (rank 0) in every process.
+    std::vector<std::pair<std::uint32_t, std::filesystem::path>> filesToHash() const;
 
 private:
     // Every rank's reader, the replicas of a one-rank trace included: the set keeps only as

@@ -12,7 +12,7 @@
 
 namespace etsim::platform {
 
-TraceFileInfo describeTraceFile(const std::filesystem::path& path)
+TraceFileInfo describeTraceFile(const std::filesystem::path& path, const std::atomic<bool>* stop)
 {
     TraceFileInfo info;
     info.path = path.string();
@@ -25,7 +25,7 @@ TraceFileInfo describeTraceFile(const std::filesystem::path& path)
         throw Error(info.path + ": cannot start a SHA-256 digest (OpenSSL libcrypto failed)");
     std::array<char, 1 << 16> buffer{};
     uLong crc = crc32(0L, Z_NULL, 0);
-    while (in) {
+    while (in && (stop == nullptr || !stop->load(std::memory_order_relaxed))) {
         in.read(buffer.data(), buffer.size());
         const std::streamsize got = in.gcount();
         if (got <= 0)
@@ -93,20 +93,12 @@ std::vector<et::NodeSource> TraceInput::sources()
     return list;
 }
 
-std::vector<TraceFileInfo> TraceInput::files() const
+std::vector<std::pair<std::uint32_t, std::filesystem::path>> TraceInput::filesToHash() const
 {
-    std::vector<TraceFileInfo> list;
-    for (auto& [rank, info] : rankedFiles())
-        list.push_back(std::move(info));
-    return list;
-}
-
-std::vector<std::pair<std::uint32_t, TraceFileInfo>> TraceInput::rankedFiles() const
-{
-    std::vector<std::pair<std::uint32_t, TraceFileInfo>> list;
+    std::vector<std::pair<std::uint32_t, std::filesystem::path>> list;
     for (const et::RankFile& file : rankFiles)
         if (replicated || file.rank >= local.size() || local[file.rank])
-            list.emplace_back(file.rank, describeTraceFile(file.path));
+            list.emplace_back(file.rank, file.path);
     return list;
 }
 

@@ -8,6 +8,7 @@
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
 #include "platforms/TimelineTracks.h"
+#include "platforms/TraceHashes.h"
 #include "platforms/partition/PartitionSync.h"
 #include "platforms/partition/PartitionTimeline.h"
 
@@ -378,6 +379,8 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
         local[rank] = plan.owner[rank] == self;
 
     TraceInput input(job.trace, job.replicate, local);
+    // Hashed beside the run (TraceHashes.h).
+    TraceHashes hashes(input.filesToHash());
     checkTraceRanks(input.rankCount(), platform, job);
     SimulationOptions simulationOptions;
     simulationOptions.logSpec = options.logSpec;
@@ -479,7 +482,7 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
     share.collectives = built.fabric().collectives();
     share.links = built.fabric().linkUsage();
     share.linksUnavailable = built.fabric().linkUsageUnavailable();
-    share.files = input.rankedFiles();
+    share.files = hashes.take();
     share.shutdownProblems = built.shutdownProblems();
 
     const std::vector<std::vector<std::uint8_t>> shares =

@@ -1,14 +1,17 @@
 // What a job is given besides the platform: the hashes a run report records for each trace
 // file (SHA-256 checked against the FIPS 180-2 test vectors, one of them a million bytes so
-// digests span the reader's 64 KiB blocks, and the CRC-32 kept beside it), and the timeline's
-// window and rank list as `etsim run` parses them.
+// digests span the reader's 64 KiB blocks, and the CRC-32 kept beside it; TraceHashes takes
+// them on a thread of its own), and the timeline's window and rank list as `etsim run`
+// parses them.
 
 #include "platforms/Job.h"
+#include "platforms/TraceHashes.h"
 #include "tests/support/ErrorOf.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <limits>
 #include <string>
 #include <utility>
@@ -58,6 +61,40 @@ TEST(TraceHash, MissingFileIsAnError)
     const std::string path = dir.file("gone.0.et").string();
     EXPECT_EQ(errorOf([&] { describeTraceFile(path); }),
               path + ": cannot open to hash it (check that the file is readable)");
+}
+
+TEST(TraceHash, AStopEndsTheReadingAtTheNextBlock)
+{
+    TempDir dir;
+    const auto path = dir.write("big.et", std::string(200000, 'a'));
+    const std::atomic<bool> running{false};
+    EXPECT_EQ(describeTraceFile(path, &running).bytes, 200000U);
+    const std::atomic<bool> stopped{true};
+    EXPECT_EQ(describeTraceFile(path, &stopped).bytes, 0U);
+}
+
+TEST(TraceHashes, DescribesEachFileInOrderWithItsRank)
+{
+    TempDir dir;
+    TraceHashes hashes({{3, dir.write("a.3.et", "abc")}, {0, dir.write("a.0.et", "123456789")}});
+    const std::vector<TraceHashes::RankedInfo> files = hashes.take();
+    ASSERT_EQ(files.size(), 2U);
+    EXPECT_EQ(files[0].first, 3U);
+    EXPECT_EQ(files[0].second.sha256,
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(files[1].first, 0U);
+    EXPECT_EQ(files[1].second.crc32, "cbf43926");
+    EXPECT_EQ(files[1].second.path, dir.file("a.0.et").string());
+    EXPECT_EQ(errorOf([&] { hashes.take(); }), "TraceHashes::take: the hashes were taken already");
+}
+
+TEST(TraceHashes, AnUnreadableFileIsTheTakersError)
+{
+    TempDir dir;
+    const std::string gone = dir.file("gone.1.et").string();
+    TraceHashes hashes({{0, dir.write("a.0.et", "abc")}, {1, gone}});
+    EXPECT_EQ(errorOf([&] { hashes.take(); }),
+              gone + ": cannot open to hash it (check that the file is readable)");
 }
 
 using Window = std::pair<std::uint64_t, std::uint64_t>;
