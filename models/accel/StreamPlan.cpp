@@ -253,8 +253,15 @@ void planStream(StreamPlan& plan,
         now.computedBefore = computedTwoBack;
         now.computed = chunk.computed;
         now.memory = memoryState;
-        now.engineCount = engines.size();
-        std::copy(engines.begin(), engines.end(), now.engines.begin());
+        // The engines as the next chunks see them: every later send is at or after this
+        // one's, so an engine free before it is as free as an engine not used yet, and the
+        // chunk that takes it goes when the FIFO lets it. Each is counted at this send (an
+        // unused one too), so a pipeline whose loads end before the next send settles as soon
+        // as its sends do, not dma.engines chunks later.
+        now.engineCount = shape.dmaEngines;
+        std::fill(now.engines.begin(), now.engines.begin() + now.engineCount, chunk.sent);
+        for (std::size_t e = 0; e < engines.size(); ++e)
+            now.engines[e] = std::max(engines[e], chunk.sent);
         std::sort(now.engines.begin(), now.engines.begin() + static_cast<long>(now.engineCount));
         if (plan.compute)
             std::copy(engineFree.begin(), engineFree.end(), now.unitFree.begin());

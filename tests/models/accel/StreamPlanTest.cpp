@@ -88,12 +88,19 @@ std::uint64_t expectSamePlan(const Case& c, const std::string& label)
     EXPECT_TRUE(walked.runs.empty());
     EXPECT_EQ(walked.chunkCount, stepped.chunkCount);
     EXPECT_EQ(walked.done, stepped.done);
-    EXPECT_EQ(walked.engines.size(), stepped.engines.size());
-    std::vector<Time> walkedEngines = walked.engines;
-    std::vector<Time> steppedEngines = stepped.engines;
-    std::sort(walkedEngines.begin(), walkedEngines.end());
-    std::sort(steppedEngines.begin(), steppedEngines.end());
-    EXPECT_EQ(walkedEngines, steppedEngines) << "the DMA engines' busy ends";
+    // The DMA engines' busy ends as a next chunk would see them: an engine free before the
+    // last send (or not used) is as free as any other (StreamPlan.cpp, the pipeline's state).
+    if (walked.chunkCount > 0) {
+        const Time lastSent = walked.chunk(walked.chunkCount - 1).sent;
+        auto asSeen = [&](std::vector<Time> engines) {
+            engines.resize(c.shape.dmaEngines, lastSent);
+            for (Time& end : engines)
+                end = std::max(end, lastSent);
+            std::sort(engines.begin(), engines.end());
+            return engines;
+        };
+        EXPECT_EQ(asSeen(walked.engines), asSeen(stepped.engines)) << "the DMA engines";
+    }
     if (c.compute)
         EXPECT_EQ(walked.engineFree, stepped.engineFree) << "the units' free times";
     // (A lambda, for ASSERT: the first chunk that differs is enough.)
