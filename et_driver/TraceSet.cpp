@@ -158,6 +158,13 @@ void TraceSet::activate(uint32_t rank)
     if (rank >= files.size())
         throw Error("rank " + std::to_string(rank) + " is out of range: the trace has " +
                     std::to_string(files.size()) + " ranks");
+    // When every rank's file may stay open, no reader is ever suspended and the order of use
+    // is not needed: a 1,024-rank step would otherwise relink a list node on every read.
+    if (files.size() <= options.maxOpenFiles) {
+        if (!readers[rank])
+            readers[rank] = std::make_unique<TraceReader>(files[rank].path, options.reader);
+        return;
+    }
     if (inRecent[rank]) {
         recent.splice(recent.end(), recent, recentPosition[rank]);
     } else {
