@@ -111,6 +111,8 @@ public:
         }
     }
     TargetSocket& target() override { return accelerator.target; }
+    // Its multi-passthrough target answers on the arrival's binding (Accelerator::Job).
+    bool routesManyInitiators() const override { return true; }
     bool idle() const override { return accelerator.inFlight() == 0; }
 
 private:
@@ -157,6 +159,8 @@ public:
         router.remote.bind(proxy.socket);
     }
     TargetSocket& target() override { return accelerator.target; }
+    // Its multi-passthrough target answers on the arrival's binding (Accelerator::Job).
+    bool routesManyInitiators() const override { return true; }
     bool idle() const override { return accelerator.inFlight() == 0; }
     std::string shutdownProblem() override { return proxy.shutdownProblem(); }
     void beginShutdown() override { proxy.beginShutdown(); }

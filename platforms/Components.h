@@ -33,6 +33,11 @@ public:
     virtual ~Component() = default;
     /// Where initiators bind.
     virtual TargetSocket& target() = 0;
+    /// Whether target() takes any number of initiators and answers each through the binding
+    /// its request came in on (a multi-passthrough socket that keeps the id). The platform
+    /// then binds a driver's compute and memory sockets to it directly; otherwise through a
+    /// FanIn, which costs a table of payloads in flight and a call each way.
+    virtual bool routesManyInitiators() const { return false; }
     /// No work in flight.
     virtual bool idle() const = 0;
     /// After the run: why the component did not end cleanly (a co-simulation peer that did

@@ -43,8 +43,10 @@ Platform::Platform(const sc_core::sc_module_name& name,
             prefix + "_accelerator",
             RankContext{cfg, RankId{rank}, rankStats.addGroup("accelerator")},
             parts.memory->target());
-        parts.fanIn = std::make_unique<FanIn>((prefix + "_fanin").c_str());
-        parts.fanIn->out.bind(parts.accelerator->target());
+        if (!parts.accelerator->routesManyInitiators()) {
+            parts.fanIn = std::make_unique<FanIn>((prefix + "_fanin").c_str());
+            parts.fanIn->out.bind(parts.accelerator->target());
+        }
     }
 }
 
@@ -145,8 +147,13 @@ void Platform::attach(std::vector<et::NodeSource> sources,
                                                         rankOptions,
                                                         &driverStats,
                                                         timeline);
-        parts.driver->computeSocket.bind(parts.fanIn->in);
-        parts.driver->memorySocket.bind(parts.fanIn->in);
+        if (parts.fanIn) {
+            parts.driver->computeSocket.bind(parts.fanIn->in);
+            parts.driver->memorySocket.bind(parts.fanIn->in);
+        } else {
+            parts.driver->computeSocket.bind(parts.accelerator->target());
+            parts.driver->memorySocket.bind(parts.accelerator->target());
+        }
         parts.driver->communicationSocket.bind(net->target());
         parts.driver->onRecord([this](const et::NodeRecord& record) {
             for (const auto& callback : recordCallbacks)

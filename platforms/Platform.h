@@ -12,7 +12,8 @@
 //     etsim::RunResult result = simulation.run();
 //
 // attach() creates one RankDriver per rank and binds its compute and memory sockets to the
-// rank's accelerator (through a FanIn: the accelerator runs both kinds of node) and its
+// rank's accelerator (which runs both kinds of node; through a FanIn unless the accelerator
+// routes several initiators itself, Component::routesManyInitiators) and its
 // communication socket to the fabric, in rank order. Stats: <root>.rank<N>.accelerator,
 // <root>.rank<N>.hbm, <root>.drivers.rank<N>, <root>.fabric.
 
@@ -91,7 +92,7 @@ private:
     struct Rank {
         std::unique_ptr<Component> memory;
         std::unique_ptr<Component> accelerator;
-        std::unique_ptr<FanIn> fanIn;
+        std::unique_ptr<FanIn> fanIn; // only in front of a target that takes one binding
         std::unique_ptr<et::RankDriver> driver;
     };
 

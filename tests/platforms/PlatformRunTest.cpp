@@ -5,6 +5,7 @@
 #include "platforms/Platform.h"
 #include "platforms/PlatformConfig.h"
 #include "tests/support/ErrorOf.h"
+#include "tests/support/ScKernel.h"
 #include "tests/support/ScTest.h"
 #include "tests/support/SharedTraces.h"
 #include "tests/support/SmallTransformer.h"
@@ -363,6 +364,71 @@ TEST_F(ScTest, RegistryReplacesAComponentKind)
     EXPECT_TRUE(platform.idle());
     EXPECT_EQ(errorOf([&] { platform.attach(input.sources()); }),
               "platform: a job is already attached");
+}
+
+// A target that takes one binding, in front of the native accelerator.
+class OneBindingAccelerator final : public Component {
+public:
+    explicit OneBindingAccelerator(std::unique_ptr<Component> inner) : inner(std::move(inner)) {}
+    TargetSocket& target() override { return inner->target(); }
+    bool idle() const override { return inner->idle(); }
+
+private:
+    std::unique_ptr<Component> inner;
+};
+
+// A compute node, then a load: both of the driver's sockets carry work to the accelerator.
+std::uint64_t runComputeThenLoad(bool oneBinding, bool& fanInBuilt)
+{
+    TempDir dir;
+    Scripted workload(2, [](std::uint32_t, workloads::RankEmitter& out) {
+        const std::uint64_t work = out.delay("work", 3, {});
+        out.memory("load", false, 64ULL << 20, {work});
+    });
+    TraceInput input(write(workload, dir));
+    Simulation simulation;
+    StatGroup stats("platform");
+    ComponentRegistry registry = ComponentRegistry::defaults();
+    if (oneBinding)
+        registry.setAccelerator([base = ComponentRegistry::defaults()](
+                                    const std::string& name,
+                                    const RankContext& rank,
+                                    TargetSocket& memory) -> std::unique_ptr<Component> {
+            return std::make_unique<OneBindingAccelerator>(
+                base.makeAccelerator(name, rank, memory));
+        });
+    // The models price the load (replay would give it its recorded duration).
+    std::string config = twoRanks;
+    config.replace(config.find("mode: replay"), 12, "mode: model");
+    Platform platform(
+        "platform", loadPlatformString(config, "pair.yaml"), simulation, stats, registry);
+    platform.attach(input.sources());
+    fanInBuilt = sc_core::sc_find_object("platform.rank0_fanin") != nullptr;
+    EXPECT_EQ(simulation.run().outcome, RunOutcome::AllIdle);
+    return platform.drivers()[0]->finishPs();
+}
+
+// The native accelerator routes the driver's two sockets itself, with no FanIn between them;
+// a target that takes one binding gets a FanIn in front. The times are the same.
+TEST(PlatformWiring, FanInOnlyInFrontOfAOneBindingTarget)
+{
+    bool direct = true;
+    bool fannedIn = false;
+    std::uint64_t directPs = 0;
+    std::uint64_t fannedInPs = 0;
+    {
+        etsim::test::ScKernel kernel;
+        directPs = runComputeThenLoad(false, direct);
+    }
+    {
+        etsim::test::ScKernel kernel;
+        fannedInPs = runComputeThenLoad(true, fannedIn);
+    }
+    EXPECT_FALSE(direct);
+    EXPECT_TRUE(fannedIn);
+    EXPECT_EQ(directPs, fannedInPs);
+    // 3 us of work, then the load, priced by the models (not the 1 ns of an empty node).
+    EXPECT_GT(directPs, 3'000'000U + 10'000'000U);
 }
 
 // The 64-rank ResNet-50 data-parallel trace fits the 64-chip torus.
