@@ -2,10 +2,11 @@
 // A flat open-addressing map (linear probing, backward-shift deletion, so no tombstones) for
 // what models keep per item in flight: per transaction, keyed by the payload's address (the
 // initiator a fan-in must answer, the socket a router used: PayloadMap), or per tensor id (the
-// residency model's eviction order). Sized by the items present at once, so after warm-up an
-// insertion allocates nothing and a lookup touches one or two cache lines, where a node-based
-// hash map allocated and freed a node per item (bench/README.md, whole-run profiles). Keys are
-// pointers or unsigned integers, any value allowed. Header-only, free of SystemC.
+// residency model's resident tensors and their eviction order). Sized by the items present at once,
+// so after warm-up an insertion allocates nothing and a lookup touches one or two cache lines,
+// where a node-based hash map allocated and freed a node per item (bench/README.md, whole-run
+// profiles). Keys are pointers or unsigned integers, any value allowed. Header-only, free of
+// SystemC.
 
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,11 @@ public:
     Value* find(Key key)
     {
         Entry& entry = entries[probe(key)];
+        return entry.used ? &entry.value : nullptr;
+    }
+    const Value* find(Key key) const
+    {
+        const Entry& entry = entries[probe(key)];
         return entry.used ? &entry.value : nullptr;
     }
 

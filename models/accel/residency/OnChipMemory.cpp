@@ -33,8 +33,8 @@ OnChipMemory::OnChipMemory(std::uint64_t capacity,
 
 bool OnChipMemory::dirty(std::uint64_t id) const
 {
-    auto found = entries.find(id);
-    return found != entries.end() && found->second.dirty;
+    const Entry* found = entries.find(id);
+    return found != nullptr && found->dirty;
 }
 
 ResidencyTraffic OnChipMemory::compute(const NodeTensors& tensors)
@@ -62,9 +62,8 @@ void OnChipMemory::store(const NodeTensors& tensors)
 {
     for (const auto* list : {&tensors.inputs, &tensors.outputs})
         for (const TensorUse& tensor : *list) {
-            auto found = entries.find(tensor.id);
-            if (found != entries.end())
-                found->second.dirty = false;
+            if (Entry* found = entries.find(tensor.id))
+                found->dirty = false;
         }
 }
 
@@ -76,9 +75,9 @@ void OnChipMemory::untracked(std::uint64_t bytes)
 
 void OnChipMemory::use(const TensorUse& tensor, Use how, ResidencyTraffic& traffic)
 {
-    auto found = entries.find(tensor.id);
-    if (found != entries.end() && found->second.bytes >= tensor.bytes) {
-        Entry& entry = found->second;
+    Entry* found = entries.find(tensor.id);
+    if (found != nullptr && found->bytes >= tensor.bytes) {
+        Entry& entry = *found;
         if (how == Use::Read) {
             ++hits;
             hitBytes += tensor.bytes;
@@ -96,7 +95,7 @@ void OnChipMemory::use(const TensorUse& tensor, Use how, ResidencyTraffic& traff
     }
     // A tensor that has grown since it was placed (a trace reusing an id for a larger tensor)
     // is placed again whole.
-    if (found != entries.end())
+    if (found != nullptr)
         evict(tensor.id, traffic);
     if (how == Use::Read) {
         ++misses;
@@ -119,13 +118,13 @@ bool OnChipMemory::place(const TensorUse& tensor, bool dirty, ResidencyTraffic& 
         return false;
     // What is not pinned is evictable, and it is at least what the tensor lacks, so this ends.
     while (size - used < tensor.bytes) {
-        std::optional<std::uint64_t> victim =
-            order->victim([this](std::uint64_t id) { return entries.at(id).node != currentNode; });
+        std::optional<std::uint64_t> victim = order->victim(
+            [this](std::uint64_t id) { return entries.find(id)->node != currentNode; });
         if (!victim)
             return false; // unreachable while `pinned` is right; keeps the loop bounded
         evict(*victim, traffic);
     }
-    entries.emplace(tensor.id, Entry{tensor.bytes, dirty, currentNode});
+    entries.set(tensor.id, Entry{tensor.bytes, dirty, currentNode});
     used += tensor.bytes;
     pinned += tensor.bytes;
     order->inserted(tensor.id);
@@ -134,9 +133,8 @@ bool OnChipMemory::place(const TensorUse& tensor, bool dirty, ResidencyTraffic& 
 
 void OnChipMemory::evict(std::uint64_t id, ResidencyTraffic& traffic)
 {
-    auto found = entries.find(id);
-    const Entry entry = found->second;
-    entries.erase(found);
+    const Entry entry = *entries.find(id);
+    entries.erase(id);
     order->removed(id);
     used -= entry.bytes;
     if (entry.node == currentNode)

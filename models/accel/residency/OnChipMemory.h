@@ -16,13 +16,13 @@
 // Dirty tensors still resident when the run ends are not written back (no node pays for them).
 // Time is not modelled here; the accelerator streams the bytes this returns through its DMA.
 
+#include "kernel/FlatMap.h"
 #include "kernel/NodeInfo.h"
 #include "kernel/Stats.h"
 #include "models/accel/residency/ReplacementPolicyIf.h"
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 
 namespace etsim::accel {
 
@@ -52,7 +52,7 @@ public:
     /// A compute node of `bytes` that names no tensors: everything comes from HBM.
     void untracked(std::uint64_t bytes);
 
-    bool resident(std::uint64_t id) const { return entries.count(id) != 0; }
+    bool resident(std::uint64_t id) const { return entries.find(id) != nullptr; }
     bool dirty(std::uint64_t id) const;
     std::uint64_t residentBytes() const { return used; }
     std::uint64_t capacity() const { return size; }
@@ -79,7 +79,7 @@ private:
 
     std::uint64_t size;
     std::unique_ptr<ReplacementPolicyIf> order;
-    std::unordered_map<std::uint64_t, Entry> entries;
+    FlatMap<std::uint64_t, Entry> entries;
     std::uint64_t used = 0;
     std::uint64_t pinned = 0; // bytes of the current node's resident tensors
     std::uint64_t currentNode = 0;
