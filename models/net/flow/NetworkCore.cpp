@@ -109,7 +109,7 @@ void NetworkCore::releaseFlow(std::uint32_t index)
     freeFlows.push_back(index);
 }
 
-void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
+std::uint64_t NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
 {
     // Collectives send between the same few pairs over and over: routes are remembered (up to
     // maxCachedRoutes pairs; beyond that they are computed each time).
@@ -121,18 +121,21 @@ void NetworkCore::buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow)
             const RouteSlot& found = routeTable[at];
             flow.route.assign(routeLinks.begin() + found.offset,
                               routeLinks.begin() + found.offset + found.length);
-            return;
+            return found.nicPs;
         }
     fabric.appendRoute(src, dst, routeScratch, flow.route);
+    const std::uint64_t nicPs = nicLatencyPs(flow.route);
     if (routeCount >= maxCachedRoutes)
-        return;
+        return nicPs;
     routeTable[at] = RouteSlot{key,
                                static_cast<std::uint32_t>(routeLinks.size()),
-                               static_cast<std::uint32_t>(flow.route.size())};
+                               static_cast<std::uint32_t>(flow.route.size()),
+                               nicPs};
     routeLinks.insert(routeLinks.end(), flow.route.begin(), flow.route.end());
     ++routeCount;
     if (2 * routeCount > routeTable.size())
         growRouteTable();
+    return nicPs;
 }
 
 std::size_t NetworkCore::routeSlotOf(std::uint64_t key) const
@@ -177,14 +180,14 @@ void NetworkCore::send(std::uint32_t src,
     // them would wait for both stores (a store-forwarding stall on every message).
     flow.order.key = order.key;
     flow.order.sub = order.sub;
-    buildRoute(src, dst, flow);
+    const std::uint64_t nicPs = buildRoute(src, dst, flow);
     ++sent;
     std::uint64_t latencyPs = 0;
     for (std::uint32_t link : flow.route) {
         state.links[link].bytes += static_cast<double>(flow.bytes);
         latencyPs += state.links[link].spec.latency.ps();
     }
-    flow.latencyPs = latencyPs + config.messageDelay.ps() + nicLatencyPs(flow.route);
+    flow.latencyPs = latencyPs + config.messageDelay.ps() + nicPs;
     requireFitsTheClock(flow, src, dst, calendar.now());
 
     if (flow.route.empty()) {
@@ -431,7 +434,7 @@ void NetworkCore::continueMessage(std::uint64_t atPs,
     flow.dst = dst;
     flow.order = handOver.order;
     flow.transit = true;
-    buildRoute(src, dst, flow);
+    const std::uint64_t nicPs = buildRoute(src, dst, flow);
     if (handOver.hop >= flow.route.size() || state.foreignLinks[flow.route[handOver.hop]])
         throw Error("NetworkCore::continueMessage: the message from endpoint " +
                     std::to_string(src) + " to " + std::to_string(dst) +
@@ -440,7 +443,7 @@ void NetworkCore::continueMessage(std::uint64_t atPs,
     flow.hop = handOver.hop;
     flow.requestedPs = handOver.requestedPs;
     // As send() sets it (there in the loop that also counts the route's bytes).
-    std::uint64_t latencyPs = config.messageDelay.ps() + nicLatencyPs(flow.route);
+    std::uint64_t latencyPs = config.messageDelay.ps() + nicPs;
     for (std::uint32_t link : flow.route)
         latencyPs += state.links[link].spec.latency.ps();
     flow.latencyPs = latencyPs;

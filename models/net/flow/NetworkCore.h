@@ -188,13 +188,15 @@ private:
         std::uint64_t key = 0;
         std::uint32_t offset = 0;
         std::uint32_t length = 0;
+        std::uint64_t nicPs = 0; // nicLatencyPs of the route
     };
 
     std::uint32_t allocateFlow();
     void releaseFlow(std::uint32_t index);
     // The route of `src` -> `dst` into `flow.route`: remembered, else built by
-    // FabricLinks::appendRoute (the one route builder).
-    void buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
+    // FabricLinks::appendRoute (the one route builder). Returns the route's NIC latency
+    // (nicLatencyPs), remembered with it.
+    std::uint64_t buildRoute(std::uint32_t src, std::uint32_t dst, Flow& flow);
     // The NIC latency of a message on `route`: dims[d].nic_latency once for every dimension
     // d it crosses (0 without any, or in a fidelity that does not charge latency).
     std::uint64_t nicLatencyPs(const std::vector<std::uint32_t>& route) const
