@@ -43,7 +43,7 @@ TraceFileInfo describeTraceFile(const std::filesystem::path& path, const std::at
     if (EVP_DigestFinal_ex(sha.get(), digest.data(), &digestLength) != 1 || digestLength != 32)
         throw Error(info.path + ": SHA-256 digest failed (OpenSSL libcrypto)");
     constexpr char hexDigits[] = "0123456789abcdef";
-    info.sha256.reserve(2 * digestLength);
+    info.sha256.reserve(2 * std::size_t{digestLength});
     for (unsigned int i = 0; i < digestLength; ++i) {
         info.sha256 += hexDigits[digest[i] >> 4];
         info.sha256 += hexDigits[digest[i] & 0xf];

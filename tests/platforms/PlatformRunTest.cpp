@@ -51,8 +51,11 @@ public:
     }
     std::uint32_t rankCount() const override { return ranks; }
     std::string description() const override { return "scripted test workload"; }
-    std::vector<workloads::CommGroup> groupsOf(std::uint32_t) const override { return {}; }
-    void forEachGroup(const std::function<void(const workloads::CommGroup&)>&) const override {}
+    std::vector<workloads::CommGroup> groupsOf(std::uint32_t /*rank*/) const override { return {}; }
+    void
+    forEachGroup(const std::function<void(const workloads::CommGroup&)>& /*visit*/) const override
+    {
+    }
     void emitRank(std::uint32_t rank, workloads::RankEmitter& out) const override
     {
         emit(rank, out);
