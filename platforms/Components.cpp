@@ -69,6 +69,13 @@ public:
         server = {copy.freePs, copy.lastWrite, copy.used};
         return done;
     }
+    accel::MemoryServer settled(const accel::MemoryServer& server,
+                                std::uint64_t fromPs) const override
+    {
+        const hbm::AnalyticHbm::Server settled =
+            model.settled({server.freePs, server.lastWrite, server.used}, fromPs);
+        return {settled.freePs, settled.lastWrite, settled.used};
+    }
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) override
     {
         return model.complete(arrivalPs, bytes, write);

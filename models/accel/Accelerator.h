@@ -44,6 +44,7 @@
 #include "models/accel/HbmAllocator.h"
 #include "models/accel/StreamMemory.h"
 #include "models/accel/StreamPlan.h"
+#include "models/accel/StreamPlanCache.h"
 #include "models/accel/residency/OnChipMemory.h"
 
 #include <systemc>
@@ -213,6 +214,8 @@ private:
     // The fast path: at most one node at a time, since it runs only with nothing else in flight.
     StreamMemory* streamMemory = nullptr;
     StreamPlan fastPlan;
+    // Earlier nodes' plans: a step's kernels recur, each layer and micro-batch.
+    StreamPlanCache planCache;
     // Running: the plan's chunks are not committed yet, and the node can still leave the fast
     // path. Ending: committed, its completion event is still to come.
     enum class FastState : std::uint8_t { None, Running, Ending };

@@ -30,8 +30,14 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
     shape.chunkBytes = config.dma.chunk.bytes();
     shape.dmaEngines = config.dma.engines;
     shape.dmaBandwidth = config.dma.bandwidth;
-    const bool compute = job.info->kind == NodeKind::Compute;
-    planStream(fastPlan, shape, *streamMemory, compute ? ownEngine.get() : nullptr, *job.info);
+    if (job.info->kind == NodeKind::Compute) {
+        const bool tensor = usesTensorUnit(*job.info);
+        const ComputeEstimate estimate = ownEngine->estimate(*job.info);
+        planCache.plan(
+            fastPlan, shape, *streamMemory, &estimate, tensor, ownEngine->freeTimes(tensor));
+    } else {
+        planCache.plan(fastPlan, shape, *streamMemory, nullptr, false, {});
+    }
     fastState = FastState::Running;
     fastJob = id;
     fastEvent.notify(toScTime(fastPlan.done) - now);

@@ -35,6 +35,11 @@ public:
     /// in `server` (advanced); records nothing.
     virtual std::uint64_t
     serve(MemoryServer& server, std::uint64_t arrivalPs, std::uint64_t bytes, bool write) const = 0;
+    /// The state that serves every arrival at or after `fromPs` as `server` does, written one
+    /// way: a server idle for such arrivals (free, turnaround included, by `fromPs`) becomes
+    /// {fromPs, unused}, any other keeps its times. The streaming plan's cache
+    /// (StreamPlanCache.h) compares states in this form.
+    virtual MemoryServer settled(const MemoryServer& server, std::uint64_t fromPs) const = 0;
     /// Accepts `bytes` arriving at `arrivalPs` and returns their completion, ps.
     virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) = 0;
     /// Records `times` transactions of `bytes`, each completing `latencyPs` after its arrival,

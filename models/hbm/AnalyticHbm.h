@@ -62,6 +62,17 @@ public:
         return server.freePs + latencyPs;
     }
 
+    /// `server` as seen by arrivals at or after `fromPs` (StreamMemory::settled): a server whose
+    /// next transaction starts at its arrival whatever its direction is the unused server free
+    /// at `fromPs`.
+    Server settled(const Server& server, std::uint64_t fromPs) const
+    {
+        const std::uint64_t idleFrom = server.freePs + (server.used ? turnaroundPs : 0);
+        if (idleFrom <= fromPs)
+            return Server{fromPs, false, false};
+        return server.used ? server : Server{server.freePs, false, false};
+    }
+
 private:
     /// The stats of `times` transactions of `bytes`, each `latencyPs` long.
     void record(std::uint64_t bytes, std::uint64_t latencyPs, std::uint64_t times);

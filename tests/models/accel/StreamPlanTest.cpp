@@ -5,6 +5,8 @@
 
 #include "models/accel/StreamPlan.h"
 
+#include "models/accel/StreamPlanCache.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,10 +47,17 @@ public:
         at.used = true;
         return at.freePs + latencyPs;
     }
+    MemoryServer settled(const MemoryServer& at, std::uint64_t fromPs) const override
+    {
+        if (at.freePs + (at.used ? turnaroundPs : 0) <= fromPs)
+            return MemoryServer{fromPs, false, false};
+        return at.used ? at : MemoryServer{at.freePs, false, false};
+    }
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) override
     {
         return serve(server, arrivalPs, bytes, write);
     }
+    void setState(const MemoryServer& now) { server = now; }
     void completeRepeated(std::uint64_t /*bytes*/,
                           std::uint64_t /*latencyPs*/,
                           std::uint64_t /*times*/,
@@ -74,6 +83,33 @@ struct Case {
     std::vector<Time> unitsFreeAt;
 };
 
+// Expects `a` and `b` to give every chunk the same times and end alike.
+void expectSameChunks(const StreamPlan& a, const StreamPlan& b, bool compute)
+{
+    ASSERT_EQ(a.chunkCount, b.chunkCount);
+    EXPECT_EQ(a.done, b.done);
+    for (std::uint64_t i = 0; i < a.chunkCount; ++i) {
+        const ChunkTimes x = a.chunk(i);
+        const ChunkTimes y = b.chunk(i);
+        ASSERT_EQ(x.bytes, y.bytes) << "chunk " << i;
+        ASSERT_EQ(x.write, y.write) << "chunk " << i;
+        ASSERT_EQ(x.queued, y.queued) << "chunk " << i;
+        ASSERT_EQ(x.sent, y.sent) << "chunk " << i;
+        ASSERT_EQ(x.served, y.served) << "chunk " << i;
+        ASSERT_EQ(x.loaded, y.loaded) << "chunk " << i;
+        if (compute) {
+            ASSERT_EQ(x.computeSent, y.computeSent) << "chunk " << i;
+            ASSERT_EQ(x.computed, y.computed) << "chunk " << i;
+            ASSERT_EQ(x.sliceTime, y.sliceTime) << "chunk " << i;
+        }
+    }
+    if (compute && a.chunkCount == 0) {
+        EXPECT_EQ(a.whole.computeSent, b.whole.computeSent);
+        EXPECT_EQ(a.whole.computed, b.whole.computed);
+        EXPECT_EQ(a.whole.sliceTime, b.whole.sliceTime);
+    }
+}
+
 // Plans `c` walking every chunk and stepping over periods; expects the same chunks and end.
 // Returns how many chunks the stepping plan left inside runs.
 std::uint64_t expectSamePlan(const Case& c, const std::string& label)
@@ -86,8 +122,6 @@ std::uint64_t expectSamePlan(const Case& c, const std::string& label)
     planStream(walked, c.shape, c.memory, estimate, c.tensor, c.unitsFreeAt);
     planStream(stepped, c.shape, c.memory, estimate, c.tensor, c.unitsFreeAt);
     EXPECT_TRUE(walked.runs.empty());
-    EXPECT_EQ(walked.chunkCount, stepped.chunkCount);
-    EXPECT_EQ(walked.done, stepped.done);
     // The DMA engines' busy ends as a next chunk would see them: an engine free before the
     // last send (or not used) is as free as any other (StreamPlan.cpp, the pipeline's state).
     if (walked.chunkCount > 0) {
@@ -101,26 +135,10 @@ std::uint64_t expectSamePlan(const Case& c, const std::string& label)
         };
         EXPECT_EQ(asSeen(walked.engines), asSeen(stepped.engines)) << "the DMA engines";
     }
-    if (c.compute)
+    if (c.compute) {
         EXPECT_EQ(walked.engineFree, stepped.engineFree) << "the units' free times";
-    // (A lambda, for ASSERT: the first chunk that differs is enough.)
-    [&] {
-        for (std::uint64_t i = 0; i < walked.chunkCount; ++i) {
-            const ChunkTimes a = walked.chunk(i);
-            const ChunkTimes b = stepped.chunk(i);
-            ASSERT_EQ(a.bytes, b.bytes) << "chunk " << i;
-            ASSERT_EQ(a.write, b.write) << "chunk " << i;
-            ASSERT_EQ(a.queued, b.queued) << "chunk " << i;
-            ASSERT_EQ(a.sent, b.sent) << "chunk " << i;
-            ASSERT_EQ(a.served, b.served) << "chunk " << i;
-            ASSERT_EQ(a.loaded, b.loaded) << "chunk " << i;
-            if (c.compute) {
-                ASSERT_EQ(a.computeSent, b.computeSent) << "chunk " << i;
-                ASSERT_EQ(a.computed, b.computed) << "chunk " << i;
-                ASSERT_EQ(a.sliceTime, b.sliceTime) << "chunk " << i;
-            }
-        }
-    }();
+    }
+    expectSameChunks(walked, stepped, c.compute);
     std::uint64_t inRuns = 0;
     for (const ChunkRun& run : stepped.runs) {
         EXPECT_EQ((run.last + 1 - run.first) % run.period, 0U);
@@ -214,6 +232,88 @@ TEST(StreamPlan, SteppingOverPeriodsMatchesWalkingEveryChunk)
     }
     // Most chunks are stepped over: the test exercises the runs, not only the walk.
     EXPECT_GT(inRuns * 2, total) << inRuns << " of " << total << " chunks in runs";
+}
+
+// The plan cache (StreamPlanCache.h) on a sequence of nodes drawn from a few shapes, each
+// starting at its own time in a state drawn so that many are equivalent to an earlier node's
+// relative to its start (an idle memory whatever its past, units free at various times before
+// the start) and many are not (a memory or units still busy, a turnaround pending). Every plan
+// it gives must equal a new plan of the same node, including the memory's state after each
+// run; the draws must reuse plans often and plan anew often.
+TEST(StreamPlanCache, ReusedPlansEqualNewPlans)
+{
+    std::mt19937_64 random(20261207);
+    auto pick = [&](std::uint64_t low, std::uint64_t high) {
+        return std::uniform_int_distribution<std::uint64_t>(low, high)(random);
+    };
+    constexpr std::uint64_t chunk = 1024 * 1024;
+    constexpr std::uint64_t turnaround = 40'000;
+    FifoMemory memory(2.5, 2.2, turnaround, 300'000, {});
+    struct Shape {
+        std::uint64_t readBytes;
+        std::uint64_t writeBytes;
+        bool compute;
+        std::uint64_t computePs;
+        std::size_t units;
+    };
+    const std::vector<Shape> shapes{{40 * chunk, 0, true, 40 * 900'000 + 3, 1},
+                                    {7 * chunk + 1000, 3 * chunk, true, 2'000'000, 1},
+                                    {3 * chunk, 0, false, 0, 1},
+                                    {0, 5 * chunk + 17, false, 0, 1},
+                                    {0, 0, true, 5'000'000, 2},
+                                    {20 * chunk, 2 * chunk, true, 20 * 300'000, 2}};
+    StreamPlanCache cache(16);
+    for (int trial = 0; trial < 4000; ++trial) {
+        SCOPED_TRACE("trial " + std::to_string(trial));
+        const Shape& shape = shapes[pick(0, shapes.size() - 1)];
+        StreamShape stream;
+        stream.start = Time::fromPs(pick(1'000'000, 1'000'000'000));
+        stream.readBytes = shape.readBytes;
+        stream.writeBytes = shape.writeBytes;
+        stream.chunkBytes = chunk;
+        stream.dmaEngines = 2;
+        stream.dmaBandwidth = Bandwidth::fromBytesPerSecond(2.0e12);
+        const std::uint64_t start = stream.start.ps();
+        // The memory: idle long before, idle just before (turnaround done), turning around,
+        // or busy past the start by a few set amounts.
+        MemoryServer now{0, pick(0, 1) == 1, pick(0, 1) == 1};
+        switch (pick(0, 3)) {
+        case 0:
+            now.freePs = start - pick(turnaround, 900'000);
+            break;
+        case 1:
+            now.freePs = start - turnaround;
+            break;
+        case 2:
+            now.freePs = start - pick(0, 1) * turnaround / 2;
+            break;
+        default:
+            now.freePs = start + pick(1, 3) * 250'000;
+            break;
+        }
+        memory.setState(now);
+        std::vector<Time> units;
+        for (std::size_t u = 0; u < shape.units; ++u)
+            units.push_back(pick(0, 2) == 0 ? Time::fromPs(start + pick(1, 2) * 500'000)
+                                            : Time::fromPs(start - pick(0, 900'000)));
+        ComputeEstimate estimate;
+        estimate.time = Time::fromPs(shape.computePs);
+        const ComputeEstimate* part = shape.compute ? &estimate : nullptr;
+        StreamPlan fresh;
+        planStream(fresh, stream, memory, part, true, units);
+        StreamPlan cached;
+        cache.plan(cached, stream, memory, part, true, units);
+        expectSameChunks(fresh, cached, shape.compute);
+        ASSERT_EQ(fresh.runs.size(), cached.runs.size());
+        for (std::size_t r = 0; r < fresh.runs.size(); ++r) {
+            EXPECT_EQ(fresh.runs[r].memoryAfter.freePs, cached.runs[r].memoryAfter.freePs);
+            EXPECT_EQ(fresh.runs[r].memoryAfter.lastWrite, cached.runs[r].memoryAfter.lastWrite);
+        }
+        if (HasFailure())
+            return;
+    }
+    EXPECT_GT(cache.hits(), 1000U);
+    EXPECT_GT(cache.misses(), 500U);
 }
 
 } // namespace

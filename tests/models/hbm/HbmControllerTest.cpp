@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <memory>
+#include <random>
 #include <vector>
 
 namespace etsim::hbm::test {
@@ -169,6 +170,44 @@ TEST(AnalyticHbm, EverySizeAndDirectionGetsItsOwnTransferTime)
         EXPECT_EQ(hbm.serve(idle, 1000, ask.bytes, ask.write), 1000 + transfer + latency)
             << ask.bytes << " B " << (ask.write ? "write" : "read");
     }
+}
+
+// settled() rewrites a server only where no arrival from `fromPs` on can tell: every
+// transaction sequence arriving from then on completes at the same times on both, and both end
+// in the same state. A server still busy, or turning around, keeps its times.
+TEST(AnalyticHbm, SettledServerServesLaterArrivalsAlike)
+{
+    StatGroup stats("hbm");
+    AnalyticHbm hbm(withFidelity(Fidelity::Analytic), stats);
+    std::mt19937_64 random(20261207);
+    auto pick = [&](std::uint64_t low, std::uint64_t high) {
+        return std::uniform_int_distribution<std::uint64_t>(low, high)(random);
+    };
+    int idle = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const AnalyticHbm::Server server{pick(0, 200'000), pick(0, 1) == 1, pick(0, 1) == 1};
+        const std::uint64_t from = pick(0, 200'000);
+        AnalyticHbm::Server settled = hbm.settled(server, from);
+        if (settled.freePs == from && !settled.used)
+            ++idle;
+        else
+            EXPECT_EQ(settled.freePs, server.freePs) << "trial " << trial;
+        AnalyticHbm::Server original = server;
+        std::uint64_t arrival = from + pick(0, 1) * pick(0, 100'000);
+        for (int ask = 0; ask < 3; ++ask) {
+            const std::uint64_t bytes = pick(1, 4) * 65536;
+            const bool write = pick(0, 1) == 1;
+            ASSERT_EQ(hbm.serve(original, arrival, bytes, write),
+                      hbm.serve(settled, arrival, bytes, write))
+                << "trial " << trial << ", transaction " << ask;
+            arrival += pick(0, 50'000);
+        }
+        EXPECT_EQ(original.freePs, settled.freePs);
+        EXPECT_EQ(original.lastWrite, settled.lastWrite);
+    }
+    // Both kinds were drawn.
+    EXPECT_GT(idle, 200);
+    EXPECT_LT(idle, 1800);
 }
 
 // Sends `count` reads of `size` from a thread through b_transport and records the end time.
