@@ -48,6 +48,7 @@ struct RunOptions {
     std::string mode;
     std::string report;
     std::string timeline;
+    std::string stats;
     std::string timelineRanks = "all";
     std::string timelineWindow;
     std::string timelineSample;
@@ -70,9 +71,10 @@ struct RunOptions {
     bool quiet = false;
     bool profile = false;
     bool listPlatforms = false;
-    // Whether --report / --timeline were given at all: `--report ""` names no file.
+    // Whether --report / --timeline / --stats were given at all: `--report ""` names no file.
     bool reportGiven = false;
     bool timelineGiven = false;
+    bool statsGiven = false;
 };
 
 ExitCode fail(ExitCode code, const std::string& message)
@@ -178,14 +180,36 @@ std::optional<std::string> checkOutputPaths(const RunOptions& options)
         return std::string("--report needs a file name (e.g. --report report.json)");
     if (options.timelineGiven && options.timeline.empty())
         return std::string("--timeline needs a file name (e.g. --timeline timeline.json)");
-    if (options.report.empty() || options.timeline.empty())
+    if (options.statsGiven && options.stats.empty())
+        return std::string("--stats needs a file name (e.g. --stats stats.json)");
+    const std::vector<std::pair<std::string, std::string>> outputs = {
+        {"--report", options.report}, {"--timeline", options.timeline}, {"--stats", options.stats}};
+    for (std::size_t a = 0; a < outputs.size(); ++a)
+        for (std::size_t b = a + 1; b < outputs.size(); ++b) {
+            const auto& [firstOption, first] = outputs[a];
+            const auto& [secondOption, second] = outputs[b];
+            if (first.empty() || second.empty())
+                continue;
+            std::error_code error;
+            if (fs::weakly_canonical(first, error) == fs::weakly_canonical(second, error) ||
+                fs::equivalent(first, second, error))
+                return firstOption + " " + first + " and " + secondOption + " " + second +
+                       " name the same file; give each output its own file";
+        }
+    return std::nullopt;
+}
+
+// Writes every model's stats (nothing when `path` is empty): text for a .txt name, else JSON
+// (docs/outputs.md). The exit code when it cannot.
+std::optional<ExitCode> writeStats(const std::string& path, const platform::RunReport& report)
+{
+    if (path.empty())
         return std::nullopt;
-    std::error_code error;
-    const fs::path report = fs::weakly_canonical(options.report, error);
-    const fs::path timeline = fs::weakly_canonical(options.timeline, error);
-    if (report == timeline || fs::equivalent(options.report, options.timeline, error))
-        return "--report " + options.report + " and --timeline " + options.timeline +
-               " name the same file; give each output its own file";
+    try {
+        writeFileAtomically(path, report.stats);
+    } catch (const Error& error) {
+        return fail(ExitCode::CannotStart, std::string("--stats ") + error.what());
+    }
     return std::nullopt;
 }
 
@@ -198,6 +222,9 @@ std::optional<std::string> checkPartitionOptions(const RunOptions& options)
     if (options.partitions > 0 && options.profile)
         return std::string("--profile measures a run in one process: leave out --partitions, "
                            "or profile the partitions with perf");
+    if (options.partitions > 0 && !options.stats.empty())
+        return std::string("--stats writes the stats of a run in one process: leave out "
+                           "--partitions (each partition holds only its own ranks' models)");
 #ifdef ETSIM_WITH_MPI
     constexpr bool mpiBuilt = true;
 #else
@@ -255,6 +282,9 @@ ExitCode runCommand(const RunOptions& options,
     if (!options.report.empty())
         if (std::string problem = checkWritable(options.report); !problem.empty())
             return fail(ExitCode::CannotStart, "--report " + problem);
+    if (!options.stats.empty())
+        if (std::string problem = checkWritable(options.stats); !problem.empty())
+            return fail(ExitCode::CannotStart, "--stats " + problem);
 
     std::vector<platform::Override> overrides;
     try {
@@ -299,6 +329,9 @@ ExitCode runCommand(const RunOptions& options,
         failed.outcome = "failed";
         failed.problem = message;
         const ExitCode code = fail(ExitCode::InputProblem, message);
+        // Stats of an earlier run at the same path must not pass for this one's.
+        if (!options.stats.empty())
+            std::remove(options.stats.c_str());
         if (std::optional<ExitCode> unwritten = writeReport(options.report, failed, commandLine))
             return *unwritten;
         return code;
@@ -334,6 +367,11 @@ ExitCode runCommand(const RunOptions& options,
     job.replicate = options.replicate;
     platform::JobOptions jobOptions;
     jobOptions.profile = options.profile;
+    if (!options.stats.empty())
+        jobOptions.stats = options.stats.size() >= 4 &&
+                                   options.stats.compare(options.stats.size() - 4, 4, ".txt") == 0
+                               ? platform::StatsFormat::Text
+                               : platform::StatsFormat::Json;
     if (options.timeline.empty() &&
         (options.timelineRanks != "all" || !options.timelineWindow.empty() ||
          !options.timelineSample.empty() || options.timelineLinks != "auto" ||
@@ -423,6 +461,8 @@ ExitCode runCommand(const RunOptions& options,
         std::cerr << "etsim run: warning: " << problem << "\n";
     if (std::optional<ExitCode> code = writeReport(options.report, report, commandLine))
         return *code;
+    if (std::optional<ExitCode> code = writeStats(options.stats, report))
+        return *code;
     if (signal) {
         std::cerr << "etsim run: " << report.problem << "; the timeline and report cover the run "
                   << "up to there\n";
@@ -454,6 +494,10 @@ void addRunCommands(CLI::App& app,
         ->check(CLI::IsMember({"model", "replay"}));
     run->add_option("--report", options->report, "Write the JSON report here (docs/report.md)");
     run->add_option("--timeline", options->timeline, "Write a Chrome/Perfetto timeline here");
+    run->add_option("--stats",
+                    options->stats,
+                    "Write every model's statistics here: JSON, or text for a .txt name "
+                    "(docs/outputs.md)");
     run->add_option("--timeline-ranks",
                     options->timelineRanks,
                     "Ranks with one slice per node in the timeline: all (default), none, or "
@@ -524,6 +568,7 @@ void addRunCommands(CLI::App& app,
     run->callback([run, options, &logSpec, &commandLine, &result]() {
         options->reportGiven = run->count("--report") > 0;
         options->timelineGiven = run->count("--timeline") > 0;
+        options->statsGiven = run->count("--stats") > 0;
         result = runCommand(*options, logSpec, commandLine);
     });
 

@@ -261,6 +261,15 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         }
     }
     summarise(report, platform, built, stats, spec, detailed, intervals, timeline.get());
+    if (options.stats != StatsFormat::None) {
+        std::ostringstream rendered;
+        const std::uint64_t nowPs = fromScTime(simulation.now()).ps();
+        if (options.stats == StatsFormat::Json)
+            writeStatsJson(rendered, stats, nowPs);
+        else
+            writeStatsText(rendered, stats, nowPs);
+        report.stats = rendered.str();
+    }
     // A peer that did not confirm the end may not have finished its part: the run failed.
     report.shutdownProblems = built.shutdownProblems();
     if (report.finished && !report.shutdownProblems.empty()) {

@@ -142,6 +142,9 @@ inline constexpr std::uint64_t maxTimelineSamples = 100000;
 
 struct RunReport;
 
+/// How RunReport::stats renders the stats tree (kernel/Stats.h, docs/outputs.md).
+enum class StatsFormat : std::uint8_t { None, Json, Text };
+
 struct JobOptions {
     TimelineSpec timeline;
     /// Log levels (LogRegistry::configure); empty = warnings and errors.
@@ -157,6 +160,8 @@ struct JobOptions {
     RunReport* failure = nullptr;
     /// Measure where the wall time goes, per part of the platform (RunReport::profile).
     bool profile = false;
+    /// Render every model's stats into RunReport::stats.
+    StatsFormat stats = StatsFormat::None;
 };
 
 /// Host time per part of the platform (kernel/WallProfile.h), with --profile.
@@ -273,6 +278,8 @@ struct RunReport {
     double wallSeconds = 0.0;
     /// With JobOptions::profile.
     std::optional<WallProfileSummary> profile;
+    /// With JobOptions::stats: the stats tree at the end of the run, rendered.
+    std::string stats;
     /// SystemC delta cycles: the kernel's measure of events processed.
     std::uint64_t events = 0;
     /// Only for a run split over processes (etsim run --partitions).

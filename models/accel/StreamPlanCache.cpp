@@ -14,9 +14,8 @@ bool StreamPlanCache::Key::operator==(const Key& other) const
            computePs == other.computePs && memoryFree == other.memoryFree &&
            dmaEngines == other.dmaEngines && units == other.units &&
            std::equal(unitFree.begin(), unitFree.begin() + units, other.unitFree.begin()) &&
-           compute == other.compute && tensor == other.tensor &&
-           memoryUsed == other.memoryUsed && memoryLastWrite == other.memoryLastWrite &&
-           stepOverPeriods == other.stepOverPeriods;
+           compute == other.compute && tensor == other.tensor && memoryUsed == other.memoryUsed &&
+           memoryLastWrite == other.memoryLastWrite && stepOverPeriods == other.stepOverPeriods;
 }
 
 std::size_t StreamPlanCache::KeyHash::operator()(const Key& key) const

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -185,6 +186,57 @@ TEST(RunOutputs, AnUnwritableReportIsRefusedBeforeTheRunWithTheReason)
                                     trace + " --report " + dir.path().string());
     EXPECT_EQ(folder.code, 2) << folder.output;
     EXPECT_TRUE(contains(folder.output, ": is a folder; give a file name")) << folder.output;
+}
+
+// --stats writes the stats tree of every model (docs/outputs.md): JSON, or text for a .txt
+// name. It names its own file, and a failed run leaves no stats of an earlier run behind.
+TEST(RunOutputs, StatsAreWrittenAsJsonOrTextAndAFailedRunLeavesNone)
+{
+    TempDir dir;
+    CommandResult gen =
+        runEtsim("gen microbench --ranks 8 --compute-flops 1e12 --out " + dir.path().string());
+    ASSERT_EQ(gen.code, 0) << gen.output;
+    const std::string trace = dir.file("microbench").string();
+    const std::string run = "run --quiet --platform hgx_h100 --trace " + trace;
+
+    CommandResult json = runEtsim(run + " --stats " + dir.file("stats.json").string());
+    ASSERT_EQ(json.code, 0) << json.output;
+    const nlohmann::json tree = readJson(dir.file("stats.json"));
+    // One GEMM per rank, streamed from HBM in DMA chunks the HBM counted.
+    const nlohmann::json& rank0 = tree["platform"]["rank0"];
+    EXPECT_EQ(rank0["accelerator"]["compute_nodes"]["value"], 1);
+    EXPECT_EQ(rank0["accelerator"]["dma_transfers"]["kind"], "counter");
+    EXPECT_GT(rank0["accelerator"]["dma_transfers"]["value"].get<std::uint64_t>(), 1U);
+    EXPECT_EQ(rank0["hbm"]["transactions"]["value"],
+              rank0["accelerator"]["dma_transfers"]["value"]);
+    EXPECT_EQ(tree["platform"]["fabric"]["collective_time"]["count"], 1);
+
+    CommandResult text = runEtsim(run + " --stats " + dir.file("stats.txt").string());
+    ASSERT_EQ(text.code, 0) << text.output;
+    std::ifstream in(dir.file("stats.txt"));
+    const std::string lines((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(contains(lines, "platform.rank0.accelerator.compute_nodes ")) << lines;
+    EXPECT_TRUE(contains(lines, "platform.fabric.collective_time.count ")) << lines;
+
+    CommandResult same = runEtsim(run + " --stats " + dir.file("out.json").string() + " --report " +
+                                  dir.file("out.json").string());
+    EXPECT_EQ(same.code, 2) << same.output;
+    EXPECT_TRUE(contains(same.output, "name the same file")) << same.output;
+    CommandResult empty = runEtsim(run + " --stats \"\"");
+    EXPECT_EQ(empty.code, 2) << empty.output;
+    EXPECT_TRUE(contains(empty.output, "--stats needs a file name")) << empty.output;
+    CommandResult partitioned =
+        runEtsim(run + " --partitions 2 --stats " + dir.file("p.json").string());
+    EXPECT_EQ(partitioned.code, 2) << partitioned.output;
+    EXPECT_TRUE(contains(partitioned.output, "leave out --partitions")) << partitioned.output;
+
+    // A run that fails on its input replaces nothing with stale stats.
+    const fs::path bad =
+        dir.write("bad.yaml", "name: x\nranks: 8\naccelerator: {preset: no_such_chip}\n");
+    CommandResult failed = runEtsim("run --quiet --platform " + bad.string() + " --trace " + trace +
+                                    " --stats " + dir.file("stats.json").string());
+    EXPECT_EQ(failed.code, 1) << failed.output;
+    EXPECT_FALSE(fs::exists(dir.file("stats.json")));
 }
 
 // Four ranks, each with its compute engine on its own reference peer, which all stall after
