@@ -2,7 +2,8 @@
 // transactions (accelerator.dma.per_chunk): the same traces on the same small platform must
 // give the same simulated times to the picosecond, whether the streams on a rank's HBM run
 // one at a time (the fast path computes them) or overlap (the fast path falls back to
-// per-chunk transactions while they do). Fewer delta cycles show that the fast path ran.
+// per-chunk transactions while they do), and every model's stats must end alike. Fewer delta
+// cycles show that the fast path ran.
 
 #include "et_driver/NodeTensors.h"
 #include "et_driver/TraceNode.h"
@@ -15,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,7 +52,9 @@ RunReport run(const fs::path& prefix, bool perChunk, const std::string& engines)
         {"accelerator.dma.chunk", "1 MiB"},
         {"accelerator.dma.engines", engines},
         {"accelerator.dma.per_chunk", perChunk ? "true" : "false"}};
-    RunReport report = runJob(loadPlatform("hgx_h100", overrides), job);
+    JobOptions options;
+    options.stats = StatsFormat::Text;
+    RunReport report = runJob(loadPlatform("hgx_h100", overrides), job, options);
     EXPECT_TRUE(report.finished) << report.problem;
     return report;
 }
@@ -79,6 +83,21 @@ std::pair<std::uint64_t, std::uint64_t> expectSameTimes(const fs::path& prefix,
     EXPECT_EQ(fast.resources.tensorBusy, chunks.resources.tensorBusy);
     EXPECT_EQ(fast.resources.flops, chunks.resources.flops);
     EXPECT_EQ(fast.resources.hbmUtilisation, chunks.resources.hbmUtilisation);
+    // Every model's stats, line by line: the HBM's latency histogram and turnarounds, the
+    // units' busy times, the DMA's transfers, the on-chip memory's hits.
+    EXPECT_FALSE(fast.stats.empty());
+    std::istringstream fastLines(fast.stats);
+    std::istringstream chunkLines(chunks.stats);
+    std::string fastLine;
+    std::string chunkLine;
+    while (std::getline(fastLines, fastLine)) {
+        if (!std::getline(chunkLines, chunkLine)) {
+            ADD_FAILURE() << "only with the fast path: " << fastLine;
+            break;
+        }
+        EXPECT_EQ(fastLine, chunkLine);
+    }
+    EXPECT_FALSE(std::getline(chunkLines, chunkLine)) << "only per chunk: " << chunkLine;
     return {fast.events, chunks.events};
 }
 
