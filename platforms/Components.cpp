@@ -80,13 +80,13 @@ public:
     {
         return model.complete(arrivalPs, bytes, write);
     }
-    void completeRepeated(std::uint64_t bytes,
-                          std::uint64_t latencyPs,
-                          std::uint64_t times,
-                          const accel::MemoryServer& after) override
+    void completeStream(const std::vector<accel::TransferGroup>& transfers,
+                        std::uint64_t turnarounds,
+                        const accel::MemoryServer& after) override
     {
-        model.completeRepeated(
-            bytes, latencyPs, times, {after.freePs, after.lastWrite, after.used});
+        for (const accel::TransferGroup& group : transfers)
+            model.recordCompleted(group.bytes, group.latencyPs, group.count);
+        model.leaveAt({after.freePs, after.lastWrite, after.used}, turnarounds);
     }
 
 private:

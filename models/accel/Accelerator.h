@@ -161,6 +161,10 @@ private:
     bool fastEligible() const;
     void planFast(std::uint64_t id, Job& job);
     void commitFast(Job& job, Time upTo);
+    // commitFast() of a node whose every chunk has happened: at once, not chunk by chunk.
+    void commitWholeFast(Job& job);
+    // The fast node's compute slices that reached the engine by `upTo`, one by one.
+    void reserveSlicesUpTo(Job& job, Time upTo);
     void leaveFastPath();
     void resumePerChunk(std::uint64_t id, Job& job, Time now);
     tlm::tlm_generic_payload& makeLoad(std::uint64_t id, Job& job, std::uint64_t chunk);

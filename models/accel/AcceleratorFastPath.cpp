@@ -45,9 +45,56 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
 
 void Accelerator::commitFast(Job& job, Time upTo)
 {
-    // The calls the per-chunk transactions make, in their order: each load reaches the memory
-    // at its send time, each slice the engine at its arrival; those after `upTo` are left.
-    if (fastPlan.compute && fastPlan.chunkCount == 0) {
+    if (upTo >= fastPlan.done) {
+        commitWholeFast(job);
+        return;
+    }
+    // The node leaves the fast path: the calls its per-chunk transactions would have made
+    // by `upTo`, in their order (each load reaches the memory at its send time).
+    for (std::uint64_t i = 0; i < fastPlan.chunkCount; ++i) {
+        const ChunkTimes chunk = fastPlan.chunk(i);
+        if (chunk.sent > upTo)
+            break;
+        streamMemory->complete(chunk.sent.ps(), chunk.bytes, chunk.write);
+        ++transfers;
+        if (chunk.loaded <= upTo)
+            (chunk.write ? writeBytes : readBytes) += chunk.bytes;
+    }
+    if (fastPlan.compute)
+        reserveSlicesUpTo(job, upTo);
+}
+
+void Accelerator::commitWholeFast(Job& job)
+{
+    // Every chunk has happened: the memory and the engine take the whole node at once. The
+    // stats they feed are sums (whole ps, bytes, counts; the HBM's latency histogram in whole
+    // ps), so they end as a call per chunk would leave them, and the memory ends in the
+    // plan's final state.
+    const std::uint64_t chunks = fastPlan.chunkCount;
+    if (chunks > 0) {
+        // The memory counts a turnaround at each change of direction: before the first chunk
+        // (against its last transaction) and between the reads and the writes.
+        const MemoryServer before = streamMemory->state();
+        const bool firstWrite = job.readBytes == 0;
+        const std::uint64_t turnarounds = (before.used && before.lastWrite != firstWrite ? 1 : 0) +
+                                          (job.readBytes > 0 && job.writeBytes > 0 ? 1 : 0);
+        streamMemory->completeStream(fastPlan.transfers, turnarounds, fastPlan.memoryEnd);
+        transfers += chunks;
+        readBytes += job.readBytes;
+        writeBytes += job.writeBytes;
+    }
+    if (!fastPlan.compute)
+        return;
+    if (ownEngine->reservesWholeNodes())
+        ownEngine->reserveWholeNode(fastPlan.estimate, fastPlan.tensor, fastPlan.done);
+    else
+        reserveSlicesUpTo(job, fastPlan.done);
+}
+
+void Accelerator::reserveSlicesUpTo(Job& job, Time upTo)
+{
+    // Each slice reaches the engine at its arrival, in order, as its transaction would.
+    if (fastPlan.chunkCount == 0) {
         ownEngine->reserveSliceLasting(*job.info,
                                        fastPlan.estimate,
                                        fastPlan.tensor,
@@ -57,46 +104,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
                                        fastPlan.whole.sliceTime);
         return;
     }
-    const std::uint64_t slices = fastPlan.chunkCount;
-    // A run of repeating chunks (StreamPlan.h) that has wholly happened is committed at once,
-    // one call per chunk of its period; the stats it touches add up exactly, so this is what
-    // a call per chunk would leave. A run cut by `upTo` is committed chunk by chunk.
-    const bool whole = upTo >= fastPlan.done;
-    for (std::uint64_t i = 0; i < slices; ++i) {
-        const ChunkRun* run = whole ? fastPlan.runOf(i) : nullptr;
-        if (run != nullptr) {
-            const std::uint64_t times = run->repetitions();
-            for (std::uint64_t b = run->base; b < run->base + run->period; ++b) {
-                const ChunkTimes& base = fastPlan.chunks[b];
-                streamMemory->completeRepeated(
-                    base.bytes, (base.served - base.sent).ps(), times, run->memoryAfter);
-                transfers += times;
-                (base.write ? writeBytes : readBytes) += base.bytes * times;
-            }
-            i = run->last;
-            continue;
-        }
-        const ChunkTimes chunk = fastPlan.chunk(i);
-        if (chunk.sent > upTo)
-            break;
-        streamMemory->complete(chunk.sent.ps(), chunk.bytes, chunk.write);
-        ++transfers;
-        if (chunk.loaded <= upTo)
-            (chunk.write ? writeBytes : readBytes) += chunk.bytes;
-    }
-    if (!fastPlan.compute)
-        return;
-    for (std::uint64_t i = 0; i < slices; ++i) {
-        const ChunkRun* run = whole && ownEngine->repeatsSlices() ? fastPlan.runOf(i) : nullptr;
-        if (run != nullptr) {
-            // Every slice of a run is a regular one (the remainder is the node's last).
-            ownEngine->reserveRepeatedSlices(fastPlan.tensor,
-                                             run->last + 1 - run->first,
-                                             fastPlan.chunks[run->base].sliceTime,
-                                             fastPlan.chunk(run->last).computed);
-            i = run->last;
-            continue;
-        }
+    for (std::uint64_t i = 0; i < fastPlan.chunkCount; ++i) {
         const ChunkTimes chunk = fastPlan.chunk(i);
         if (chunk.computeSent > upTo)
             break;
@@ -104,7 +112,7 @@ void Accelerator::commitFast(Job& job, Time upTo)
                                        fastPlan.estimate,
                                        fastPlan.tensor,
                                        i,
-                                       slices,
+                                       fastPlan.chunkCount,
                                        chunk.computeSent,
                                        chunk.sliceTime);
     }

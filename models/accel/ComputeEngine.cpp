@@ -135,29 +135,8 @@ Time ComputeEngine::reserveSliceLasting(const EtNodeInfo& node,
     Unit& unit = units[chosen];
     const Time start = placement.start;
 
-    if (sliceIndex == 0) {
-        switch (whole.fidelity) {
-        case Fidelity::Roofline:
-            ++roofline;
-            break;
-        case Fidelity::GpuTiles:
-            ++gpuTiles;
-            break;
-        case Fidelity::Systolic:
-            ++systolic;
-            break;
-        case Fidelity::Vector:
-            ++vector;
-            break;
-        }
-        if (whole.fallback)
-            ++fallbacks;
-        if (whole.memoryBound)
-            ++memoryBound;
-        // A node's operations count once, when it starts, so the total does not depend on
-        // how its slices are grouped.
-        flops += whole.flops;
-    }
+    if (sliceIndex == 0)
+        countNode(whole);
     countBusy(tensor, unit, duration.ps());
     if (timeline != nullptr)
         timeline->complete(timelineProcess,
@@ -173,13 +152,39 @@ Time ComputeEngine::reserveSliceLasting(const EtNodeInfo& node,
     return placement.end;
 }
 
-void ComputeEngine::reserveRepeatedSlices(bool tensor, std::uint64_t times, Time duration, Time end)
+void ComputeEngine::reserveWholeNode(const ComputeEstimate& whole, bool tensor, Time end)
 {
-    if (!repeatsSlices())
+    if (!reservesWholeNodes())
         throw Error(std::string(name()) +
-                    ": internal: repeated slices need one unit and no timeline");
+                    ": internal: a whole node's reservation needs one unit and no timeline");
+    countNode(whole);
     freeFor(tensor)[0] = end;
-    countBusy(tensor, units[0], duration.ps() * times);
+    countBusy(tensor, units[0], whole.time.ps());
+}
+
+void ComputeEngine::countNode(const ComputeEstimate& whole)
+{
+    switch (whole.fidelity) {
+    case Fidelity::Roofline:
+        ++roofline;
+        break;
+    case Fidelity::GpuTiles:
+        ++gpuTiles;
+        break;
+    case Fidelity::Systolic:
+        ++systolic;
+        break;
+    case Fidelity::Vector:
+        ++vector;
+        break;
+    }
+    if (whole.fallback)
+        ++fallbacks;
+    if (whole.memoryBound)
+        ++memoryBound;
+    // A node's operations count once, when it starts, so the total does not depend on how its
+    // slices are grouped.
+    flops += whole.flops;
 }
 
 void ComputeEngine::countBusy(bool tensor, Unit& unit, std::uint64_t ps)

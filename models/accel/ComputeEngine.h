@@ -107,14 +107,14 @@ public:
                              std::uint64_t count,
                              Time arrival,
                              Time duration);
-    /// Reserves `times` slices of `node`, none its first, each lasting `duration` and each
-    /// starting when the one before ends, on an engine of one unit without a timeline: what
-    /// reserveSliceLasting() does for each of them, with the unit free at `end` afterwards.
-    /// The streaming plan commits a run of repeating chunks with it (StreamPlan.h). Throws
+    /// Reserves every slice of a node whose estimate is `whole`, the last ending at `end`, on
+    /// an engine of one unit without a timeline: what reserveSliceLasting() does for each of
+    /// them (their shares add up to the node's time), with the unit free at `end` afterwards.
+    /// The streaming plan commits a node that ran alone with it (StreamPlan.h). Throws
     /// etsim::Error (internal) on an engine of several units or with a timeline.
-    void reserveRepeatedSlices(bool tensor, std::uint64_t times, Time duration, Time end);
-    /// Whether reserveRepeatedSlices() may be used: one unit and no timeline.
-    bool repeatsSlices() const { return units.size() == 1 && timeline == nullptr; }
+    void reserveWholeNode(const ComputeEstimate& whole, bool tensor, Time end);
+    /// Whether reserveWholeNode() may be used: one unit and no timeline.
+    bool reservesWholeNodes() const { return units.size() == 1 && timeline == nullptr; }
     /// Answers `payload` (a slice already reserved with reserveSlice) on the backward path at
     /// `end`, as if it had come through the socket: the accelerator's fast path hands over a
     /// slice in progress when it falls back to per-chunk transactions.
@@ -137,6 +137,8 @@ private:
     void respond();
     void fail(tlm::tlm_generic_payload& payload, const std::string& problem);
 
+    /// Counts a node (its fidelity, fallback, bound and FLOPs) when its first slice starts.
+    void countNode(const ComputeEstimate& whole);
     /// Adds `ps` of busy time to the tensor (or vector) totals and to `unit`'s.
     void countBusy(bool tensor, Unit& unit, std::uint64_t ps);
     std::vector<Time>& freeFor(bool tensor)

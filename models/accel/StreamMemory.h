@@ -13,6 +13,7 @@
 // per-chunk transactions would have left.
 
 #include <cstdint>
+#include <vector>
 
 namespace etsim::accel {
 
@@ -24,6 +25,13 @@ struct MemoryServer {
     /// whether there was one.
     bool lastWrite = false;
     bool used = false;
+};
+
+/// Transactions of one size that each completed `latencyPs` after their arrival.
+struct TransferGroup {
+    std::uint64_t bytes = 0;
+    std::uint64_t latencyPs = 0;
+    std::uint64_t count = 0;
 };
 
 class StreamMemory {
@@ -42,14 +50,12 @@ public:
     virtual MemoryServer settled(const MemoryServer& server, std::uint64_t fromPs) const = 0;
     /// Accepts `bytes` arriving at `arrivalPs` and returns their completion, ps.
     virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) = 0;
-    /// Records `times` transactions of `bytes`, each completing `latencyPs` after its arrival,
-    /// none turning the direction around, as complete() would for each,
-    /// and leaves the memory in state `after`: the streaming plan commits a run of repeating
-    /// chunks (StreamPlan.h) with one call per chunk of its period.
-    virtual void completeRepeated(std::uint64_t bytes,
-                                  std::uint64_t latencyPs,
-                                  std::uint64_t times,
-                                  const MemoryServer& after) = 0;
+    /// Records a node's whole stream at once, as complete() for each of its transactions in
+    /// turn would: the transactions of each group, `turnarounds` changes of direction, and the
+    /// memory left in `after`. The streaming fast path commits a node that ran alone with it.
+    virtual void completeStream(const std::vector<TransferGroup>& transfers,
+                                std::uint64_t turnarounds,
+                                const MemoryServer& after) = 0;
 };
 
 } // namespace etsim::accel

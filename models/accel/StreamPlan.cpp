@@ -117,6 +117,36 @@ bool shifted(const PipelineState& earlier,
     return true;
 }
 
+// Adds `count` transactions of `bytes` completing `latencyPs` after arrival to `groups`.
+void addTransfers(std::vector<TransferGroup>& groups,
+                  std::uint64_t bytes,
+                  std::uint64_t latencyPs,
+                  std::uint64_t count)
+{
+    for (TransferGroup& group : groups)
+        if (group.bytes == bytes && group.latencyPs == latencyPs) {
+            group.count += count;
+            return;
+        }
+    groups.push_back({bytes, latencyPs, count});
+}
+
+// Fills plan.transfers from the first `walked` entries of plan.chunks and the runs.
+void groupTransfers(StreamPlan& plan, std::uint64_t walked)
+{
+    plan.transfers.clear();
+    for (std::uint64_t slot = 0; slot < walked; ++slot) {
+        const ChunkTimes& chunk = plan.chunks[slot];
+        addTransfers(plan.transfers, chunk.bytes, (chunk.served - chunk.sent).ps(), 1);
+    }
+    for (const ChunkRun& run : plan.runs)
+        for (std::uint64_t b = run.base; b < run.base + run.period; ++b) {
+            const ChunkTimes& chunk = plan.chunks[b];
+            addTransfers(
+                plan.transfers, chunk.bytes, (chunk.served - chunk.sent).ps(), run.repetitions());
+        }
+}
+
 } // namespace
 
 void planStream(StreamPlan& plan,
@@ -162,6 +192,7 @@ void planStream(StreamPlan& plan,
         plan.whole.sliceTime = Time::fromPs(shares.next());
         plan.whole.computed = ComputeEngine::place(engineFree, t0, plan.whole.sliceTime).end;
         plan.done = plan.whole.computed;
+        plan.transfers.clear(); // nothing reaches the memory
         return;
     }
 
@@ -300,6 +331,8 @@ void planStream(StreamPlan& plan,
         }
     }
     plan.done = plan.compute ? computedOneBack : lastLoaded;
+    plan.memoryEnd = memoryState;
+    groupTransfers(plan, count - inRuns);
 }
 
 } // namespace etsim::accel

@@ -105,6 +105,10 @@ struct StreamPlan {
     ComputeEstimate estimate;
     /// When the node's last event happens.
     Time done;
+    /// Every chunk's transaction by size and memory latency, and the memory's state after the
+    /// last: what committing the whole node records (StreamMemory::completeStream).
+    std::vector<TransferGroup> transfers;
+    MemoryServer memoryEnd;
     // Scratch space kept between nodes: the engine's free times, the DMA engines' busy ends.
     std::vector<Time> engineFree;
     std::vector<Time> engines;

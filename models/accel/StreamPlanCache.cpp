@@ -112,6 +112,9 @@ StreamPlanCache::Entry StreamPlanCache::relative(const StreamPlan& plan, Time st
     Entry entry;
     entry.chunkCount = plan.chunkCount;
     entry.done = plan.done - start;
+    entry.transfers = plan.transfers;
+    entry.memoryEnd = plan.memoryEnd;
+    entry.memoryEnd.freePs -= start.ps();
     std::uint64_t inRuns = 0;
     entry.runs = plan.runs;
     for (ChunkRun& run : entry.runs) {
@@ -135,6 +138,9 @@ void StreamPlanCache::place(const Entry& entry, StreamPlan& plan, Time start)
 {
     plan.chunkCount = entry.chunkCount;
     plan.done = entry.done + start;
+    plan.transfers = entry.transfers;
+    plan.memoryEnd = entry.memoryEnd;
+    plan.memoryEnd.freePs += start.ps();
     plan.runs = entry.runs;
     for (ChunkRun& run : plan.runs)
         run.memoryAfter.freePs += start.ps();

@@ -71,6 +71,8 @@ private:
         std::size_t chunkCount = 0;
         ChunkTimes whole;
         Time done;
+        std::vector<TransferGroup> transfers;
+        MemoryServer memoryEnd; // freePs relative
     };
     static bool makeKey(Key& key,
                         const StreamShape& shape,

@@ -43,12 +43,9 @@ std::uint64_t AnalyticHbm::complete(std::uint64_t arrivalPs, std::uint64_t bytes
     return done;
 }
 
-void AnalyticHbm::completeRepeated(std::uint64_t bytes,
-                                   std::uint64_t latencyPs,
-                                   std::uint64_t times,
-                                   const Server& after)
+void AnalyticHbm::leaveAt(const Server& after, std::uint64_t turnaroundCount)
 {
-    record(bytes, latencyPs, times);
+    turnarounds += turnaroundCount;
     state = after;
 }
 

@@ -33,14 +33,16 @@ public:
     /// Accepts a transaction of `bytes` (a write when `write`) arriving at `arrivalPs` (ps) and
     /// returns its completion time, ps. Transactions are served in call order.
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write);
-    /// Records `times` transactions of `bytes`, each completing `latencyPs` after its arrival
-    /// and none turning the direction around, as complete() would
-    /// for each, and leaves the server in `after` (the accelerator's streaming plan commits a
-    /// run of repeating chunks it has worked out with serve()).
-    void completeRepeated(std::uint64_t bytes,
-                          std::uint64_t latencyPs,
-                          std::uint64_t times,
-                          const Server& after);
+    /// Records `times` transactions of `bytes`, each completing `latencyPs` after its arrival,
+    /// as complete() would for each; with leaveAt(), the accelerator's streaming plan commits
+    /// the chunks it has worked out with serve() at once.
+    void recordCompleted(std::uint64_t bytes, std::uint64_t latencyPs, std::uint64_t times)
+    {
+        record(bytes, latencyPs, times);
+    }
+    /// Leaves the server in `after`, counting `turnaroundCount` changes of direction on the
+    /// way: the state the transactions given to recordCompleted() left.
+    void leaveAt(const Server& after, std::uint64_t turnaroundCount);
 
     /// The server's state now.
     const Server& server() const { return state; }

@@ -58,10 +58,9 @@ public:
         return serve(server, arrivalPs, bytes, write);
     }
     void setState(const MemoryServer& now) { server = now; }
-    void completeRepeated(std::uint64_t /*bytes*/,
-                          std::uint64_t /*latencyPs*/,
-                          std::uint64_t /*times*/,
-                          const MemoryServer& after) override
+    void completeStream(const std::vector<TransferGroup>& /*transfers*/,
+                        std::uint64_t /*turnarounds*/,
+                        const MemoryServer& after) override
     {
         server = after;
     }
