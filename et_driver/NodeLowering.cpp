@@ -337,7 +337,8 @@ void NodeLowering::lowerCompute(const TraceNode& node, LoweredNode& out)
     out.engine = Engine::Compute;
     info.flops = nonNegative(node.numOps().value_or(0));
     info.bytes = node.tensorSize().value_or(0);
-    OperatorInfo op = operatorInfo(node);
+    OperatorInfo& op = operatorScratch;
+    operatorInfo(node, op);
     info.op = operatorKind(op.kind);
     info.dataType = dataType(op.dtype);
     if (!op.gemms.empty()) {

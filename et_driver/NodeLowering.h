@@ -16,6 +16,7 @@
 // collective that cannot reach its members (a one-rank trace of a larger job) is replayed
 // locally with a counted warning.
 
+#include "et_driver/OperatorInfo.h"
 #include "et_driver/ProcessGroups.h"
 #include "et_driver/TraceNode.h"
 #include "kernel/Extensions.h"
@@ -173,6 +174,8 @@ private:
     std::unordered_map<std::uint32_t, std::uint64_t> sequences; // group id + 1 (0 = all ranks)
     // Tensor lists of a spent node that nothing else holds, read into by the next node.
     std::shared_ptr<NodeTensors> spareTensors;
+    // The operator of the node being lowered; its strings and GEMM list keep their capacity.
+    OperatorInfo operatorScratch;
 };
 
 } // namespace etsim::et

@@ -382,7 +382,7 @@ void fromPyTorch(OperatorInfo& info, const TraceNode& node, const std::string& s
 void fromAttributes(OperatorInfo& info, const TraceNode& node)
 {
     info.source = OperatorInfo::Source::Attributes;
-    info.op = std::string(*node.opKind());
+    info.op.assign(*node.opKind());
     if (std::optional<std::string_view> dtype = node.dtype())
         info.dtype = dataTypeFromName(*dtype).value_or(DataType::Unknown);
     std::optional<OpKind> kind = opKindFromName(info.op);
@@ -520,22 +520,33 @@ double OperatorInfo::flops() const
 OperatorInfo operatorInfo(const TraceNode& node)
 {
     OperatorInfo info;
+    operatorInfo(node, info);
+    return info;
+}
+
+void operatorInfo(const TraceNode& node, OperatorInfo& info)
+{
+    info.kind = OpKind::Unknown;
+    info.dtype = DataType::Unknown;
+    info.gemms.clear();
+    info.source = OperatorInfo::Source::None;
+    info.op.clear();
+    info.note.clear();
     if (node.opKind()) {
         fromAttributes(info, node);
-        return info;
+        return;
     }
     if (std::optional<std::string> schema = stringAttribute(node, "op_schema");
         schema && !schema->empty()) {
         fromPyTorch(info, node, *schema);
-        return info;
+        return;
     }
     if (node.name.rfind("aten::", 0) == 0) {
         // "aten::mm(0)": the converter numbers repeated names; there is no argument list.
         fromPyTorch(info, node, node.name.substr(0, node.name.find('(')));
-        return info;
+        return;
     }
     info.note = "no op_kind attribute, no op_schema and no aten:: name";
-    return info;
 }
 
 void applyOperatorInfo(TraceNode& node, const OperatorInfo& info)

@@ -96,6 +96,9 @@ struct OperatorInfo {
 
 // Reads the node as described at the top of this file.
 OperatorInfo operatorInfo(const TraceNode& node);
+// The same into `info`, whose strings and GEMM list keep their capacity (the driver lowers
+// every node through one).
+void operatorInfo(const TraceNode& node, OperatorInfo& info);
 
 // Writes op_kind, dtype (when known), gemm_m/n/k/batch (from the first GEMM; for attention
 // the first GEMM is Q K^T, i.e. m = query length, n = key length, k = head dim) and num_ops
