@@ -34,10 +34,12 @@ TEST(ConfigKeys, DocsTablesAreTheParameterTables)
     const bool update = std::getenv("ETSIM_UPDATE_DOCS") != nullptr;
     for (const std::string& page : pages) {
         const std::string text = readTextFile(root / page, "a docs page");
-        for (const ComponentKeys& table : tables)
-            if (table.doc == page)
+        for (const ComponentKeys& table : tables) {
+            if (table.doc == page) {
                 EXPECT_NE(text.find(keyTableBegin(table.component)), std::string::npos)
                     << page << " has no table of " << table.component;
+            }
+        }
         const std::string fresh = refreshKeyTables(text, tables);
         if (update && fresh != text) {
             std::ofstream(root / page) << fresh;

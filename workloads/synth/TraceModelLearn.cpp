@@ -269,15 +269,15 @@ void Learner::learnRank(const fs::path& file,
                 ++samples.tensorOutputs[std::to_string(
                     std::min<std::size_t>(tensors->outputs.size(), maxTensorCount))];
                 for (std::size_t k = 0; k < tensors->inputs.size(); ++k) {
-                    const std::string position =
+                    const std::string slot =
                         std::to_string(std::min<std::size_t>(k, maxTensorCount - 1)) + ":";
                     auto seen = lastTouch.find(tensors->inputs[k].id);
                     if (seen == lastTouch.end()) {
-                        ++samples.inputSources[position + freshSource];
+                        ++samples.inputSources[slot + freshSource];
                         continue;
                     }
-                    ++samples.inputSources[position +
-                                           (seen->second.second ? outputSource : inputSource)];
+                    ++samples
+                          .inputSources[slot + (seen->second.second ? outputSource : inputSource)];
                     samples.reuseDistance.push_back(
                         static_cast<double>(tensorNodes - seen->second.first));
                 }
