@@ -55,6 +55,8 @@ struct TransformerOptions {
     std::string attention = "fused";
     double dropout = 0;
     std::string gradAccumulation = "none";
+    // Empty: the default of TransformerSpec::gradientDtype.
+    std::string gradDtype;
     uint32_t decodeTokens = 0;
     OutputOptions output{"", "transformer", false};
     // Options given on the command line override the preset's value.
@@ -228,6 +230,14 @@ ExitCode runTransformer(TransformerOptions& o)
                                ": use fp32, tf32, bf16, fp16, fp8 "
                                "or int8");
     spec.dtype = *dtype;
+    if (!o.gradDtype.empty()) {
+        spec.gradDtype = dtypeOf(o.gradDtype);
+        if (!spec.gradDtype)
+            return cannotStart(command,
+                               "--grad-dtype " + o.gradDtype +
+                                   ": use fp32, tf32, bf16, fp16, fp8 or int8 (or leave it "
+                                   "out: fp32 with --dtype bf16, otherwise --dtype)");
+    }
     spec.seqLen = o.seqLen;
     spec.microBatch = o.microBatch;
     spec.globalBatch = o.globalBatch;
@@ -415,6 +425,11 @@ void addGenCommands(CLI::App& app, ExitCode& result)
                      "separate: a kernel adds each weight gradient into the step's buffer "
                      "(Megatron-LM 2021)")
         ->capture_default_str();
+    transformer->add_option("--grad-dtype",
+                            tf->gradDtype,
+                            "Training: element type of the gradient buffer (accumulation, "
+                            "data-parallel reduction, optimizer read); default fp32 with "
+                            "--dtype bf16 (Megatron-LM, Llama 3), otherwise --dtype");
     transformer
         ->add_option(
             "--decode-tokens", tf->decodeTokens, "Inference: tokens decoded after the prefill")

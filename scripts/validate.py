@@ -272,9 +272,11 @@ def gpt3(etsim):
     pipeline = etsim.run("gpt3", "dgx_a100_cluster", trace,
                          ["ranks=64", "fabric.topology.dims[1].size=8"])
     h, layers, vocab = 12288, 96, 51200
-    # Gradients of the largest stage (the first: 12 layers and the embedding), per rank.
+    # Gradients of the largest stage (the first: 12 layers and the embedding), per rank, in
+    # fp32: Megatron-LM accumulates and all-reduces gradients in fp32 when it trains in bf16
+    # (etsim gen's default --grad-dtype for bf16, docs/cli.md).
     stage_params = layers // 8 * 12 * h * h // 8 + vocab * h // 8
-    grad_bytes = stage_params * 2
+    grad_bytes = stage_params * 4
     ar_trace = etsim.gen("gpt3_dp", "microbench", "--ranks", 128, "--group-size", 16,
                          "--group-layout", "strided", "--collective", "all_reduce",
                          "--size", f"{grad_bytes} B", "--iterations", 1)
@@ -598,10 +600,12 @@ def main():
           "batched GEMM; the backward the same in reverse), attention and hidden dropout of "
           "0.1 (Megatron-LM's defaults), the bias-dropout-add after each block, the sum of "
           "the residual gradients in backward, and the add of every weight gradient into the "
-          "step's gradient buffer after each micro-batch (Megatron-LM's main_grad hook) "
+          "step's gradient buffer after each micro-batch (Megatron-LM's main_grad hook, "
+          "an fp32 buffer, since Megatron-LM accumulates and all-reduces gradients in fp32 "
+          "when it trains in bf16: `etsim gen`'s default `--grad-dtype` for bf16) "
           "(docs/cli.md, \"Kernels of one layer\");")
         w(f"2. the data-parallel all-reduce of the largest stage's gradients ({g['grad_bytes']/1e9:.2f} "
-          "GB in BF16 per rank: 12 layers x 12 h^2 / 8 + V h / 8 parameters) in 8 groups of 16 "
+          "GB in FP32 per rank: 12 layers x 12 h^2 / 8 + V h / 8 parameters) in 8 groups of 16 "
           "ranks, one group per rail, on 16 nodes (128 ranks): the load every node's NICs "
           "carry in the full run;")
         w("3. iteration = (1) + (2).\n")

@@ -110,6 +110,13 @@ std::optional<GradAccumulation> gradAccumulationFromName(std::string_view name)
         name, {GradAccumulation::None, GradAccumulation::Separate}, gradAccumulationName);
 }
 
+et::DataType TransformerSpec::gradientDtype() const
+{
+    if (gradDtype)
+        return *gradDtype;
+    return dtype == et::DataType::Bf16 ? et::DataType::Fp32 : dtype;
+}
+
 // ---- model arithmetic -----------------------------------------------------------------------
 
 double TransformerModel::attentionParameters() const
@@ -232,6 +239,10 @@ Transformer::Transformer(TransformerSpec s) : spec(std::move(s))
              std::to_string(p.dp) + " use --zero to shard over the replicas in the trace");
     if (et::bytesPerElement(spec.dtype) == 0)
         fail("dtype must be a known element type");
+    if (spec.gradDtype && spec.phase != Phase::Training)
+        fail("grad-dtype applies to training; inference has no gradients");
+    if (spec.gradDtype && et::bytesPerElement(*spec.gradDtype) == 0)
+        fail("grad-dtype must be a known element type");
     uint64_t ranks = uint64_t{p.tp} * p.pp * p.dp;
     if (ranks > (uint64_t{1} << 31))
         fail("tp x pp x dp = " + std::to_string(ranks) + " ranks is too many");
@@ -269,6 +280,8 @@ std::string Transformer::description() const
         text += ", dropout " + probabilityText(spec.dropout);
     if (spec.phase == Phase::Training && spec.gradAccumulation == GradAccumulation::Separate)
         text += ", gradients accumulated by a separate kernel";
+    if (spec.phase == Phase::Training)
+        text += ", " + std::string(et::dataTypeName(spec.gradientDtype())) + " gradients";
     if (spec.phase == Phase::Training)
         text += ", recompute " + std::string(recomputeName(spec.recompute)) + ", zero " +
                 std::to_string(spec.zero) +
@@ -433,13 +446,13 @@ int64_t Transformer::tpAllReduceBytes(uint32_t tokens) const
 int64_t Transformer::dpGradientBytes(uint32_t stage) const
 {
     return static_cast<int64_t>(
-        std::llround(stageDenseParameters(stage) * et::bytesPerElement(spec.dtype)));
+        std::llround(stageDenseParameters(stage) * et::bytesPerElement(spec.gradientDtype())));
 }
 
 int64_t Transformer::expertGradientBytes(uint32_t stage) const
 {
     return static_cast<int64_t>(
-        std::llround(stageExpertParameters(stage) * et::bytesPerElement(spec.dtype)));
+        std::llround(stageExpertParameters(stage) * et::bytesPerElement(spec.gradientDtype())));
 }
 
 void Transformer::emitRank(uint32_t rank, RankEmitter& out) const

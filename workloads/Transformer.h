@@ -30,6 +30,9 @@
 //   every backward). MoE expert weights synchronise over the expert data-parallel group.
 // - Optimizer: Adam as one element-wise node over the local parameter shard (10 operations and
 //   fp32 master, momentum, variance read and written per parameter).
+// - Gradients are summed over micro-batches and reduced over the data-parallel ranks in the
+//   gradient element type (TransformerSpec::gradientDtype): fp32 with bf16, as Megatron-LM
+//   forces and the Llama 3 paper reports, otherwise the trace's dtype.
 // - Not modelled: sequence parallelism, the vocab-parallel loss all-reduces, embedding
 //   synchronisation between the first and last stage for tied embeddings, the reductions of
 //   bias gradients, overlap of communication with compute beyond what the dependencies allow.
@@ -133,8 +136,18 @@ struct TransformerSpec {
     // output (Megatron-LM's attention and hidden dropout); 0 writes no dropout kernel.
     double dropout = 0;
     GradAccumulation gradAccumulation = GradAccumulation::None;
+    // Training: element type of the gradient buffer, in which weight gradients are summed over
+    // the micro-batches, reduced over the data-parallel ranks and read by the optimizer;
+    // nullopt for the default of gradientDtype().
+    std::optional<et::DataType> gradDtype;
     // Inference: tokens generated after the prefill.
     uint32_t decodeTokens = 0;
+
+    // gradDtype when given; otherwise fp32 when dtype is bf16 (Megatron-LM sets
+    // accumulate_allreduce_grads_in_fp32 for bf16, whose 8-bit mantissa would lose the
+    // micro-batches' small additions; Llama 3 accumulates and reduce-scatters its gradients in
+    // fp32), and dtype itself for every other type (Megatron-LM's fp16 main_grad).
+    et::DataType gradientDtype() const;
 };
 
 // The closed-form training FLOPs of one step: (6, or 8 with full recomputation) x layer matmul
@@ -167,9 +180,11 @@ public:
     // Bytes of comm_size of the collectives, for the callers that report them.
     // Tensor-parallel all-reduce of one block output: b * s * h * bytes.
     int64_t tpAllReduceBytes(uint32_t tokens) const;
-    // Data-parallel gradient buffer of the dense weights of a stage, per rank, bytes.
+    // Data-parallel gradient buffer of the dense weights of a stage, per rank, bytes (in the
+    // gradient element type).
     int64_t dpGradientBytes(uint32_t stage) const;
-    // Expert weights of a stage per rank (synchronised over the expert data-parallel group).
+    // Expert weights' gradients of a stage per rank, in the gradient element type
+    // (synchronised over the expert data-parallel group).
     int64_t expertGradientBytes(uint32_t stage) const;
 
     // The group kinds; public for tests.

@@ -102,12 +102,12 @@ void Transformer::RankPlan::accumulateGradient(const std::string& name, double e
     if (spec.gradAccumulation != GradAccumulation::Separate)
         return;
     TensorUse kept = activation;
-    // The buffer is in the trace's element type (Megatron-LM's fp16 main_grad; with bf16 it
-    // accumulates in fp32, which this understates).
-    auto size = static_cast<uint64_t>(elements * bytes);
+    // The gradient just written is in the trace's element type, the buffer in the gradient
+    // element type (main_grad: fp32 with bf16).
+    auto buffer = static_cast<uint64_t>(elements * gradBytes);
     NodeTensors tensors;
-    tensors.inputs = {current(elements), fresh(size)};
-    tensors.outputs = {fresh(size)};
+    tensors.inputs = {current(elements), fresh(buffer)};
+    tensors.outputs = {fresh(buffer)};
     vectorKernel(name, elements, tensors);
     activation = kept;
 }

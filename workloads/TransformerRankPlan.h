@@ -38,6 +38,7 @@ public:
         , out(out)
         , at(job.coordinates(rank))
         , bytes(et::bytesPerElement(job.spec.dtype))
+        , gradBytes(et::bytesPerElement(job.spec.gradientDtype()))
         , tpGroup(job.groupName(GroupKind::Tp, rank))
         , dpGroup(job.groupName(GroupKind::Dp, rank))
         , epGroup(job.groupName(GroupKind::Ep, rank))
@@ -112,21 +113,23 @@ private:
                                 deps(),
                                 tensors));
     }
-    // Adam over `params` parameters: about 10 operations a parameter; reads the gradient and
-    // the fp32 master weight, momentum and variance (12 B a parameter), writes those three back
-    // and the parameter. Each byte moved is one tensor byte, read or written, not both.
+    // Adam over `params` parameters: about 10 operations a parameter; reads the gradient (in
+    // the gradient element type) and the fp32 master weight, momentum and variance (12 B a
+    // parameter), writes those three back and the parameter. Each byte moved is one tensor
+    // byte, read or written, not both.
     uint64_t adam(const std::string& name, double params)
     {
+        const auto gradients = static_cast<uint64_t>(params * gradBytes);
         const auto weights = static_cast<uint64_t>(params * bytes);
         const auto state = static_cast<uint64_t>(params * 12);
         NodeTensors tensors;
-        tensors.inputs = {fresh(weights), fresh(state)};
+        tensors.inputs = {fresh(gradients), fresh(state)};
         tensors.outputs = {fresh(state), output(weights)};
         return step(out.compute(name,
                                 et::OpKind::Elementwise,
                                 spec.dtype,
                                 static_cast<int64_t>(10 * params),
-                                2 * (weights + state),
+                                gradients + 2 * state + weights,
                                 deps(),
                                 tensors));
     }
@@ -296,7 +299,9 @@ private:
     const Parallelism& p;
     RankEmitter& out;
     Coordinates at;
+    // Element sizes of the trace's dtype and of the gradient buffer.
     int64_t bytes;
+    int64_t gradBytes;
     std::string tpGroup;
     std::string dpGroup;
     std::string epGroup;

@@ -26,7 +26,7 @@ void Transformer::RankPlan::zeroScatterLayerGradients(const std::string& prefix)
     if (spec.zero == 3 && p.dp > 1)
         collective(prefix + "grad_reducescatter",
                    CollectiveType::ReduceScatter,
-                   static_cast<int64_t>(layerWeights() * bytes),
+                   static_cast<int64_t>(layerWeights() * gradBytes),
                    dpGroup);
 }
 

@@ -100,6 +100,7 @@ TEST(GenCommands, WritesTracesThatValidate)
     EXPECT_TRUE(contains(tf.output, "16 x layers x seq x hidden x tokens (attention, unfused)"))
         << tf.output;
     EXPECT_TRUE(contains(tf.output, "closed form: ")) << tf.output;
+    EXPECT_TRUE(contains(tf.output, "fp32 gradients")) << tf.output;
     EXPECT_TRUE(fs::exists(dir.path() / "tf" / "llama.7.et.gz"));
     Result validate = runEtsim("trace validate '" + dir.path().string() + "/tf/llama'");
     EXPECT_EQ(validate.code, 0) << validate.output;
@@ -129,6 +130,9 @@ TEST(GenCommands, CannotStartExitsTwo)
              Case{"gen transformer --dropout 1" + out, "dropout must be a probability in [0, 1)"},
              Case{"gen transformer --grad-accumulation hook" + out,
                   "--grad-accumulation hook: use none or separate"},
+             Case{"gen transformer --grad-dtype fp13" + out, "--grad-dtype fp13: use fp32"},
+             Case{"gen transformer --phase inference --grad-dtype fp32" + out,
+                  "grad-dtype applies to training"},
              Case{"gen microbench --collective allsum" + out,
                   "--collective allsum: use all_reduce"},
              Case{"gen microbench --pattern mesh" + out, "--pattern mesh: use ring or pairwise"},

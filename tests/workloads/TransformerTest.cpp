@@ -128,16 +128,17 @@ TEST(Transformer, DataParallelGradientAllReducePerStageByHand)
     // Stage 0, per rank: 2 layers x ((4h^2 + 2hf) / 2 + 2h norms) + embedding V h / 2
     //   = 2 x (12,582,912 / 2 + 2,048) + 16,384,000 = 28,971,008 parameters.
     // Stage 1: the same layers + final norm h + output head V h / 2 = 28,972,032.
-    EXPECT_EQ(job.dpGradientBytes(0), 28971008LL * 2);
-    EXPECT_EQ(job.dpGradientBytes(1), 28972032LL * 2);
+    // bf16 training reduces fp32 gradients: 4 B a parameter.
+    EXPECT_EQ(job.dpGradientBytes(0), 28971008LL * 4);
+    EXPECT_EQ(job.dpGradientBytes(1), 28972032LL * 4);
     MemorySink sink = generateAll(job);
     // rank = tp + 2 (dp + 2 pp): rank 0 is stage 0, rank 6 stage 1.
-    EXPECT_EQ(find(sink, 0, "grad_allreduce").commSize(), 28971008LL * 2);
-    EXPECT_EQ(find(sink, 6, "grad_allreduce").commSize(), 28972032LL * 2);
+    EXPECT_EQ(find(sink, 0, "grad_allreduce").commSize(), 28971008LL * 4);
+    EXPECT_EQ(find(sink, 6, "grad_allreduce").commSize(), 28972032LL * 4);
     // Close to parameters x bytes / (TP x PP): norms are replicated, embeddings not split.
     double total = spec.model.parameters();
     EXPECT_EQ(total, 115876864.0);
-    EXPECT_NEAR(static_cast<double>(job.dpGradientBytes(0)) / (total * 2 / 4), 1.0, 1e-3);
+    EXPECT_NEAR(static_cast<double>(job.dpGradientBytes(0)) / (total * 4 / 4), 1.0, 1e-3);
 }
 
 TEST(Transformer, ZeroShardingCollectives)
@@ -151,15 +152,16 @@ TEST(Transformer, ZeroShardingCollectives)
     EXPECT_EQ(find(sink, 2, "grad_reducescatter").commType(),
               static_cast<int32_t>(CollectiveType::ReduceScatter));
     EXPECT_EQ(find(sink, 2, "grad_reducescatter").commSize(), grads);
-    // All-gather: per-rank input, the local shard.
-    EXPECT_EQ(find(sink, 2, "param_allgather").commSize(), grads / 4);
+    // All-gather: per-rank input, the local shard of bf16 parameters (the gradients are fp32).
+    EXPECT_EQ(find(sink, 2, "param_allgather").commSize(), grads / 4 / 2);
 
     spec.zero = 3;
     MemorySink zero3 = generateAll(Transformer(spec));
-    // One layer's weights: 4h^2 + 2hf + 2h = 786,944 parameters, 1,573,888 B.
+    // One layer's weights: 4h^2 + 2hf + 2h = 786,944 parameters, 1,573,888 B in bf16; their
+    // gradients in fp32.
     EXPECT_EQ(find(zero3, 1, "fwd.mb0.layer1.param_allgather").commSize(), 1573888 / 4);
     EXPECT_EQ(find(zero3, 1, "bwd.mb0.layer1.param_allgather").commSize(), 1573888 / 4);
-    EXPECT_EQ(find(zero3, 1, "bwd.mb0.layer1.grad_reducescatter").commSize(), 1573888);
+    EXPECT_EQ(find(zero3, 1, "bwd.mb0.layer1.grad_reducescatter").commSize(), 1573888 * 2);
     for (const et::TraceNode& node : zero3.ranks[1])
         EXPECT_NE(node.name, "grad_allreduce");
 }
@@ -196,9 +198,9 @@ TEST(Transformer, ExpertParallelGroupsAndAllToAll)
     EXPECT_EQ(dispatch.commType(), static_cast<int32_t>(CollectiveType::AllToAll));
     EXPECT_EQ(dispatch.commSize(), 65536);
     EXPECT_EQ(dispatch.pgName(), "10");
-    // Experts: 2 layers x 2 local experts x 3 h f / tp = 786,432 parameters.
+    // Experts: 2 layers x 2 local experts x 3 h f / tp = 786,432 parameters, fp32 gradients.
     et::TraceNode experts = find(sink, 5, "expert_grad_allreduce");
-    EXPECT_EQ(experts.commSize(), 786432 * 2);
+    EXPECT_EQ(experts.commSize(), 786432 * 4);
     EXPECT_EQ(experts.pgName(), "12");
     EXPECT_EQ(find(sink, 5, "fwd.mb0.layer0.expert_up").gemmM(), 128); // 64 tokens x top-2
 }
@@ -484,12 +486,14 @@ TEST(Transformer, AdamMovesEachByteOnceAndShardsOverLeftOutReplicas)
     TransformerSpec spec = smallDense();
     Transformer whole(spec);
     const et::TraceNode adam = find(generateAll(whole), 0, "optimizer.adam");
-    // Parameters of the one stage: its gradient bytes / 2 (bf16).
-    const double params = static_cast<double>(whole.dpGradientBytes(0)) / 2;
+    // Parameters of the one stage: its gradient bytes / 4 (fp32 gradients with bf16).
+    const double params = static_cast<double>(whole.dpGradientBytes(0)) / 4;
     EXPECT_EQ(adam.numOps(), static_cast<int64_t>(10 * params));
-    // Reads the gradient (2 B) and the fp32 state (12 B), writes both: 28 B a parameter, once.
+    // Reads the fp32 gradient (4 B) and the fp32 state (12 B), writes the state and the bf16
+    // parameter (2 B): 30 B a parameter, each once.
     EXPECT_EQ(adam.tensorSize(),
-              static_cast<uint64_t>(params * 2) * 2 + static_cast<uint64_t>(params * 12) * 2);
+              static_cast<uint64_t>(params * 4) + static_cast<uint64_t>(params * 12) * 2 +
+                  static_cast<uint64_t>(params * 2));
     std::optional<NodeTensors> tensors = et::nodeTensors(adam);
     ASSERT_TRUE(tensors);
     uint64_t named = 0;
@@ -506,6 +510,44 @@ TEST(Transformer, AdamMovesEachByteOnceAndShardsOverLeftOutReplicas)
     spec.parallel.dp = 1;
     spec.optimizerShards = 0;
     expectError(spec, "optimizer-shards must be at least 1");
+}
+
+TEST(Transformer, GradientsAreFp32WithBf16AndTheTraceTypeOtherwise)
+{
+    TransformerSpec spec = smallDense();
+    spec.parallel.dp = 2;
+    spec.gradAccumulation = GradAccumulation::Separate;
+    auto gradientBytes = [](const TransformerSpec& s) {
+        Transformer job(s);
+        MemorySink sink = generateAll(job);
+        // The all-reduce, the buffer the accumulation reads and writes, the optimizer's read.
+        const et::TraceNode add = find(sink, 0, "bwd.mb0.layer0.mlp_down.accumulate");
+        const std::optional<NodeTensors> tensors = et::nodeTensors(add);
+        EXPECT_TRUE(tensors);
+        const auto weights = static_cast<double>(add.numOps().value_or(0));
+        const double parameters =
+            static_cast<double>(find(sink, 0, "optimizer.adam").numOps().value_or(0)) / 10;
+        EXPECT_EQ(static_cast<double>(tensors->outputs.at(0).bytes) / weights,
+                  static_cast<double>(find(sink, 0, "grad_allreduce").commSize().value_or(0)) /
+                      parameters);
+        return static_cast<double>(tensors->outputs.at(0).bytes) / weights;
+    };
+    EXPECT_EQ(spec.gradientDtype(), et::DataType::Fp32);
+    EXPECT_EQ(gradientBytes(spec), 4.0);
+    spec.gradDtype = et::DataType::Bf16;
+    EXPECT_EQ(gradientBytes(spec), 2.0);
+    spec.gradDtype.reset();
+    spec.dtype = et::DataType::Fp16;
+    EXPECT_EQ(spec.gradientDtype(), et::DataType::Fp16);
+    EXPECT_EQ(gradientBytes(spec), 2.0);
+    spec.dtype = et::DataType::Fp32;
+    EXPECT_EQ(gradientBytes(spec), 4.0);
+
+    spec.gradDtype = et::DataType::Unknown;
+    expectError(spec, "grad-dtype must be a known element type");
+    spec.gradDtype = et::DataType::Fp32;
+    spec.phase = Phase::Inference;
+    expectError(spec, "grad-dtype applies to training");
 }
 
 } // namespace
