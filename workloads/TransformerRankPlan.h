@@ -115,21 +115,21 @@ private:
     }
     // Adam over `params` parameters: about 10 operations a parameter; reads the gradient (in
     // the gradient element type) and the fp32 master weight, momentum and variance (12 B a
-    // parameter), writes those three back and the parameter. Each byte moved is one tensor
-    // byte, read or written, not both.
+    // parameter), writes those three back in place (the same tensor) and the parameter. Each
+    // byte moved is one tensor byte, read or written, not both.
     uint64_t adam(const std::string& name, double params)
     {
         const auto gradients = static_cast<uint64_t>(params * gradBytes);
         const auto weights = static_cast<uint64_t>(params * bytes);
-        const auto state = static_cast<uint64_t>(params * 12);
+        const TensorUse state = fresh(static_cast<uint64_t>(params * 12));
         NodeTensors tensors;
-        tensors.inputs = {fresh(gradients), fresh(state)};
-        tensors.outputs = {fresh(state), output(weights)};
+        tensors.inputs = {fresh(gradients), state};
+        tensors.outputs = {state, output(weights)};
         return step(out.compute(name,
                                 et::OpKind::Elementwise,
                                 spec.dtype,
                                 static_cast<int64_t>(10 * params),
-                                gradients + 2 * state + weights,
+                                gradients + 2 * state.bytes + weights,
                                 deps(),
                                 tensors));
     }

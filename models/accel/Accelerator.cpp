@@ -144,14 +144,34 @@ std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes
 namespace {
 
 // Bytes of the tensors a node names, saturating (a corrupt trace may name huge ones).
-std::uint64_t namedBytes(const EtNodeInfo& info)
+// The bytes a node's named tensors occupy: each tensor id once, at the largest size the node
+// names it with (a tensor read and written in place, as an optimizer updates its state, takes
+// its memory once though the node moves it twice).
+std::uint64_t footprintBytes(const EtNodeInfo& info)
 {
+    if (!info.tensors)
+        return 0;
+    const std::vector<TensorUse>& inputs = info.tensors->inputs;
+    const std::vector<TensorUse>& outputs = info.tensors->outputs;
+    const std::size_t count = inputs.size() + outputs.size();
+    auto at = [&](std::size_t i) -> const TensorUse& {
+        return i < inputs.size() ? inputs[i] : outputs[i - inputs.size()];
+    };
     std::uint64_t total = 0;
-    if (info.tensors)
-        for (const auto* list : {&info.tensors->inputs, &info.tensors->outputs})
-            for (const TensorUse& tensor : *list)
-                total = tensor.bytes > ~std::uint64_t{0} - total ? ~std::uint64_t{0}
-                                                                 : total + tensor.bytes;
+    // Nodes name a handful of tensors: a quadratic pass costs less than any set.
+    for (std::size_t i = 0; i < count; ++i) {
+        const TensorUse& tensor = at(i);
+        bool counted = false;
+        std::uint64_t largest = tensor.bytes;
+        for (std::size_t j = 0; j < count && !counted; ++j) {
+            if (j == i || at(j).id != tensor.id)
+                continue;
+            counted = j < i;
+            largest = std::max(largest, at(j).bytes);
+        }
+        if (!counted)
+            total = largest > ~std::uint64_t{0} - total ? ~std::uint64_t{0} : total + largest;
+    }
     return total;
 }
 
@@ -192,23 +212,28 @@ void Accelerator::start(tlm::tlm_generic_payload& request,
         return;
     }
     const std::uint64_t chunk = config.dma.chunk.bytes();
-    // One node moves at most what the memory holds: the DMA work (chunks, and HBM bursts
-    // behind them) grows with the bytes, and a corrupt tensor_size would otherwise keep the
-    // model busy for years.
+    // A node's tensors must fit the memory, and it reads and writes each byte it holds at most
+    // once (an in-place update moves twice what it holds): the DMA work (chunks, and HBM
+    // bursts behind them) grows with the bytes, and a corrupt tensor_size would otherwise keep
+    // the model busy for years.
     const bool moves = job.info->kind == NodeKind::MemLoad ||
                        job.info->kind == NodeKind::MemStore || job.info->kind == NodeKind::Compute;
-    const std::uint64_t named = namedBytes(*job.info);
-    if (moves && (job.info->bytes > hbm.capacity() || named > hbm.capacity())) {
+    const std::uint64_t capacity = hbm.capacity();
+    const std::uint64_t footprint = footprintBytes(*job.info);
+    const bool overMoved = job.info->bytes / 2 + job.info->bytes % 2 > capacity; // > 2 x, exactly
+    if (moves && (overMoved || footprint > capacity)) {
         job.failed = true;
         const std::string what = toString(job.info->node) + " of " + toString(job.info->rank);
-        const bool size = job.info->bytes > hbm.capacity();
         // Reported before the error response, which the driver would report first, without
         // the reason.
-        report(what + " moves " + std::to_string(size ? job.info->bytes : named) +
-               (size ? " B (tensor_size)" : " B (its inputs' and outputs' tensors)") +
-               ", more than the " + std::to_string(hbm.capacity()) +
-               " B the accelerator's memory holds; a node's tensors must fit its memory, so "
-               "fix the size or split the node");
+        report(what +
+               (overMoved ? " moves " + std::to_string(job.info->bytes) +
+                                " B (tensor_size), more than twice the "
+                          : "'s inputs and outputs hold " + std::to_string(footprint) +
+                                " B (each tensor id once), more than the ") +
+               std::to_string(capacity) +
+               " B the accelerator's memory holds; a node's tensors must fit its memory and "
+               "it reads and writes each byte at most once, so fix the size or split the node");
         finish(id);
         return;
     }

@@ -233,13 +233,13 @@ TEST(BadInputCommand, AHugeTensorIsRefusedNotSimulatedForYears)
     EXPECT_EQ(result.code, 1) << result.output;
     EXPECT_TRUE(contains(result.output, "tensor_size")) << result.output;
 
-    // Below the per-node limit, but more than the 80 GB the memory holds.
+    // Below the per-node limit, but more than twice the 80 GB the memory holds.
     std::string big = writeTrace(dir, "big", [](int) {
         return std::vector{test::gpuMemoryNode(1, true, std::uint64_t{1} << 40)};
     });
     CommandResult held = runEtsim(run(big));
     EXPECT_EQ(held.code, 1) << held.output;
-    EXPECT_TRUE(contains(held.output, "more than the")) << held.output;
+    EXPECT_TRUE(contains(held.output, "more than twice the")) << held.output;
     EXPECT_TRUE(contains(held.output, "the accelerator's memory holds")) << held.output;
 }
 

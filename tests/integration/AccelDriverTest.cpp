@@ -14,6 +14,7 @@
 #include "models/hbm/HbmController.h"
 #include "tests/support/AccelConfigs.h"
 #include "tests/support/ScTest.h"
+#include "tests/support/StatValue.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestTargets.h"
 #include "tests/support/TraceNodes.h"
@@ -89,16 +90,7 @@ struct Rank {
         return found->second;
     }
 
-    double stat(const std::string& path) const
-    {
-        const Stat* found = stats.findStat(path);
-        EXPECT_NE(found, nullptr) << path;
-        if (const auto* counter = dynamic_cast<const Counter*>(found))
-            return static_cast<double>(counter->value());
-        if (const auto* scalar = dynamic_cast<const Scalar*>(found))
-            return scalar->value();
-        return -1.0;
-    }
+    double stat(const std::string& path) const { return test::statValue(stats, path); }
 
     std::filesystem::path file;
     et::TraceReader reader;
