@@ -555,6 +555,15 @@ void RankDriver::finishNode(std::uint64_t id,
         recordCallback(record);
 }
 
+std::uint64_t RankDriver::openSincePs() const
+{
+    std::uint64_t oldest = nowPs();
+    for (const Flight& flight : flights)
+        if (flight.used)
+            oldest = std::min(oldest, flight.issuePs);
+    return oldest;
+}
+
 RankStuckState RankDriver::stuckState() const
 {
     RankStuckState state;

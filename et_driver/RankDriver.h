@@ -144,6 +144,9 @@ public:
     std::uint64_t nodesFinished() const { return finishedCount; }
     /// Time the last node finished, ps.
     std::uint64_t finishPs() const { return lastFinishPs; }
+    /// Every node of this rank that has not finished was issued at or after this time, ps: the
+    /// oldest issue among the nodes in flight, or now (nodes not yet issued issue later).
+    std::uint64_t openSincePs() const;
     const LoweringFallbacks& fallbacks() const { return lowering.fallbacks(); }
     const PayloadPool& pool() const { return payloads; }
     /// What is left, for the deadlock report.

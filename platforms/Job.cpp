@@ -8,6 +8,7 @@
 #include "kernel/Timeline.h"
 #include "kernel/Units.h"
 #include "kernel/WallProfile.h"
+#include "platforms/BreakdownSweep.h"
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
 #include "platforms/TimelineTracks.h"
@@ -45,7 +46,7 @@ void summarise(RunReport& report,
                const StatGroup& stats,
                const TimelineSpec& spec,
                const std::vector<bool>& detailed,
-               std::vector<std::vector<NodeInterval>>& intervals,
+               RunBreakdowns& breakdowns,
                Timeline* timeline);
 
 } // namespace
@@ -53,81 +54,10 @@ void summarise(RunReport& report,
 RankBreakdown
 breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> intervals)
 {
-    // Categories in precedence order; host work counts as compute.
-    enum Category { ComputeCat, MemoryCat, CommCat, categoryCount };
-    struct Edge {
-        std::uint64_t timePs;
-        int delta;
-        Category category;
-        // Accelerator compute, not host work: ASTRA-sim's exposed communication counts
-        // CPU ops as exposed.
-        bool gpu;
-    };
-    std::vector<Edge> edges;
-    edges.reserve(intervals.size() * 2);
-    for (const NodeInterval& interval : intervals) {
-        Category category = ComputeCat;
-        switch (interval.engine) {
-        case et::Engine::Compute:
-        case et::Engine::Host:
-            category = ComputeCat;
-            break;
-        case et::Engine::Memory:
-            category = MemoryCat;
-            break;
-        case et::Engine::Communication:
-            category = CommCat;
-            break;
-        case et::Engine::Instant:
-            continue;
-        }
-        const std::uint64_t end = std::min(interval.endPs, finishPs);
-        if (interval.startPs >= end)
-            continue;
-        const bool gpu = interval.engine == et::Engine::Compute;
-        edges.push_back({interval.startPs, +1, category, gpu});
-        edges.push_back({end, -1, category, gpu});
-    }
-    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-        return a.timePs < b.timePs;
-    });
-    RankBreakdown result;
-    result.rank = rank;
-    result.finishPs = finishPs;
-    result.nodes = intervals.size();
-    std::array<int, categoryCount> active{};
-    int activeGpu = 0;
-    std::uint64_t gpuComputePs = 0;
-    std::uint64_t last = 0;
-    auto account = [&](std::uint64_t until) {
-        const std::uint64_t span = until - last;
-        if (active[ComputeCat] > 0)
-            result.computePs += span;
-        else if (active[MemoryCat] > 0)
-            result.memoryPs += span;
-        else if (active[CommCat] > 0)
-            result.exposedCommPs += span;
-        else
-            result.idlePs += span;
-        if (active[CommCat] > 0)
-            result.commPs += span;
-        if (active[CommCat] > 0 && active[ComputeCat] > 0)
-            result.overlapPs += span;
-        if (activeGpu > 0)
-            gpuComputePs += span;
-        last = until;
-    };
-    for (const Edge& edge : edges) {
-        if (edge.timePs > last)
-            account(edge.timePs);
-        active[edge.category] += edge.delta;
-        if (edge.gpu)
-            activeGpu += edge.delta;
-    }
-    if (finishPs > last)
-        account(finishPs);
-    result.astraExposedCommPs = finishPs - gpuComputePs;
-    return result;
+    BreakdownSweep sweep;
+    for (const NodeInterval& interval : intervals)
+        sweep.add(interval);
+    return sweep.finish(rank, finishPs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,16 +111,21 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     }
     // With a rank filter the drivers do not write the timeline; the selected ranks' nodes
     // are written from their records instead (without the dependency arrows).
-    std::vector<std::vector<NodeInterval>> intervals(platform.ranks);
+    // Swept as nodes finish; every interval is kept only for a timeline's utilisation tracks.
+    std::vector<const et::RankDriver*> driverOf(platform.ranks, nullptr);
+    RunBreakdowns breakdowns(platform.ranks, timeline != nullptr, [&](std::uint32_t rank) {
+        return driverOf[rank]->openSincePs();
+    });
     built.onRecord([&](const et::NodeRecord& record) {
         ++nodesDone;
-        intervals[toUnderlying(record.rank)].push_back(
-            {record.issuePs, record.finishPs, record.engine});
+        breakdowns.add(toUnderlying(record.rank), {record.issuePs, record.finishPs, record.engine});
     });
     built.attach(input.sources(),
                  job.groups,
                  &simulation.logs().get("et_driver"),
                  allRanks ? timeline.get() : nullptr);
+    for (const et::RankDriver* driver : built.drivers())
+        driverOf[toUnderlying(driver->rank())] = driver;
     if (timeline && !allRanks)
         drawRecords(built, *timeline, detailed, std::vector<bool>(platform.ranks, true));
 
@@ -218,7 +153,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
                           stats,
                           spec,
                           detailed,
-                          intervals,
+                          breakdowns,
                           timeline.get());
             } catch (...) { // NOLINT(bugprone-empty-catch): the first error is the one to report
             }
@@ -260,7 +195,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
                 {std::string(wallPartName(part)), share.seconds, share.entries});
         }
     }
-    summarise(report, platform, built, stats, spec, detailed, intervals, timeline.get());
+    summarise(report, platform, built, stats, spec, detailed, breakdowns, timeline.get());
     if (options.stats != StatsFormat::None) {
         std::ostringstream rendered;
         const std::uint64_t nowPs = fromScTime(simulation.now()).ps();
@@ -293,7 +228,7 @@ void summarise(RunReport& report,
                const StatGroup& stats,
                const TimelineSpec& spec,
                const std::vector<bool>& detailed,
-               std::vector<std::vector<NodeInterval>>& intervals,
+               RunBreakdowns& breakdowns,
                Timeline* timeline)
 {
     const std::vector<const et::RankDriver*> drivers = built.drivers();
@@ -306,13 +241,13 @@ void summarise(RunReport& report,
                                spec,
                                detailed,
                                std::vector<bool>(platform.ranks, true),
-                               intervals,
+                               breakdowns.intervals(),
                                report.simulatedPs);
     for (const et::RankDriver* driver : drivers) {
         const std::uint32_t rank = toUnderlying(driver->rank());
         report.nodes += driver->nodesFinished();
         report.fallbacks += driver->fallbacks().total();
-        report.ranks.push_back(breakdown(rank, driver->finishPs(), std::move(intervals[rank])));
+        report.ranks.push_back(breakdowns.finish(rank, driver->finishPs()));
     }
 
     report.collectives = summariseCollectives(built.fabric().collectives());

@@ -5,6 +5,7 @@
 #include "kernel/Simulation.h"
 #include "kernel/Stats.h"
 #include "kernel/Units.h"
+#include "platforms/BreakdownSweep.h"
 #include "platforms/JobSummary.h"
 #include "platforms/Platform.h"
 #include "platforms/TimelineTracks.h"
@@ -391,10 +392,13 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
     PartitionSync sync(plan.partitions, self, plan.lookaheadPs);
     SyncLink link(plan, sync, self);
     built.fabric().setPartition(&link);
-    std::vector<std::vector<NodeInterval>> intervals(platform.ranks);
+    // Swept as nodes finish; every interval is kept only for a timeline's utilisation tracks.
+    std::vector<const et::RankDriver*> driverOf(platform.ranks, nullptr);
+    RunBreakdowns breakdowns(platform.ranks, !spec.path.empty(), [&](std::uint32_t rank) {
+        return driverOf[rank]->openSincePs();
+    });
     built.onRecord([&](const et::NodeRecord& record) {
-        intervals[toUnderlying(record.rank)].push_back(
-            {record.issuePs, record.finishPs, record.engine});
+        breakdowns.add(toUnderlying(record.rank), {record.issuePs, record.finishPs, record.engine});
     });
     std::optional<PartitionTimeline> timeline;
     if (!spec.path.empty())
@@ -405,6 +409,8 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
                  timeline && allRanks ? &timeline->timeline() : nullptr);
     if (timeline && !allRanks)
         drawRecords(built, timeline->timeline(), drawn, local);
+    for (const et::RankDriver* driver : built.drivers())
+        driverOf[toUnderlying(driver->rank())] = driver;
     simulation.elaborate();
 
     // Rounds: send what left and a grant, take in what came, run up to the bound.
@@ -467,7 +473,7 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
                                spec,
                                drawn,
                                local,
-                               intervals,
+                               breakdowns.intervals(),
                                maxOverPartitions(transport, finishPs, nowPs));
         written = timeline->gather(transport, nowPs);
     }
@@ -476,7 +482,7 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
         share.simulatedPs = std::max(share.simulatedPs, driver->finishPs());
         share.nodes += driver->nodesFinished();
         share.fallbacks += driver->fallbacks().total();
-        share.ranks.push_back(breakdown(rank, driver->finishPs(), std::move(intervals[rank])));
+        share.ranks.push_back(breakdowns.finish(rank, driver->finishPs()));
         share.resources.emplace_back(rank, rankResources(stats, rank));
     }
     share.collectives = built.fabric().collectives();
