@@ -32,12 +32,10 @@ void BreakdownSweep::add(const NodeInterval& interval)
 
 void BreakdownSweep::settle(std::uint64_t watermarkPs)
 {
-    const auto later = std::partition(edges.begin(), edges.end(), [&](const Edge& edge) {
-        return edge.timePs <= watermarkPs;
-    });
-    std::sort(edges.begin(), later, [](const Edge& a, const Edge& b) {
-        return a.timePs < b.timePs;
-    });
+    const auto later = std::partition(
+        edges.begin(), edges.end(), [&](const Edge& edge) { return edge.timePs <= watermarkPs; });
+    std::sort(
+        edges.begin(), later, [](const Edge& a, const Edge& b) { return a.timePs < b.timePs; });
     std::for_each(edges.begin(), later, [this](const Edge& edge) { sweep(edge); });
     edges.erase(edges.begin(), later);
 }

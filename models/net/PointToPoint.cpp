@@ -19,9 +19,7 @@ void PointToPoint::postSend(std::uint64_t token,
         newSend(SendRecord{token, node, src, bytes, false, false, 0, false, dst, tag});
     if (!rendezvous)
         startSend(id);
-    Channel& channel = channels[ChannelKey{src, dst, tag}];
-    channel.sends.push_back(id);
-    match(channel);
+    enqueue(ChannelKey{src, dst, tag}, id, true);
 }
 
 std::uint32_t PointToPoint::newSend(const SendRecord& record)
@@ -51,9 +49,7 @@ std::uint32_t PointToPoint::postForeignSend(
     SendRecord record{0, node, src, bytes, false, false, 0, true, dst, tag};
     record.foreign = true;
     const std::uint32_t id = newSend(record);
-    Channel& channel = channels[ChannelKey{src, dst, tag}];
-    channel.sends.push_back(id);
-    match(channel);
+    enqueue(ChannelKey{src, dst, tag}, id, true);
     return id;
 }
 
@@ -73,10 +69,16 @@ void PointToPoint::postRecv(std::uint64_t token,
         recvs.emplace_back();
     }
     recvs[id] = RecvRecord{token, node, dst, bytes};
-    ChannelKey key{src, dst, tag};
+    enqueue(ChannelKey{src, dst, tag}, id, false);
+}
+
+void PointToPoint::enqueue(const ChannelKey& key, std::uint32_t id, bool send)
+{
     Channel& channel = channels[key];
-    channel.recvs.push_back(id);
+    (send ? channel.sends : channel.recvs).push_back(id);
     match(channel);
+    // A channel lives only while something waits on it: pipelines use a new tag per
+    // micro-batch, and kept empty channels (two deques each) grew with the trace.
     if (channel.sends.empty() && channel.recvs.empty())
         channels.erase(key);
 }

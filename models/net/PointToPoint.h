@@ -51,6 +51,8 @@ public:
     /// The message of send `id` arrived: completes the matched recv if there is one, then the
     /// send.
     void arrived(std::uint32_t id);
+    /// (source, destination, tag) channels with a send or recv waiting to be matched.
+    std::size_t openChannels() const { return channels.size(); }
 
     // Partitioned runs (docs/partitioned-runs.md): each process matches the recvs of its own
     // ranks, so a send to a rank of another process is split in two records.
@@ -128,6 +130,8 @@ private:
         }
     };
 
+    // Appends send or recv `id` to its channel, matches, and drops the channel when empty.
+    void enqueue(const ChannelKey& key, std::uint32_t id, bool send);
     void match(Channel& channel);
     void startSend(std::uint32_t send);
     std::uint32_t newSend(const SendRecord& record);

@@ -3,10 +3,9 @@
 // sends nodes through nb_transport and records their completions, and the accelerator wired to
 // a fixed-bandwidth memory standing in for HBM.
 
-#include "models/accel/Accelerator.h"
-
 #include "kernel/PayloadPool.h"
 #include "kernel/ScTime.h"
+#include "models/accel/Accelerator.h"
 #include "tests/support/AccelConfigs.h"
 #include "tests/support/StatValue.h"
 #include "tests/support/TestTargets.h"
@@ -20,7 +19,6 @@
 namespace etsim::accel::testbench {
 
 using test::FixedMemoryTarget;
-
 
 // The tests of streaming mechanics (chunks, staging buffers, units) below give a node a known
 // number of bytes to stream with the legacy per-node shortcut (the first sram.capacity bytes of
@@ -40,10 +38,10 @@ inline AccelConfig testConfig(std::uint32_t units = 1)
 }
 
 inline EtNodeInfo node(std::uint64_t id,
-                NodeKind kind,
-                std::uint64_t flops,
-                std::uint64_t bytes,
-                OperatorKind op = OperatorKind::Gemm)
+                       NodeKind kind,
+                       std::uint64_t flops,
+                       std::uint64_t bytes,
+                       OperatorKind op = OperatorKind::Gemm)
 {
     EtNodeInfo info;
     info.rank = RankId{0};

@@ -11,7 +11,8 @@
 namespace etsim::accel {
 namespace {
 
-using namespace testbench; // NOLINT(google-build-using-namespace): the bench is this test's vocabulary
+using namespace testbench; // NOLINT(google-build-using-namespace): the bench is this test's
+                           // vocabulary
 using test::ScTest;
 
 EtNodeInfo gemm(std::uint64_t id, std::uint64_t m, std::uint64_t n, std::uint64_t k)

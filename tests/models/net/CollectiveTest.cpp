@@ -1,6 +1,7 @@
 #include "kernel/Error.h"
 #include "models/net/CommEngine.h"
 #include "models/net/NetConfig.h"
+#include "models/net/PointToPoint.h"
 #include "tests/models/net/NetTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -437,6 +438,37 @@ TEST(Collective, PointToPointMatchesInOrderAndChecksSizes)
                      "8 (64 B), but the sizes differ; a send and its recv must "
                      "agree on comm_size");
     }
+}
+
+// A channel (source, destination, tag) lives only while a send or recv waits on it: pipelines
+// use a new tag per micro-batch, so channels kept once matched grew with the trace.
+TEST(Collective, PointToPointKeepsNoChannelOnceMatched)
+{
+    std::vector<std::uint64_t> completed;
+    std::vector<std::uint32_t> started;
+    PointToPoint p2p([&](std::uint64_t token) { completed.push_back(token); },
+                     [&](std::uint32_t id, std::uint32_t, std::uint32_t, std::uint64_t) {
+                         started.push_back(id);
+                     });
+    for (std::uint64_t tag = 0; tag < 100; ++tag) {
+        p2p.postRecv(10 * tag, NodeId{1}, 0, 1, 64, tag);
+        EXPECT_EQ(p2p.openChannels(), 1U);
+        p2p.postSend(10 * tag + 1, NodeId{2}, 0, 1, 64, tag, false);
+        EXPECT_EQ(p2p.openChannels(), 0U);
+        p2p.postSend(10 * tag + 2, NodeId{3}, 1, 0, 64, tag, true);
+        EXPECT_EQ(p2p.openChannels(), 1U);
+        p2p.postRecv(10 * tag + 3, NodeId{4}, 1, 0, 64, tag);
+        p2p.postRecv(10 * tag + 4, NodeId{5}, 2, 0, 64, tag);
+        EXPECT_EQ(p2p.openChannels(), 1U);
+        const std::uint32_t foreign = p2p.postForeignSend(NodeId{6}, 2, 0, 64, tag);
+        EXPECT_EQ(p2p.openChannels(), 0U);
+        // Arrivals complete the sends and the recvs they matched (a foreign send's recv only).
+        p2p.arrived(started.at(started.size() - 2));
+        p2p.arrived(started.back());
+        p2p.arrived(foreign);
+    }
+    EXPECT_EQ(started.size(), 200U);
+    EXPECT_EQ(completed.size(), 500U);
 }
 
 // A switch of 4 at 100 GB/s and 500 ns per link whose all-reduce runs in the switch.
