@@ -13,6 +13,10 @@ namespace etsim {
 namespace {
 
 constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+// What a lookup gives for an id below the floor: added, finished, and dropped from the arrays.
+constexpr std::uint32_t retired = none - 1;
+// Finished ids worth dropping at once (see retire()).
+constexpr std::size_t retireBatch = 4096;
 constexpr std::uint32_t ctrlBit = 0x80000000U;
 constexpr std::uint32_t indexMask = 0x7FFFFFFFU;
 constexpr std::size_t maxIndices = indexMask; // index values stay clear of the ctrl bit
@@ -111,8 +115,10 @@ std::string DependencyTracker::where() const
 
 std::uint32_t DependencyTracker::probe(std::uint64_t id, std::size_t& slot) const
 {
-    if (id < direct.size())
-        return direct[id];
+    if (id < floorId)
+        return retired;
+    if (id - floorId < direct.size())
+        return direct[id - floorId];
     std::size_t mask = slots.size() - 1;
     for (slot = idHomeSlot(id, mask);; slot = (slot + 1) & mask) {
         std::uint32_t index = slots[slot];
@@ -133,7 +139,7 @@ void DependencyTracker::rehash(std::size_t slotCount)
     std::size_t mask = slots.size() - 1;
     hashed = 0;
     for (std::uint32_t index = 0; index < ids.size(); ++index) {
-        if (ids[index] < direct.size())
+        if (ids[index] - floorId < direct.size())
             continue;
         ++hashed;
         std::size_t slot = idHomeSlot(ids[index], mask);
@@ -157,10 +163,10 @@ std::uint32_t DependencyTracker::mention(std::uint64_t id, std::size_t slot)
                     std::to_string(maxIndices) +
                     " distinct node ids in one trace; split the trace per rank");
     auto index = static_cast<std::uint32_t>(ids.size());
-    if (id >= direct.size())
+    if (id - floorId >= direct.size())
         widenDirect(id);
-    if (id < direct.size()) {
-        direct[id] = index;
+    if (id - floorId < direct.size()) {
+        direct[id - floorId] = index;
     } else {
         // Keeps the load at or below 0.7 so linear probing stays short. A new table has the
         // id's empty slot elsewhere; otherwise it is where the probe that missed the id stopped.
@@ -184,9 +190,11 @@ void DependencyTracker::widenDirect(std::uint64_t id)
     // Only by half again or more, so an id costs O(1) amortised, and only while the table keeps
     // at most two entries per id known (plus a start for small traces): 8 B per index at worst,
     // no more than the hash table's 5.7..11.4 B. Sparse ids stay in the hash table.
+    // The table covers ids from the floor on.
+    const std::uint64_t offset = id - floorId;
     const std::size_t limit = 2 * (ids.size() + 1) + 1024;
     const auto size =
-        std::max<std::size_t>({id < limit ? static_cast<std::size_t>(id) + 1 : limit + 1,
+        std::max<std::size_t>({offset < limit ? static_cast<std::size_t>(offset) + 1 : limit + 1,
                                direct.size() + direct.size() / 2,
                                1024});
     if (size > limit)
@@ -197,8 +205,47 @@ void DependencyTracker::widenDirect(std::uint64_t id)
         return;
     // The hashed ids the table now covers move to it; the hash table keeps the others.
     for (std::uint32_t index : slots)
-        if (index != none && ids[index] < size)
-            direct[ids[index]] = index;
+        if (index != none && ids[index] - floorId < size)
+            direct[ids[index] - floorId] = index;
+    rehash(slots.size());
+}
+
+void DependencyTracker::retire()
+{
+    // Ids floorId .. finishedUpTo - 1 are the first entries of the direct table; their nodes
+    // have finished, so no live edge and no ready node refers to their indices. The rest keep
+    // their order and are numbered anew.
+    const std::size_t count = finishedUpTo - floorId;
+    std::vector<std::uint32_t> renumbered(ids.size(), 0);
+    for (std::size_t offset = 0; offset < count; ++offset)
+        renumbered[direct[offset]] = none;
+    std::uint32_t kept = 0;
+    for (std::uint32_t index = 0; index < ids.size(); ++index) {
+        if (renumbered[index] == none)
+            continue;
+        renumbered[index] = kept;
+        ids[kept] = ids[index];
+        status[kept] = status[index];
+        firstDependent[kept] = firstDependent[index];
+        tags[kept] = tags[index];
+        ++kept;
+    }
+    ids.resize(kept);
+    status.resize(kept);
+    firstDependent.resize(kept);
+    tags.resize(kept);
+    // Live edges hang off the kept indices and point at waiting nodes, kept too.
+    for (std::uint32_t index = 0; index < kept; ++index)
+        for (std::uint32_t e = firstDependent[index]; e != none; e = edges[e].next)
+            edges[e].dependent =
+                (edges[e].dependent & ctrlBit) | renumbered[edges[e].dependent & indexMask];
+    for (std::uint32_t& index : readyHeap)
+        index = renumbered[index];
+    direct.erase(direct.begin(), direct.begin() + static_cast<std::ptrdiff_t>(count));
+    for (std::uint32_t& index : direct)
+        if (index != none)
+            index = renumbered[index];
+    floorId = finishedUpTo;
     rehash(slots.size());
 }
 
@@ -243,7 +290,7 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, 
                     " added after finishFeeding(); the trace was declared complete");
     std::size_t slot = 0;
     std::uint32_t existing = probe(id, slot);
-    if (existing != none && stateOf(status[existing]) != Phantom)
+    if (existing == retired || (existing != none && stateOf(status[existing]) != Phantom))
         throw Error(where() + "node " + std::to_string(id) +
                     " appears twice; node ids must be unique within a trace file");
 
@@ -287,6 +334,8 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, 
             }
             std::uint32_t source = findOrMention(dep);
             ++counters.edgesKept;
+            if (source == retired)
+                continue;
             std::uint32_t state = stateOf(status[source]);
             if (state == Finished)
                 continue;
@@ -434,7 +483,7 @@ DependencyTracker::ReadyNode DependencyTracker::popReadyNode()
 void DependencyTracker::requeue(std::uint64_t id)
 {
     std::uint32_t index = find(id);
-    if (index == none || stateOf(status[index]) != Issued)
+    if (index == none || index == retired || stateOf(status[index]) != Issued)
         throw Error(where() + "requeue(" + std::to_string(id) + "): node " + std::to_string(id) +
                     " is not in flight; only nodes taken with popReady() can be requeued");
     --inFlight;
@@ -444,7 +493,9 @@ void DependencyTracker::requeue(std::uint64_t id)
 void DependencyTracker::finish(std::uint64_t id)
 {
     std::uint32_t index = find(id);
-    std::uint32_t state = index == none ? Phantom : stateOf(status[index]);
+    std::uint32_t state = index == none      ? Phantom
+                          : index == retired ? static_cast<std::uint32_t>(Finished)
+                                             : stateOf(status[index]);
     if (state != Issued) {
         std::string prefix =
             where() + "finish(" + std::to_string(id) + "): node " + std::to_string(id);
@@ -462,17 +513,28 @@ void DependencyTracker::finish(std::uint64_t id)
     ++finished;
     ++counters.nodesFinished;
     std::uint32_t head = firstDependent[index];
-    if (head == none)
-        return;
-    std::uint32_t last = none;
-    for (std::uint32_t e = head; e != none; e = edges[e].next) {
-        release(edges[e].dependent & indexMask);
-        last = e;
+    if (head != none) {
+        std::uint32_t last = none;
+        for (std::uint32_t e = head; e != none; e = edges[e].next) {
+            release(edges[e].dependent & indexMask);
+            last = e;
+        }
+        // The whole list goes back to the pool at once.
+        edges[last].next = freeEdges;
+        freeEdges = head;
+        firstDependent[index] = none;
     }
-    // The whole list goes back to the pool at once.
-    edges[last].next = freeEdges;
-    freeEdges = head;
-    firstDependent[index] = none;
+    // Ids from the floor on that have all finished can be dropped; they are once they are a
+    // batch and at least half the indices, so each index is moved O(1) times.
+    while (finishedUpTo - floorId < direct.size()) {
+        const std::uint32_t next = direct[finishedUpTo - floorId];
+        if (next == none || stateOf(status[next]) != Finished)
+            break;
+        ++finishedUpTo;
+    }
+    const std::uint64_t done = finishedUpTo - floorId;
+    if (done >= retireBatch && 2 * done >= ids.size())
+        retire();
 }
 
 bool DependencyTracker::deadlocked() const

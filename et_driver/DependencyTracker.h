@@ -17,9 +17,14 @@
 // the trace can release them. The window therefore bounds the live edges and the ready set in
 // the common case, never progress.
 //
-// Memory (why the layout is what it is). Every id ever added or mentioned as a dependency gets
-// a dense 32-bit index that lives until the tracker is destroyed, because a later node may name
-// any earlier one. Per index: id 8 B + state/remaining-count 4 B + head of its dependents list
+// Memory (why the layout is what it is). Every id added or mentioned as a dependency gets a
+// dense 32-bit index. A later node may name any earlier one, so an index lives until its node
+// has finished and every smaller id has too: for ids numbered densely from 0 (etsim gen,
+// Chakra's converters) the finished ones below the smallest unfinished (or never added) id are
+// then dropped in batches, and only a floor id stays (every id below it was added and has
+// finished), so the tracker's memory follows the reader window, not the trace. Ids the direct
+// table does not cover (other numberings) keep their indices until the tracker is destroyed.
+// Per index: id 8 B + state/remaining-count 4 B + head of its dependents list
 // 4 B + the caller's tag 4 B = 20 B, plus the id -> index table: for ids numbered densely from 0
 // (the common case) a direct table, 4 B per id below its end, kept at most 2 entries per index
 // (4..8 B per index); for other ids a hash table, 4 B per slot at load 0.35..0.7 (5.7..11.4 B per
@@ -216,6 +221,8 @@ private:
     void rehash(std::size_t slotCount);
     // Covers ids up to `id` (and some room above) with the direct table, when that is cheap.
     void widenDirect(std::uint64_t id);
+    // Drops the indices of ids floorId .. finishedUpTo - 1 and raises the floor to finishedUpTo.
+    void retire();
     void linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl);
     void release(std::uint32_t dependent);
     void pushReady(std::uint32_t index);
@@ -250,6 +257,10 @@ private:
     std::size_t finished = 0;
     std::size_t inFlight = 0;
     std::size_t phantoms = 0; // ids mentioned as deps and not added (yet)
+    // Every id below the floor was added, has finished and has no index any more; the direct
+    // table starts at it. Ids floorId .. finishedUpTo - 1 have finished too: the next to drop.
+    std::uint64_t floorId = 0;
+    std::uint64_t finishedUpTo = 0;
     DependencyStats counters;
     // First example of each dropped kind, for the warning summary: {node, dependency}.
     std::optional<std::pair<std::uint64_t, std::uint64_t>> firstSelfLoopCtrl;

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace etsim {
@@ -449,6 +450,36 @@ TEST(DependencyTracker, MemoryStaysWithinDocumentedBudget)
     EXPECT_LE(static_cast<double>(bytes.edgeBytes) / bytes.edgeSlots, 12.0);
 }
 
+// Ids numbered densely from 0: finished ids below the smallest unfinished one are dropped in
+// batches, so a long trace keeps what its window holds; a dropped id still reads as finished.
+TEST(DependencyTracker, FinishedIdsBelowTheOldestUnfinishedAreDropped)
+{
+    DependencyTracker tracker;
+    const std::uint64_t count = 100000;
+    std::size_t mostIndices = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        // A chain with a long reach back, to ids dropped long ago.
+        tracker.add(i, i > 0 ? Ids{i - 1} : Ids{}, i > 5000 ? Ids{i - 5000} : Ids{});
+        ASSERT_EQ(tracker.popReady(), i);
+        tracker.finish(i);
+        mostIndices = std::max(mostIndices, tracker.memory().indexCount);
+    }
+    EXPECT_LE(mostIndices, 8192U);
+    EXPECT_EQ(tracker.stats().edgesKept, (count - 1) + (count - 5001));
+    // A later node naming a dropped id does not wait for it.
+    tracker.add(count, {3}, {});
+    EXPECT_EQ(tracker.popReady(), count);
+    EXPECT_EQ(errorOf([&] { tracker.add(7, {}, {}); }),
+              "node 7 appears twice; node ids must be unique within a trace file");
+    EXPECT_EQ(errorOf([&] { tracker.finish(7); }), "finish(7): node 7 has already finished");
+    EXPECT_EQ(errorOf([&] { tracker.requeue(7); }),
+              "requeue(7): node 7 is not in flight; only nodes taken with popReady() can be "
+              "requeued");
+    tracker.finish(count);
+    tracker.finishFeeding();
+    EXPECT_TRUE(tracker.done());
+}
+
 TEST(DependencyTracker, StridedIdsDoNotDegradeTheIndex)
 {
     // Ids that differ only in high bits: a hash keeping low bits alone would put them all in
@@ -634,15 +665,29 @@ struct TraceNode {
 };
 
 // A random DAG in creation order, ids shuffled (so id order is not topological), fed with
-// local swaps that turn some dependencies into forward references.
-std::vector<TraceNode> randomTrace(std::size_t count, bool danglingData, std::uint64_t seed)
+// local swaps that turn some dependencies into forward references. Sparse: ids drawn from
+// 0..4 count, shuffled over the whole trace; dense: 0..count - 1 shuffled within blocks of 100,
+// as a trace numbered densely from 0 whose nodes are not in id order (the tracker then drops
+// finished ids below the smallest unfinished one).
+std::vector<TraceNode>
+randomTrace(std::size_t count, bool danglingData, std::uint64_t seed, bool dense = false)
 {
     std::mt19937_64 random(seed);
-    std::set<std::uint64_t> idSet;
-    while (idSet.size() < count)
-        idSet.insert(random() % (count * 4));
-    Ids ids(idSet.begin(), idSet.end());
-    std::shuffle(ids.begin(), ids.end(), random);
+    Ids ids;
+    if (dense) {
+        for (std::uint64_t id = 0; id < count; ++id)
+            ids.push_back(id);
+        for (std::size_t block = 0; block < count; block += 100)
+            std::shuffle(ids.begin() + static_cast<std::ptrdiff_t>(block),
+                         ids.begin() + static_cast<std::ptrdiff_t>(std::min(count, block + 100)),
+                         random);
+    } else {
+        std::set<std::uint64_t> idSet;
+        while (idSet.size() < count)
+            idSet.insert(random() % (count * 4));
+        ids.assign(idSet.begin(), idSet.end());
+        std::shuffle(ids.begin(), ids.end(), random);
+    }
     auto absent = [&] { return count * 4 + random() % 1000; };
     auto earlier = [&](std::size_t k) {
         std::size_t back =
@@ -675,12 +720,14 @@ std::vector<TraceNode> randomTrace(std::size_t count, bool danglingData, std::ui
 }
 
 // The driver loop of the header comment, finishing a randomly chosen in-flight node each step.
+// For the tracker, `mostIndices` (when given) gets the most ids it held at once.
 template <typename Tracker>
 Ids drive(Tracker& tracker,
           const std::vector<TraceNode>& trace,
           std::size_t window,
           std::size_t maxInFlight,
-          std::uint64_t seed)
+          std::uint64_t seed,
+          std::size_t* mostIndices = nullptr)
 {
     std::mt19937_64 random(seed);
     Ids issued;
@@ -707,6 +754,10 @@ Ids drive(Tracker& tracker,
         }
         std::size_t pick = random() % inFlight.size();
         tracker.finish(inFlight[pick]);
+        if constexpr (std::is_same_v<Tracker, DependencyTracker>) {
+            if (mostIndices != nullptr)
+                *mostIndices = std::max(*mostIndices, tracker.memory().indexCount);
+        }
         inFlight.erase(inFlight.begin() + static_cast<std::ptrdiff_t>(pick));
     }
 }
@@ -716,6 +767,7 @@ struct RandomCase {
     bool lenient;
     std::size_t window;
     std::size_t maxInFlight;
+    bool dense = false;
 };
 
 class RandomDag : public ::testing::TestWithParam<RandomCase> {};
@@ -724,13 +776,14 @@ TEST_P(RandomDag, IssueOrderMatchesReference)
 {
     const RandomCase& param = GetParam();
     const std::size_t count = 100000;
-    auto trace = randomTrace(count, param.lenient, 42 + param.window);
+    auto trace = randomTrace(count, param.lenient, 42 + param.window, param.dense);
 
     DependencyTrackerOptions options;
     options.policy = param.policy;
     options.lenient = param.lenient;
     DependencyTracker tracker(options);
-    Ids got = drive(tracker, trace, param.window, param.maxInFlight, 7);
+    std::size_t mostIndices = 0;
+    Ids got = drive(tracker, trace, param.window, param.maxInFlight, 7, &mostIndices);
 
     ReferenceTracker reference(param.policy, param.lenient);
     Ids want = drive(reference, trace, param.window, param.maxInFlight, 7);
@@ -751,6 +804,17 @@ TEST_P(RandomDag, IssueOrderMatchesReference)
         EXPECT_GT(reference.danglingCtrl, 1000U); // the case really exercises dropping
     }
     EXPECT_GT(tracker.stats().forwardRefs, 500U);
+    // Dense ids: the finished ids below the smallest unfinished one are dropped in batches, so
+    // without edges that hold nodes back to the end of the trace (dangling ones under the
+    // policy) what the tracker keeps follows the window, not the trace. Sparse ids keep theirs.
+    if (param.dense) {
+        EXPECT_LT(tracker.memory().indexCount, count / 10);
+        if (param.policy == DependencyPolicy::DataOnly && !param.lenient) {
+            EXPECT_LT(mostIndices, 3 * 4096 + param.window);
+        }
+    } else {
+        EXPECT_GE(tracker.memory().indexCount, count);
+    }
     // Without dangling edges under the policy the window bounds the pending nodes. With them
     // (2% of nodes name an absent ctrl id) their dependents wait for the end of the trace, and
     // the starvation rule reads on: the window cannot help, by design.
@@ -761,19 +825,21 @@ TEST_P(RandomDag, IssueOrderMatchesReference)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(DependencyTracker,
-                         RandomDag,
-                         ::testing::Values(RandomCase{DependencyPolicy::DataAndCtrl, false, 64, 8},
-                                           RandomCase{DependencyPolicy::DataOnly, false, 1000, 3},
-                                           RandomCase{DependencyPolicy::CtrlOnly, false, 16, 1},
-                                           RandomCase{
-                                               DependencyPolicy::DataAndCtrl, true, 200000, 32}),
-                         [](const ::testing::TestParamInfo<RandomCase>& named) {
-                             std::string name = dependencyPolicyName(named.param.policy);
-                             std::replace(name.begin(), name.end(), '+', '_');
-                             return name + (named.param.lenient ? "_lenient" : "_strict") +
-                                    "_window" + std::to_string(named.param.window);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    DependencyTracker,
+    RandomDag,
+    ::testing::Values(RandomCase{DependencyPolicy::DataAndCtrl, false, 64, 8},
+                      RandomCase{DependencyPolicy::DataOnly, false, 1000, 3},
+                      RandomCase{DependencyPolicy::CtrlOnly, false, 16, 1},
+                      RandomCase{DependencyPolicy::DataAndCtrl, true, 200000, 32},
+                      RandomCase{DependencyPolicy::DataAndCtrl, false, 64, 8, true},
+                      RandomCase{DependencyPolicy::DataOnly, false, 256, 16, true}),
+    [](const ::testing::TestParamInfo<RandomCase>& named) {
+        std::string name = dependencyPolicyName(named.param.policy);
+        std::replace(name.begin(), name.end(), '+', '_');
+        return name + (named.param.lenient ? "_lenient" : "_strict") + "_window" +
+               std::to_string(named.param.window) + (named.param.dense ? "_dense" : "");
+    });
 
 } // namespace
 } // namespace etsim
