@@ -555,13 +555,13 @@ void RankDriver::finishNode(std::uint64_t id,
         recordCallback(record);
 }
 
-std::uint64_t RankDriver::openSincePs() const
+std::uint64_t RankDriver::openNodes(std::vector<OpenNode>& out) const
 {
-    std::uint64_t oldest = nowPs();
+    out.clear();
     for (const Flight& flight : flights)
         if (flight.used)
-            oldest = std::min(oldest, flight.issuePs);
-    return oldest;
+            out.push_back(OpenNode{NodeId{flight.id}, flight.issuePs, flight.engine});
+    return nowPs();
 }
 
 RankStuckState RankDriver::stuckState() const

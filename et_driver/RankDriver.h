@@ -89,6 +89,13 @@ struct NodeRecord {
     std::uint64_t bytes = 0;
 };
 
+/// A node in flight: issued at issuePs on `engine`, not finished.
+struct OpenNode {
+    NodeId node{};
+    std::uint64_t issuePs = 0;
+    Engine engine = Engine::Instant;
+};
+
 /// A node of a rank that has not finished, as the deadlock report shows it.
 struct UnfinishedNode {
     enum class State { InFlight, Held };
@@ -144,9 +151,9 @@ public:
     std::uint64_t nodesFinished() const { return finishedCount; }
     /// Time the last node finished, ps.
     std::uint64_t finishPs() const { return lastFinishPs; }
-    /// Every node of this rank that has not finished was issued at or after this time, ps: the
-    /// oldest issue among the nodes in flight, or now (nodes not yet issued issue later).
-    std::uint64_t openSincePs() const;
+    /// The nodes in flight (issued, not finished) into `out`, cleared first; returns now, ps.
+    /// Nodes not yet issued will be issued at or after it.
+    std::uint64_t openNodes(std::vector<OpenNode>& out) const;
     const LoweringFallbacks& fallbacks() const { return lowering.fallbacks(); }
     const PayloadPool& pool() const { return payloads; }
     /// What is left, for the deadlock report.

@@ -5,35 +5,67 @@
 
 namespace etsim::platform {
 
+bool BreakdownSweep::categoryOf(et::Engine engine, Category& category)
+{
+    switch (engine) {
+    case et::Engine::Compute:
+    case et::Engine::Host:
+        category = ComputeCat;
+        return true;
+    case et::Engine::Memory:
+        category = MemoryCat;
+        return true;
+    case et::Engine::Communication:
+        category = CommCat;
+        return true;
+    case et::Engine::Instant:
+        break;
+    }
+    return false;
+}
+
 void BreakdownSweep::add(const NodeInterval& interval)
 {
     ++sums.nodes;
     Category category = ComputeCat;
-    switch (interval.engine) {
-    case et::Engine::Compute:
-    case et::Engine::Host:
-        category = ComputeCat;
-        break;
-    case et::Engine::Memory:
-        category = MemoryCat;
-        break;
-    case et::Engine::Communication:
-        category = CommCat;
-        break;
-    case et::Engine::Instant:
-        return;
-    }
-    if (interval.startPs >= interval.endPs)
+    if (!categoryOf(interval.engine, category) || interval.startPs >= interval.endPs)
         return;
     const bool gpu = interval.engine == et::Engine::Compute;
     edges.push_back({interval.startPs, +1, category, gpu});
     edges.push_back({interval.endPs, -1, category, gpu});
 }
 
-void BreakdownSweep::settle(std::uint64_t watermarkPs)
+void BreakdownSweep::add(const NodeInterval& interval, NodeId node)
+{
+    const auto found = std::find(opened.begin(), opened.end(), node);
+    if (found == opened.end()) {
+        add(interval);
+        return;
+    }
+    // Its start edge went in when it was opened; an empty interval then ends where it began,
+    // which adds no time.
+    *found = opened.back();
+    opened.pop_back();
+    ++sums.nodes;
+    Category category = ComputeCat;
+    categoryOf(interval.engine, category);
+    edges.push_back({interval.endPs, -1, category, interval.engine == et::Engine::Compute});
+}
+
+void BreakdownSweep::open(const et::OpenNode& node)
+{
+    Category category = ComputeCat;
+    if (!categoryOf(node.engine, category) ||
+        std::find(opened.begin(), opened.end(), node.node) != opened.end())
+        return;
+    opened.push_back(node.node);
+    edges.push_back({node.issuePs, +1, category, node.engine == et::Engine::Compute});
+}
+
+void BreakdownSweep::settle(std::uint64_t nowPs)
 {
     const auto later = std::partition(
-        edges.begin(), edges.end(), [&](const Edge& edge) { return edge.timePs <= watermarkPs; });
+        edges.begin(), edges.end(), [&](const Edge& edge) { return edge.timePs <= nowPs; });
     std::sort(
         edges.begin(), later, [](const Edge& a, const Edge& b) { return a.timePs < b.timePs; });
     std::for_each(edges.begin(), later, [this](const Edge& edge) { sweep(edge); });
@@ -84,26 +116,32 @@ void BreakdownSweep::account(std::uint64_t untilPs)
     lastPs = untilPs;
 }
 
-RunBreakdowns::RunBreakdowns(std::uint32_t ranks, bool keepIntervals, Watermark watermark)
+RunBreakdowns::RunBreakdowns(std::uint32_t ranks, bool keepIntervals, InFlight inFlight)
     : sweeps(ranks)
     , settleAt(ranks, settleBatch)
     , kept(keepIntervals ? ranks : 0)
     , keepIntervals(keepIntervals)
-    , watermark(std::move(watermark))
+    , inFlight(std::move(inFlight))
 {
 }
 
-void RunBreakdowns::add(std::uint32_t rank, const NodeInterval& interval)
+void RunBreakdowns::add(std::uint32_t rank, const et::NodeRecord& record)
 {
+    const NodeInterval interval{record.issuePs, record.finishPs, record.engine};
     if (keepIntervals)
         kept[rank].push_back(interval);
     BreakdownSweep& sweep = sweeps[rank];
-    sweep.add(interval);
+    sweep.add(interval, record.node);
     if (sweep.pendingEdges() < settleAt[rank])
         return;
-    sweep.settle(watermark(rank));
-    // Edges held back by a long-running node wait for it; settling again before their number
-    // doubles would sort them over and over.
+    const std::uint64_t nowPs = inFlight(rank, open);
+    // The driver records a node before it frees its flight: the node just added is whole.
+    for (const et::OpenNode& node : open)
+        if (node.node != record.node)
+            sweep.open(node);
+    sweep.settle(nowPs);
+    // Edges at this very instant may wait for the next settle; should many, settling again
+    // before their number doubles would sort them over and over.
     settleAt[rank] = std::max(settleBatch, 2 * sweep.pendingEdges());
 }
 

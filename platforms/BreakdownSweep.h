@@ -3,13 +3,15 @@
 // swept while the run goes on, so that what it keeps stays flat in the trace's length.
 //
 // The breakdown is a sweep over the start and end edges of a rank's node intervals in time
-// order. Nodes finish out of start order, so an edge can be swept only once no interval still to
-// come starts before it: the caller says when with settle(watermark), from what its driver has
-// in flight (RankDriver::openSincePs). Edges after the watermark wait; the sweep's state (the
-// intervals active per category and the sums so far) carries over. Edges at one instant may be
-// swept in any order: time is only accounted when it advances, so the result is the same as one
-// sweep over every interval at the end.
+// order. A node's interval is known whole when it finishes, but nodes finish out of start order,
+// and a posted receive may wait through thousands of other nodes. So when a rank's waiting edges
+// pile up, the nodes its driver has in flight are opened: their start edges go in at once, and
+// their end edges when they finish. Every edge up to now is then final and is swept; the sweep's
+// state (the intervals active per category and the sums so far) carries over. Edges at one
+// instant may be swept in any order: time is only accounted when it advances, so the result is
+// that of one sweep over every interval at the end.
 
+#include "et_driver/RankDriver.h"
 #include "platforms/Job.h"
 
 #include <array>
@@ -24,13 +26,16 @@ class BreakdownSweep {
 public:
     /// One finished node's interval; Instant nodes and empty intervals count as nodes only.
     void add(const NodeInterval& interval);
-    /// Every interval still to be added starts at or after `watermarkPs`: sweeps the edges up to
-    /// it and keeps only the later ones.
-    void settle(std::uint64_t watermarkPs);
-    /// Edges waiting for a watermark past them.
+    /// The same for node `node`, whose start edge is already in when it was opened.
+    void add(const NodeInterval& interval, NodeId node);
+    /// Node `node`, in flight since `startPs` on `engine`: its start edge goes in now (once).
+    void open(const et::OpenNode& node);
+    /// Every edge still to come is at or after `nowPs`: sweeps the edges up to it.
+    void settle(std::uint64_t nowPs);
+    /// Edges waiting to be swept.
     std::size_t pendingEdges() const { return edges.size(); }
-    /// The breakdown of `rank` finished at `finishPs`, intervals cut at that time. The sweep is
-    /// spent afterwards.
+    /// The breakdown of `rank` finished at `finishPs`, intervals cut at that time (a node still
+    /// open then counts up to it). The sweep is spent afterwards.
     RankBreakdown finish(std::uint32_t rank, std::uint64_t finishPs);
 
 private:
@@ -46,8 +51,11 @@ private:
     };
     void sweep(const Edge& edge);
     void account(std::uint64_t untilPs);
+    static bool categoryOf(et::Engine engine, Category& category);
 
     std::vector<Edge> edges;
+    // Nodes opened and not finished yet (a rank's nodes in flight: a handful).
+    std::vector<NodeId> opened;
     RankBreakdown sums;
     std::array<int, categoryCount> active{};
     int activeGpu = 0;
@@ -56,16 +64,17 @@ private:
 };
 
 // Every rank's sweep for one run, fed the drivers' records as nodes finish. A rank settles when
-// its waiting edges double (at least every settleBatch), at the watermark its driver gives.
-// With `keepIntervals` (a timeline's utilisation tracks need every interval) the intervals are
-// kept as well, and those grow with the trace.
+// its waiting edges double (at least every settleBatch): it opens the nodes its driver has in
+// flight and sweeps up to now. With `keepIntervals` (a timeline's utilisation tracks need every
+// interval) the intervals are kept as well, and those grow with the trace.
 class RunBreakdowns {
 public:
-    /// For a rank: the time at or after which every node it has not finished was issued.
-    using Watermark = std::function<std::uint64_t(std::uint32_t rank)>;
-    RunBreakdowns(std::uint32_t ranks, bool keepIntervals, Watermark watermark);
+    /// For a rank: its nodes in flight into `out` (cleared first), and the time now, ps.
+    using InFlight =
+        std::function<std::uint64_t(std::uint32_t rank, std::vector<et::OpenNode>& out)>;
+    RunBreakdowns(std::uint32_t ranks, bool keepIntervals, InFlight inFlight);
 
-    void add(std::uint32_t rank, const NodeInterval& interval);
+    void add(std::uint32_t rank, const et::NodeRecord& record);
     /// The kept intervals by rank (empty unless kept).
     const std::vector<std::vector<NodeInterval>>& intervals() const { return kept; }
     RankBreakdown finish(std::uint32_t rank, std::uint64_t finishPs);
@@ -76,7 +85,8 @@ private:
     std::vector<std::size_t> settleAt;
     std::vector<std::vector<NodeInterval>> kept;
     bool keepIntervals;
-    Watermark watermark;
+    InFlight inFlight;
+    std::vector<et::OpenNode> open;
 };
 
 } // namespace etsim::platform

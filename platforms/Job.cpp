@@ -113,12 +113,14 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
     // are written from their records instead (without the dependency arrows).
     // Swept as nodes finish; every interval is kept only for a timeline's utilisation tracks.
     std::vector<const et::RankDriver*> driverOf(platform.ranks, nullptr);
-    RunBreakdowns breakdowns(platform.ranks, timeline != nullptr, [&](std::uint32_t rank) {
-        return driverOf[rank]->openSincePs();
-    });
+    RunBreakdowns breakdowns(platform.ranks,
+                             timeline != nullptr,
+                             [&](std::uint32_t rank, std::vector<et::OpenNode>& open) {
+                                 return driverOf[rank]->openNodes(open);
+                             });
     built.onRecord([&](const et::NodeRecord& record) {
         ++nodesDone;
-        breakdowns.add(toUnderlying(record.rank), {record.issuePs, record.finishPs, record.engine});
+        breakdowns.add(toUnderlying(record.rank), record);
     });
     built.attach(input.sources(),
                  job.groups,

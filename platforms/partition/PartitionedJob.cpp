@@ -394,12 +394,13 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
     built.fabric().setPartition(&link);
     // Swept as nodes finish; every interval is kept only for a timeline's utilisation tracks.
     std::vector<const et::RankDriver*> driverOf(platform.ranks, nullptr);
-    RunBreakdowns breakdowns(platform.ranks, !spec.path.empty(), [&](std::uint32_t rank) {
-        return driverOf[rank]->openSincePs();
-    });
-    built.onRecord([&](const et::NodeRecord& record) {
-        breakdowns.add(toUnderlying(record.rank), {record.issuePs, record.finishPs, record.engine});
-    });
+    RunBreakdowns breakdowns(platform.ranks,
+                             !spec.path.empty(),
+                             [&](std::uint32_t rank, std::vector<et::OpenNode>& open) {
+                                 return driverOf[rank]->openNodes(open);
+                             });
+    built.onRecord(
+        [&](const et::NodeRecord& record) { breakdowns.add(toUnderlying(record.rank), record); });
     std::optional<PartitionTimeline> timeline;
     if (!spec.path.empty())
         timeline.emplace(spec, self);
