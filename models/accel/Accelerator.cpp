@@ -143,10 +143,10 @@ std::uint64_t Accelerator::regionFor(const EtNodeInfo& info, std::uint64_t bytes
 
 namespace {
 
-// Bytes of the tensors a node names, saturating (a corrupt trace may name huge ones).
-// The bytes a node's named tensors occupy: each tensor id once, at the largest size the node
-// names it with (a tensor read and written in place, as an optimizer updates its state, takes
-// its memory once though the node moves it twice).
+// The bytes a node's named tensors occupy, saturating (a corrupt trace may name huge ones): each
+// tensor id once, at the largest size the node names it with (a tensor read and written in
+// place, as an optimizer updates its state, takes its memory once though the node moves it
+// twice).
 std::uint64_t footprintBytes(const EtNodeInfo& info)
 {
     if (!info.tensors)
