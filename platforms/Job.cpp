@@ -52,7 +52,7 @@ void summarise(RunReport& report,
 } // namespace
 
 RankBreakdown
-breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> intervals)
+breakdown(std::uint32_t rank, std::uint64_t finishPs, const std::vector<NodeInterval>& intervals)
 {
     BreakdownSweep sweep;
     for (const NodeInterval& interval : intervals)

@@ -308,7 +308,7 @@ struct NodeInterval {
     et::Engine engine = et::Engine::Instant;
 };
 RankBreakdown
-breakdown(std::uint32_t rank, std::uint64_t finishPs, std::vector<NodeInterval> intervals);
+breakdown(std::uint32_t rank, std::uint64_t finishPs, const std::vector<NodeInterval>& intervals);
 
 /// The human-readable report.
 void writeReportText(std::ostream& out, const RunReport& report);

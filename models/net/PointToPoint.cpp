@@ -60,14 +60,7 @@ void PointToPoint::postRecv(std::uint64_t token,
                             std::uint64_t bytes,
                             std::uint64_t tag)
 {
-    std::uint32_t id;
-    if (!freeRecvs.empty()) {
-        id = freeRecvs.back();
-        freeRecvs.pop_back();
-    } else {
-        id = static_cast<std::uint32_t>(recvs.size());
-        recvs.emplace_back();
-    }
+    const std::uint32_t id = takeSlot(freeRecvs, recvs);
     recvs[id] = RecvRecord{token, node, dst, bytes};
     enqueue(ChannelKey{src, dst, tag}, id, false);
 }

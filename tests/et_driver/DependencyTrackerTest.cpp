@@ -810,7 +810,7 @@ TEST_P(RandomDag, IssueOrderMatchesReference)
     if (param.dense) {
         EXPECT_LT(tracker.memory().indexCount, count / 10);
         if (param.policy == DependencyPolicy::DataOnly && !param.lenient) {
-            EXPECT_LT(mostIndices, 3 * 4096 + param.window);
+            EXPECT_LT(mostIndices, std::size_t{3} * 4096 + param.window);
         }
     } else {
         EXPECT_GE(tracker.memory().indexCount, count);
