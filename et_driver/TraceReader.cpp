@@ -131,6 +131,11 @@ void TraceReader::open(uint64_t resumeOffset)
             throw TraceError(file.string(), "cannot seek: " + describeErrno(errno));
         if (resumeOffset > 0)
             blockSize = static_cast<int>(std::min<std::size_t>(resumeBlock, blockSize));
+        // No larger than what is left to read (and a page): a run opens a file per rank, and
+        // 16,384 small rank files would otherwise hold 4 GiB of mostly empty 256 KiB buffers.
+        const std::uint64_t left = fileBytes > resumeOffset ? fileBytes - resumeOffset : 0;
+        blockSize = static_cast<int>(
+            std::min<std::uint64_t>(blockSize, std::max<std::uint64_t>(left + 1, 4096)));
         opened->fileStream = std::make_unique<FileInputStream>(opened->fd, blockSize);
         opened->input = opened->fileStream.get();
         opened->base = resumeOffset;
