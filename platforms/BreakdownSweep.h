@@ -26,9 +26,10 @@ class BreakdownSweep {
 public:
     /// One finished node's interval; Instant nodes and empty intervals count as nodes only.
     void add(const NodeInterval& interval);
-    /// The same for node `node`, whose start edge is already in when it was opened.
+    /// The same for node `node`; when it was opened, only its end edge goes in.
     void add(const NodeInterval& interval, NodeId node);
-    /// Node `node`, in flight since `startPs` on `engine`: its start edge goes in now (once).
+    /// A node in flight since its issue: its start edge goes in now, once however often it is
+    /// opened, and it is marked open until its add().
     void open(const et::OpenNode& node);
     /// Every edge still to come is at or after `nowPs`: sweeps the edges up to it.
     void settle(std::uint64_t nowPs);
