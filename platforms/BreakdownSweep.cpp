@@ -125,6 +125,16 @@ RunBreakdowns::RunBreakdowns(std::uint32_t ranks, bool keepIntervals, InFlight i
 {
 }
 
+void RunBreakdowns::follow(const std::vector<const et::RankDriver*>& drivers)
+{
+    driverOf.assign(sweeps.size(), nullptr);
+    for (const et::RankDriver* driver : drivers)
+        driverOf[toUnderlying(driver->rank())] = driver;
+    inFlight = [this](std::uint32_t rank, std::vector<et::OpenNode>& out) {
+        return driverOf[rank]->openNodes(out);
+    };
+}
+
 void RunBreakdowns::add(std::uint32_t rank, const et::NodeRecord& record)
 {
     const NodeInterval interval{record.issuePs, record.finishPs, record.engine};

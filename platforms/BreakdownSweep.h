@@ -73,7 +73,10 @@ public:
     /// For a rank: its nodes in flight into `out` (cleared first), and the time now, ps.
     using InFlight =
         std::function<std::uint64_t(std::uint32_t rank, std::vector<et::OpenNode>& out)>;
-    RunBreakdowns(std::uint32_t ranks, bool keepIntervals, InFlight inFlight);
+    /// `inFlight` may be left empty and set by follow() once the drivers exist.
+    RunBreakdowns(std::uint32_t ranks, bool keepIntervals, InFlight inFlight = {});
+    /// Asks these drivers (of any of the run's ranks) for their nodes in flight.
+    void follow(const std::vector<const et::RankDriver*>& drivers);
 
     void add(std::uint32_t rank, const et::NodeRecord& record);
     /// The kept intervals by rank (empty unless kept).
@@ -88,6 +91,8 @@ private:
     bool keepIntervals;
     InFlight inFlight;
     std::vector<et::OpenNode> open;
+    // By rank, for follow()'s InFlight; null for ranks of other processes.
+    std::vector<const et::RankDriver*> driverOf;
 };
 
 } // namespace etsim::platform

@@ -15,7 +15,6 @@
 #include "platforms/TraceHashes.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -109,15 +108,8 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         if (spec.linkTracks.value_or(allRanks))
             built.attachFabricTimeline(*timeline, timelineFabricProcess(platform));
     }
-    // With a rank filter the drivers do not write the timeline; the selected ranks' nodes
-    // are written from their records instead (without the dependency arrows).
     // Swept as nodes finish; every interval is kept only for a timeline's utilisation tracks.
-    std::vector<const et::RankDriver*> driverOf(platform.ranks, nullptr);
-    RunBreakdowns breakdowns(platform.ranks,
-                             timeline != nullptr,
-                             [&](std::uint32_t rank, std::vector<et::OpenNode>& open) {
-                                 return driverOf[rank]->openNodes(open);
-                             });
+    RunBreakdowns breakdowns(platform.ranks, timeline != nullptr);
     built.onRecord([&](const et::NodeRecord& record) {
         ++nodesDone;
         breakdowns.add(toUnderlying(record.rank), record);
@@ -126,8 +118,9 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
                  job.groups,
                  &simulation.logs().get("et_driver"),
                  allRanks ? timeline.get() : nullptr);
-    for (const et::RankDriver* driver : built.drivers())
-        driverOf[toUnderlying(driver->rank())] = driver;
+    breakdowns.follow(built.drivers());
+    // With a rank filter the drivers do not write the timeline; the selected ranks' nodes
+    // are written from their records instead (without the dependency arrows).
     if (timeline && !allRanks)
         drawRecords(built, *timeline, detailed, std::vector<bool>(platform.ranks, true));
 

@@ -393,12 +393,7 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
     SyncLink link(plan, sync, self);
     built.fabric().setPartition(&link);
     // Swept as nodes finish; every interval is kept only for a timeline's utilisation tracks.
-    std::vector<const et::RankDriver*> driverOf(platform.ranks, nullptr);
-    RunBreakdowns breakdowns(platform.ranks,
-                             !spec.path.empty(),
-                             [&](std::uint32_t rank, std::vector<et::OpenNode>& open) {
-                                 return driverOf[rank]->openNodes(open);
-                             });
+    RunBreakdowns breakdowns(platform.ranks, !spec.path.empty());
     built.onRecord(
         [&](const et::NodeRecord& record) { breakdowns.add(toUnderlying(record.rank), record); });
     std::optional<PartitionTimeline> timeline;
@@ -410,8 +405,7 @@ RunReport runPartitionedJob(const PlatformConfig& platform,
                  timeline && allRanks ? &timeline->timeline() : nullptr);
     if (timeline && !allRanks)
         drawRecords(built, timeline->timeline(), drawn, local);
-    for (const et::RankDriver* driver : built.drivers())
-        driverOf[toUnderlying(driver->rank())] = driver;
+    breakdowns.follow(built.drivers());
     simulation.elaborate();
 
     // Rounds: send what left and a grant, take in what came, run up to the bound.

@@ -265,6 +265,34 @@ TEST_F(ScTest, WaitingForACollectiveIsExposedCommunication)
     EXPECT_EQ(report.collectives[0].timePs, report.simulatedPs - 10000000U);
 }
 
+// A receive posted first and matched at the end, with 5,000 nodes finishing while it waits:
+// the breakdown is swept as they finish (platforms/BreakdownSweep.h), opening the receive
+// from its driver, and still counts it as communication from its post.
+TEST_F(ScTest, ABreakdownSweptWhileAReceiveWaitsCountsItFromItsPost)
+{
+    TempDir dir;
+    Scripted workload(2, [](std::uint32_t rank, workloads::RankEmitter& out) {
+        if (rank == 0)
+            out.recv("r", 1, 1 << 20, 1, {});
+        std::uint64_t last = out.delay("d0", 1, {});
+        for (int i = 1; i < (rank == 0 ? 5000 : 6000); ++i)
+            last = out.delay("d" + std::to_string(i), 1, {last});
+        if (rank == 1)
+            out.send("s", 0, 1 << 20, 1, {last});
+    });
+    PlatformConfig config = loadPlatformString(twoRanks, "pair.yaml", {{"driver.mode", "model"}});
+    RunReport report = runJob(config, job(write(workload, dir)));
+    expectConsistent(report, 2);
+    const RankBreakdown& waiting = report.ranks[0];
+    EXPECT_EQ(waiting.nodes, 5001U);
+    EXPECT_GT(waiting.finishPs, std::uint64_t{6000} * 1000000);
+    EXPECT_EQ(waiting.computePs, std::uint64_t{5000} * 1000000);
+    EXPECT_EQ(waiting.overlapPs, std::uint64_t{5000} * 1000000);
+    EXPECT_EQ(waiting.commPs, waiting.finishPs);
+    EXPECT_EQ(waiting.exposedCommPs, waiting.finishPs - std::uint64_t{5000} * 1000000);
+    EXPECT_EQ(waiting.idlePs, 0U);
+}
+
 TEST_F(ScTest, ReplicateRunsOneRankAsMany)
 {
     TempDir dir;
