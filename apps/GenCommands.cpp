@@ -55,6 +55,7 @@ struct TransformerOptions {
     std::string attention = "fused";
     double dropout = 0;
     std::string gradAccumulation = "none";
+    bool sequenceParallel = false;
     // Empty: the default of TransformerSpec::gradientDtype.
     std::string gradDtype;
     uint32_t decodeTokens = 0;
@@ -205,7 +206,7 @@ ExitCode runTransformer(TransformerOptions& o)
     spec.phase = *phase;
     std::optional<wl::Recompute> recompute = wl::recomputeFromName(o.recompute);
     if (!recompute)
-        return cannotStart(command, "--recompute " + o.recompute + ": use none or full");
+        return cannotStart(command, "--recompute " + o.recompute + ": use none, selective or full");
     spec.recompute = *recompute;
     std::optional<wl::Offload> offload = wl::offloadFromName(o.offload);
     if (!offload)
@@ -223,6 +224,7 @@ ExitCode runTransformer(TransformerOptions& o)
         return cannotStart(command,
                            "--grad-accumulation " + o.gradAccumulation + ": use none or separate");
     spec.gradAccumulation = *accumulation;
+    spec.sequenceParallel = o.sequenceParallel;
     std::optional<et::DataType> dtype = dtypeOf(o.dtype);
     if (!dtype)
         return cannotStart(command,
@@ -258,7 +260,11 @@ ExitCode runTransformer(TransformerOptions& o)
                       << wl::attentionFlopFactor(spec)
                       << " x layers x seq x hidden x tokens (attention, "
                       << wl::attentionName(spec.attention) << "), "
-                      << (full ? "with full recomputation" : "without recomputation") << "\n";
+                      << (full ? "with full recomputation"
+                          : spec.recompute == wl::Recompute::Selective
+                              ? "with the attention recomputed"
+                              : "without recomputation")
+                      << "\n";
         }
         return code;
     } catch (const Error& error) {
@@ -391,7 +397,12 @@ void addGenCommands(CLI::App& app, ExitCode& result)
     transformer->add_option("--phase", tf->phase, "training or inference")->capture_default_str();
     transformer->add_option("--dtype", tf->dtype, "Element type: fp32, bf16, fp16, fp8, ...")
         ->capture_default_str();
-    transformer->add_option("--recompute", tf->recompute, "Activation recomputation: none, full")
+    transformer
+        ->add_option("--recompute",
+                     tf->recompute,
+                     "Activation recomputation: none, selective (each layer's attention core "
+                     "again before its backward, Megatron-LM's selective granularity) or full "
+                     "(each layer's forward again)")
         ->capture_default_str();
     transformer->add_option("--zero", tf->zero, "ZeRO stage 0..3 (training)")
         ->capture_default_str();
@@ -425,6 +436,11 @@ void addGenCommands(CLI::App& app, ExitCode& result)
                      "separate: a kernel adds each weight gradient into the step's buffer "
                      "(Megatron-LM 2021)")
         ->capture_default_str();
+    transformer->add_flag("--sequence-parallel",
+                          tf->sequenceParallel,
+                          "Training with tp > 1: norms, dropouts and residual adds on 1/tp of "
+                          "the tokens, all-gather and reduce-scatter around each "
+                          "tensor-parallel block instead of an all-reduce (Megatron-LM)");
     transformer->add_option("--grad-dtype",
                             tf->gradDtype,
                             "Training: element type of the gradient buffer (accumulation, "

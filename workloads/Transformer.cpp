@@ -59,13 +59,23 @@ std::optional<Phase> phaseFromName(std::string_view name)
 
 std::string_view recomputeName(Recompute recompute)
 {
-    return recompute == Recompute::None ? "none" : "full";
+    switch (recompute) {
+    case Recompute::None:
+        return "none";
+    case Recompute::Selective:
+        return "selective";
+    case Recompute::Full:
+        return "full";
+    }
+    return "none";
 }
 
 std::optional<Recompute> recomputeFromName(std::string_view name)
 {
     if (name == "none")
         return Recompute::None;
+    if (name == "selective")
+        return Recompute::Selective;
     if (name == "full")
         return Recompute::Full;
     return std::nullopt;
@@ -172,7 +182,8 @@ double attentionFlopFactor(const TransformerSpec& spec)
     // A fused backward recomputes Q K^T from Q and K (it never stored the scores): five
     // products of the forward's size instead of four (Dao 2023, FlashAttention-2).
     double backward = spec.attention == AttentionKernel::Fused ? 10.0 : 8.0;
-    double recomputed = spec.recompute == Recompute::Full ? 4.0 : 0.0;
+    // Both recomputations re-run the attention forward (the two products) once.
+    double recomputed = spec.recompute == Recompute::None ? 0.0 : 4.0;
     return 4.0 + recomputed + backward;
 }
 
@@ -239,6 +250,19 @@ Transformer::Transformer(TransformerSpec s) : spec(std::move(s))
              std::to_string(p.dp) + " use --zero to shard over the replicas in the trace");
     if (et::bytesPerElement(spec.dtype) == 0)
         fail("dtype must be a known element type");
+    if (spec.sequenceParallel) {
+        if (spec.phase != Phase::Training)
+            fail("sequence-parallel applies to training");
+        if (p.tp < 2)
+            fail("sequence-parallel splits the tokens over the tensor-parallel ranks; it needs "
+                 "tp of at least 2");
+        if (m.experts > 0)
+            fail("sequence-parallel with mixture-of-experts layers is not modelled; drop one");
+        if ((uint64_t{spec.microBatch} * spec.seqLen) % p.tp != 0)
+            fail("sequence-parallel needs micro-batch x seq-len (" +
+                 std::to_string(uint64_t{spec.microBatch} * spec.seqLen) +
+                 " tokens) divisible by tp " + std::to_string(p.tp));
+    }
     if (spec.gradDtype && spec.phase != Phase::Training)
         fail("grad-dtype applies to training; inference has no gradients");
     if (spec.gradDtype && et::bytesPerElement(*spec.gradDtype) == 0)
@@ -280,6 +304,8 @@ std::string Transformer::description() const
         text += ", dropout " + probabilityText(spec.dropout);
     if (spec.phase == Phase::Training && spec.gradAccumulation == GradAccumulation::Separate)
         text += ", gradients accumulated by a separate kernel";
+    if (spec.sequenceParallel)
+        text += ", sequence parallel";
     if (spec.phase == Phase::Training)
         text += ", " + std::string(et::dataTypeName(spec.gradientDtype())) + " gradients";
     if (spec.phase == Phase::Training)

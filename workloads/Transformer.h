@@ -33,7 +33,13 @@
 // - Gradients are summed over micro-batches and reduced over the data-parallel ranks in the
 //   gradient element type (TransformerSpec::gradientDtype): fp32 with bf16, as Megatron-LM
 //   forces and the Llama 3 paper reports, otherwise the trace's dtype.
-// - Not modelled: sequence parallelism, the vocab-parallel loss all-reduces, embedding
+// - Sequence parallelism (Korthikanti et al. 2022, optional): the norms, dropouts and residual
+//   adds run on the rank's 1/tp of the tokens, each TP all-reduce becomes an all-gather
+//   before the block and a reduce-scatter after it (their conjugates in backward), and the
+//   pipeline sends the rank's 1/tp of the activations. Megatron-LM's second all-gather of a
+//   block's input for its weight gradient, which it overlaps with the data gradient, is left
+//   out.
+// - Not modelled: the vocab-parallel loss all-reduces, embedding
 //   synchronisation between the first and last stage for tied embeddings, the reductions of
 //   bias gradients, overlap of communication with compute beyond what the dependencies allow.
 
@@ -90,7 +96,11 @@ struct Parallelism {
 };
 
 enum class Phase { Training, Inference };
-enum class Recompute { None, Full };
+// Activation recomputation: none; selective re-runs each layer's attention core (the scores,
+// softmax, dropout and context of Korthikanti et al. 2022, Megatron-LM's
+// --recompute-granularity selective) just before its backward; full re-runs every layer's
+// forward before its backward.
+enum class Recompute { None, Selective, Full };
 enum class Offload { None, Weights, Activations };
 // How attention runs: one fused kernel that keeps the s x s scores on chip (FlashAttention,
 // Dao et al. 2022), or unfused kernels that write them to HBM (Megatron-LM before it).
@@ -136,6 +146,8 @@ struct TransformerSpec {
     // output (Megatron-LM's attention and hidden dropout); 0 writes no dropout kernel.
     double dropout = 0;
     GradAccumulation gradAccumulation = GradAccumulation::None;
+    // Training with tp > 1: sequence parallelism (see the header comment); b*s must divide by tp.
+    bool sequenceParallel = false;
     // Training: element type of the gradient buffer, in which weight gradients are summed over
     // the micro-batches, reduced over the data-parallel ranks and read by the optimizer;
     // nullopt for the default of gradientDtype().

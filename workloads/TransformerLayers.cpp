@@ -19,32 +19,62 @@ double Transformer::RankPlan::layerWeights() const
     return m.attentionParameters() / p.tp + mlp + 2.0 * m.hidden;
 }
 
-void Transformer::RankPlan::tpAllReduce(const std::string& name, uint32_t tokens)
+void Transformer::RankPlan::tpGather(const std::string& prefix,
+                                     const char* block,
+                                     const char* suffix,
+                                     uint32_t tokens)
 {
-    if (p.tp > 1)
-        collective(name, CollectiveType::AllReduce, job.tpAllReduceBytes(tokens), tpGroup);
+    // An all-gather's size is what each member contributes (as for ZeRO's gathers).
+    if (spec.sequenceParallel)
+        collective(prefix + block + "_allgather" + suffix,
+                   CollectiveType::AllGather,
+                   job.tpAllReduceBytes(tokens) / p.tp,
+                   tpGroup);
+}
+
+void Transformer::RankPlan::tpCombine(const std::string& prefix,
+                                      const char* block,
+                                      const char* suffix,
+                                      uint32_t tokens)
+{
+    if (p.tp < 2)
+        return;
+    if (spec.sequenceParallel)
+        collective(prefix + block + "_reducescatter" + suffix,
+                   CollectiveType::ReduceScatter,
+                   job.tpAllReduceBytes(tokens),
+                   tpGroup);
+    else
+        collective(prefix + block + "_allreduce" + suffix,
+                   CollectiveType::AllReduce,
+                   job.tpAllReduceBytes(tokens),
+                   tpGroup);
 }
 
 void Transformer::RankPlan::layerForward(
     const std::string& prefix, uint32_t batch, uint32_t queries, uint32_t context, uint64_t kvBytes)
 {
     int64_t tokens = int64_t{batch} * queries;
+    int64_t local = streamTokens(tokens);
     int64_t h = m.hidden;
     int64_t dh = m.headDim();
     int64_t qkv = (int64_t{heads} + 2 * int64_t{kvHeads}) * dh;
+    auto blockTokens = static_cast<uint32_t>(tokens);
     // The layer's input is the residual stream the attention block branches from.
-    TensorUse input = current(d(tokens) * h);
-    elementwise(prefix + "norm1", 5.0 * d(tokens) * h, d(tokens) * h);
+    TensorUse input = current(d(local) * h);
+    elementwise(prefix + "norm1", 5.0 * d(local) * h, d(local) * h);
+    tpGather(prefix, "attn", "", blockTokens);
     gemm(prefix + "qkv", tokens, qkv, h);
     attentionForward(prefix, batch, queries, context, kvBytes);
     gemm(prefix + "attn_out", tokens, h, int64_t{heads} * dh);
-    tpAllReduce(prefix + "attn_allreduce", static_cast<uint32_t>(tokens));
-    residualAdd(prefix + "attn_residual", tokens, input);
+    tpCombine(prefix, "attn", "", blockTokens);
+    residualAdd(prefix + "attn_residual", local, input);
     TensorUse middle = activation;
-    elementwise(prefix + "norm2", 5.0 * d(tokens) * h, d(tokens) * h);
+    elementwise(prefix + "norm2", 5.0 * d(local) * h, d(local) * h);
+    tpGather(prefix, "mlp", "", blockTokens);
     mlpForward(prefix, tokens);
-    tpAllReduce(prefix + "mlp_allreduce", static_cast<uint32_t>(tokens));
-    residualAdd(prefix + "mlp_residual", tokens, middle);
+    tpCombine(prefix, "mlp", "", blockTokens);
+    residualAdd(prefix + "mlp_residual", local, middle);
 }
 
 void Transformer::RankPlan::mlpForward(const std::string& prefix, int64_t tokens)
@@ -118,22 +148,33 @@ void Transformer::RankPlan::layerBackward(const std::string& prefix, uint32_t ba
     int64_t h = m.hidden;
     int64_t dh = m.headDim();
     int64_t qkv = (int64_t{heads} + 2 * int64_t{kvHeads}) * dh;
-    double stream = d(tokens) * h;
-    // The gradient of the layer's output goes through the MLP block and around it.
+    double stream = d(streamTokens(tokens)) * h;
+    auto blockTokens = static_cast<uint32_t>(tokens);
+    // The gradient of the layer's output goes through the MLP block and around it. Each
+    // collective is the conjugate of its forward one: a gather's backward reduce-scatters.
     TensorUse outputGradient = current(stream);
     if (dropoutActive())
         dropoutBackward(prefix + "mlp_dropout.bwd", stream);
+    tpGather(prefix, "mlp", ".bwd", blockTokens);
     mlpBackward(prefix, tokens);
-    tpAllReduce(prefix + "mlp_allreduce.bwd", static_cast<uint32_t>(tokens));
+    tpCombine(prefix, "mlp", ".bwd", blockTokens);
     elementwiseBackward(prefix + "norm2.bwd", 8.0 * stream, stream, stream);
     gradientSum(prefix + "mlp_residual.bwd", outputGradient);
     TensorUse middleGradient = activation;
     if (dropoutActive())
         dropoutBackward(prefix + "attn_dropout.bwd", stream);
+    tpGather(prefix, "attn", ".bwd", blockTokens);
     gemmBackward(prefix + "attn_out", tokens, h, int64_t{heads} * dh);
+    if (spec.recompute == Recompute::Selective) {
+        // The attention core's forward again, from the saved Q, K and V, when its backward
+        // needs what it did not keep; the output projection kept its own input.
+        TensorUse contextGradient = activation;
+        attentionForward(prefix + "recompute.", batch, job.spec.seqLen, job.spec.seqLen, 0);
+        activation = contextGradient;
+    }
     attentionBackward(prefix, batch);
     gemmBackward(prefix + "qkv", tokens, qkv, h);
-    tpAllReduce(prefix + "attn_allreduce.bwd", static_cast<uint32_t>(tokens));
+    tpCombine(prefix, "attn", ".bwd", blockTokens);
     elementwiseBackward(prefix + "norm1.bwd", 8.0 * stream, stream, stream);
     gradientSum(prefix + "attn_residual.bwd", middleGradient);
 }

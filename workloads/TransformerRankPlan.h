@@ -201,7 +201,20 @@ private:
     // side by side when gated).
     int64_t ffnShard() const { return m.ffn / p.tp; }
     int64_t upWidth() const { return (m.gatedMlp ? 2 : 1) * ffnShard(); }
-    void tpAllReduce(const std::string& name, uint32_t tokens);
+    // Tokens the rank's norms, dropouts and residual adds see: 1/tp of `tokens` with sequence
+    // parallelism, all of them otherwise.
+    int64_t streamTokens(int64_t tokens) const
+    {
+        return spec.sequenceParallel ? tokens / p.tp : tokens;
+    }
+    // Into a tensor-parallel block (`block` "attn" or "mlp"): sequence parallelism gathers the
+    // tokens the ranks hold apart; nothing without it.
+    void
+    tpGather(const std::string& prefix, const char* block, const char* suffix, uint32_t tokens);
+    // Out of a tensor-parallel block: the partial sums combined, by an all-reduce, or a
+    // reduce-scatter that leaves each rank its 1/tp of the tokens (sequence parallelism).
+    void
+    tpCombine(const std::string& prefix, const char* block, const char* suffix, uint32_t tokens);
     // Forward of one layer on `tokens` tokens with `context` keys per query.
     void layerForward(const std::string& prefix,
                       uint32_t batch,

@@ -18,12 +18,14 @@ void Transformer::RankPlan::forward(uint32_t mb)
     uint32_t s = spec.seqLen;
     int64_t tokens = int64_t{b} * s;
     int64_t h = m.hidden;
-    int64_t activation = tokens * h * bytes;
+    // With sequence parallelism a stage hands on its 1/tp of the tokens.
+    int64_t local = streamTokens(tokens);
+    int64_t activation = local * h * bytes;
     std::string tag = "fwd.mb" + std::to_string(mb);
     if (first) {
         elementwise(tag + ".embedding", 0, d(tokens) * h);
         if (dropoutActive())
-            dropout(tag + ".embedding_dropout", d(tokens) * h);
+            dropout(tag + ".embedding_dropout", d(local) * h);
     } else {
         receive(tag + ".recv_activation", at.pp - 1, activation, static_cast<int32_t>(2 * mb));
     }
@@ -37,7 +39,8 @@ void Transformer::RankPlan::forward(uint32_t mb)
             memory(prefix + "store_activations", true, activationBytes(b));
     }
     if (last) {
-        elementwise(tag + ".final_norm", 5.0 * d(tokens) * h, d(tokens) * h);
+        elementwise(tag + ".final_norm", 5.0 * d(local) * h, d(local) * h);
+        tpGather(tag + ".", "lm_head", "", static_cast<uint32_t>(tokens));
         gemm(tag + ".lm_head", tokens, m.vocab / p.tp, h);
         elementwise(tag + ".loss", 5.0 * d(tokens) * m.vocab / p.tp, d(tokens) * m.vocab / p.tp);
     } else {
@@ -50,12 +53,17 @@ void Transformer::RankPlan::backward(uint32_t mb)
     uint32_t b = spec.microBatch;
     int64_t tokens = int64_t{b} * spec.seqLen;
     int64_t h = m.hidden;
-    int64_t activation = tokens * h * bytes;
+    int64_t local = streamTokens(tokens);
+    int64_t activation = local * h * bytes;
     std::string tag = "bwd.mb" + std::to_string(mb);
     if (last) {
         elementwise(tag + ".loss", 3.0 * d(tokens) * m.vocab / p.tp, d(tokens) * m.vocab / p.tp);
         gemmBackward(tag + ".lm_head", tokens, m.vocab / p.tp, h);
-        elementwiseBackward(tag + ".final_norm", 8.0 * d(tokens) * h, d(tokens) * h, d(tokens) * h);
+        // The gather's conjugate (the head's input gradient without sequence parallelism is
+        // one of the vocab-parallel reductions left out).
+        if (spec.sequenceParallel)
+            tpCombine(tag + ".", "lm_head", ".bwd", static_cast<uint32_t>(tokens));
+        elementwiseBackward(tag + ".final_norm", 8.0 * d(local) * h, d(local) * h, d(local) * h);
     } else {
         receive(tag + ".recv_gradient", at.pp + 1, activation, static_cast<int32_t>(2 * mb + 1));
     }
@@ -72,7 +80,7 @@ void Transformer::RankPlan::backward(uint32_t mb)
         zeroScatterLayerGradients(prefix);
     }
     if (first && dropoutActive())
-        dropoutBackward(tag + ".embedding_dropout.bwd", d(tokens) * h);
+        dropoutBackward(tag + ".embedding_dropout.bwd", d(local) * h);
     if (first) {
         elementwise(tag + ".embedding", d(tokens) * h, d(tokens) * h);
         accumulateGradient(tag + ".embedding.accumulate", d(m.vocab) / p.tp * h);
