@@ -319,6 +319,57 @@ def llama3(etsim):
             "wall": report["_wall"], "params": params, "report": report}
 
 
+# Model FLOPs utilisation of Megatron-LM with selective recomputation and sequence parallelism
+# (hardware-models.md 4.5: the Megatron-LM README's table, S28), data-parallel size 1 on
+# Selene's A100. The shapes, parallelism and batches are those of the paper the README cites
+# (Korthikanti et al. 2022, arXiv 2205.05198, table 3), all with s = 2,048 and V = 51,200.
+MEGATRON = (
+    # (name, layers, hidden, heads, tp, pp, global batch, published MFU %)
+    ("22B", 48, 6144, 64, 8, 1, 4, 41.5),
+    ("175B", 96, 12288, 96, 8, 8, 64, 51.4),
+)
+
+
+def megatron_model_flops(batch, layers, hidden, seq=2048, vocab=51200):
+    """Model FLOPs of one iteration without recomputation, the paper's MFU numerator:
+    72 B s l h^2 (1 + s / 6h + V / 12 l h)."""
+    return 72 * batch * seq * layers * hidden ** 2 * (
+        1 + seq / (6 * hidden) + vocab / (12 * layers * hidden))
+
+
+def megatron(etsim):
+    """Each configuration's whole iteration (every rank: DP 1), as Megatron-LM ran it in 2022:
+    unfused attention with dropout 0.1, the attention core recomputed, sequence parallelism,
+    gradients accumulated in fp32 by a kernel after each weight-gradient GEMM."""
+    rows = []
+    for name, layers, hidden, heads, tp, pp, batch, published in MEGATRON:
+        ranks = tp * pp
+        tag = "megatron_" + name.lower()
+        trace = etsim.gen(tag, "transformer", "--layers", layers, "--hidden", hidden,
+                          "--heads", heads, "--kv-heads", heads, "--ffn", 4 * hidden,
+                          "--vocab", 51200, "--tied-embeddings", "--tp", tp, "--pp", pp,
+                          "--dp", 1, "--micro-batch", 1, "--global-batch", batch,
+                          "--seq-len", 2048, "--recompute", "selective", "--sequence-parallel",
+                          "--attention", "unfused", "--dropout", 0.1,
+                          "--grad-accumulation", "separate", "--dtype", "bf16")
+        if ranks > 8:
+            sets = [f"ranks={ranks}", f"fabric.topology.dims[1].size={ranks // 8}"]
+        else:
+            # One DGX node: the NVSwitch dimension alone.
+            sets = ["ranks=8",
+                    'fabric.topology.dims=[{kind: switch, size: 8, bandwidth: "300 GB/s", '
+                    'latency: "936.25 ns", efficiency: 0.8}]',
+                    "fabric.collectives.algorithms.default=[ring]"]
+        report = etsim.run(tag, "dgx_a100_cluster", trace, sets)
+        seconds = report["simulated_time_ns"] / 1e9
+        mfu = 100 * megatron_model_flops(batch, layers, hidden) / (seconds * ranks * 312e12)
+        rows.append({"name": name, "layers": layers, "hidden": hidden, "heads": heads,
+                     "tp": tp, "pp": pp, "ranks": ranks, "batch": batch, "seconds": seconds,
+                     "mfu": mfu, "published": published, "nodes": report["nodes"],
+                     "wall": report["_wall"]})
+    return rows
+
+
 # ------------------------------------------------------------------------------------------
 # 4.4: memory
 
@@ -375,14 +426,15 @@ def copy_bursts(etsim):
 # Sections, their kinds and the summary verdicts
 
 # The sections in the order they run; --quick leaves out the training runs.
-SECTIONS = ("nccl8", "nccl16", "nvls", "hbm", "gpt3", "llama3")
-TRAINING = ("gpt3", "llama3")
+SECTIONS = ("nccl8", "nccl16", "nvls", "hbm", "gpt3", "llama3", "megatron")
+TRAINING = ("gpt3", "llama3", "megatron")
 SECTION_TITLES = {"nccl8": "NCCL all-reduce on 8 x H100 (4.1)",
                   "nccl16": "NCCL all-reduce on 2 x 8 H100 (4.2)",
                   "nvls": "in-switch reduction (NVLS), evaluated (4.1, 4.2)",
                   "hbm": "HBM sustained bandwidth (4.4)",
                   "gpt3": "GPT-3 175B training iteration on 1,024 A100 (4.5)",
-                  "llama3": "Llama 3 405B-class training on H100 (4.5)"}
+                  "llama3": "Llama 3 405B-class training on H100 (4.5)",
+                  "megatron": "Megatron-LM model FLOPs utilisation on A100 (4.5)"}
 
 # What a summary row is, following docs/calibration.md: a row whose parameter was fitted on
 # the figure it compares with is a calibration; a row against a stand-in (not a measurement)
@@ -444,13 +496,15 @@ def main():
                "nvls": lambda done: (nvls_8(etsim), in_switch_16(etsim, done.get("nccl16"))),
                "hbm": lambda done: (memory(etsim), copy_bursts(etsim)),
                "gpt3": lambda done: gpt3(etsim),
-               "llama3": lambda done: llama3(etsim)}
+               "llama3": lambda done: llama3(etsim),
+               "megatron": lambda done: megatron(etsim)}
     done = {}
     for n in SECTIONS:
         if n in chosen:
             print(f"validate: {SECTION_TITLES[n]}", file=sys.stderr)
             done[n] = runners[n](done)
     r8, r16, g, l = (done.get(n) for n in ("nccl8", "nccl16", "gpt3", "llama3"))
+    mg = done.get("megatron")
     nvls8, sw16 = done.get("nvls", (None, None))
     mem_rows, bursts = done.get("hbm", (None, None))
     elapsed = time.monotonic() - started
@@ -508,6 +562,12 @@ def main():
         err = error_pct(l["tflops"], 430)
         rows.append(("Llama 3 405B-class, TFLOP/s per H100", VALIDATION, "430",
                      f"{l['tflops']:.0f}", f"{err:+.1f} %", "within 15 %", abs(err) <= 15))
+    if mg:
+        for r in mg:
+            err = error_pct(r["mfu"], r["published"])
+            rows.append((f"Megatron-LM GPT {r['name']} MFU, {r['ranks']} A100", VALIDATION,
+                         f"{r['published']} %", f"{r['mfu']:.1f} %", f"{err:+.1f} %",
+                         "within 15 %", abs(err) <= 15))
     if mem_rows:
         # The copy row's burst length was chosen to match it (COPY_BURST).
         for (name, value, published, _), kind in zip(mem_rows[:2], (CALIBRATION, VALIDATION)):
@@ -654,6 +714,37 @@ def main():
           "| |")
         w(f"\nParameters of the generated model: {l['params']/1e9:.0f} B; "
           f"{l['nodes']:,} nodes simulated in {l['wall']:.0f} s.\n")
+
+    if mg:
+        w("## Megatron-LM model FLOPs utilisation on A100, section 4.5\n")
+        w("Published: the Megatron-LM README's table of model FLOPs utilisation (MFU) with "
+          "selective recomputation and sequence parallelism, data-parallel size 1, on Selene "
+          "(A100 80 GB): 41.5 % (22B), 51.4 % (175B), 56.0 % (530B), 56.3 % (1T). The "
+          "configurations are those of the paper the README cites (Korthikanti et al. 2022, "
+          "table 3): s = 2,048, V = 51,200, TP 8, micro-batch 1. MFU = 72 B s l h^2 (1 + s / 6h "
+          "+ V / 12 l h) / (iteration x GPUs x 312 TFLOP/s), the paper's definition (recomputed "
+          "work not counted). Nothing in etsim was fitted to these figures "
+          "(docs/calibration.md).\n")
+        w("Method: every rank of the iteration (no reduction is needed at DP 1): `etsim gen "
+          "transformer` with the shape below and `--kv-heads` = heads, FFN 4h, tied "
+          "embeddings, `--tp 8 --pp P --dp 1 --micro-batch 1 --global-batch B --seq-len 2048 "
+          "--recompute selective --sequence-parallel --attention unfused --dropout 0.1 "
+          "--grad-accumulation separate` (Megatron-LM of 2022: attention without a fused "
+          "kernel, its default dropout, the attention core recomputed in backward, fp32 "
+          "gradient accumulation), on `dgx_a100_cluster` cut to P nodes (22B: one node, the "
+          "NVSwitch dimension alone). The 530B (280 GPUs, 280 micro-batches) and 1T (512 GPUs, "
+          "512 micro-batches) rows are not simulated here: their traces hold tens of millions "
+          "of nodes, beyond this script's few minutes.\n")
+        w("| model | layers / hidden / heads | TP x PP = GPUs | batch | etsim iteration | "
+          "etsim MFU | published MFU | error |")
+        w("|---|---|---|---|---|---|---|---|")
+        for r in mg:
+            w(f"| {r['name']} | {r['layers']} / {r['hidden']:,} / {r['heads']} | "
+              f"{r['tp']} x {r['pp']} = {r['ranks']} | {r['batch']} | {r['seconds']:.3f} s | "
+              f"**{r['mfu']:.1f} %** | {r['published']} % | "
+              f"{error_pct(r['mfu'], r['published']):+.1f} % |")
+        w("\n" + "; ".join(f"{r['name']}: {r['nodes']:,} nodes simulated in {r['wall']:.1f} s"
+                            for r in mg) + ".\n")
 
     if mem_rows:
         w("## HBM sustained bandwidth, sections 2.4, 2.5 and 4.4\n")
