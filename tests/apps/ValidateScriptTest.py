@@ -104,7 +104,7 @@ def main():
             fail("the document made from reused reports differs from the first one")
 
         for document in (text, second):
-            for word in ("GPT-3 175B iteration", "Llama 3 405B-class, TFLOP"):
+            for word in ("GPT-3 175B iteration", "Llama 3 405B-class, TFLOP", "Megatron-LM GPT"):
                 if word in document.split("## Where etsim misses")[0]:
                     fail(f"a training row ({word}) appears although --quick skipped it")
             if "--quick skips the training runs" not in document:
@@ -123,6 +123,21 @@ def main():
                 fail(f"the 8 x H100 rows are calibration rows (docs/calibration.md): {kinds}")
             if kinds["NCCL all-reduce busbw, 2 x 8 H100, 64 KiB-16 GiB"] != "validation":
                 fail(f"the 2 x 8 H100 row is a validation row: {kinds}")
+
+        # Without --work the temporary folder (traces of gigabytes for the training rows) is
+        # removed at the end.
+        command = [sys.executable, os.path.join(source, "scripts", "validate.py"), "--etsim",
+                   etsim, "--out", os.path.join(tmp, "third.md"), "--quick", "--sections",
+                   "nccl8"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            fail(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr}")
+        marker = "temporary work folder "
+        if marker not in result.stderr:
+            fail(f"the script did not say it removed its temporary folder:\n{result.stderr}")
+        folder = result.stderr.split(marker)[1].split(" removed")[0]
+        if not folder or os.path.exists(folder):
+            fail(f"the temporary work folder {folder!r} was left behind")
     print("validate_script_test: ok")
 
 
