@@ -240,8 +240,15 @@ double Transformer::RankPlan::activationBytes(uint32_t batch) const
     double sbh = d(batch) * spec.seqLen * m.hidden;
     if (spec.recompute == Recompute::Full)
         return sbh * bytes;
+    // Korthikanti et al. 2022 (section 4, 16-bit activations): s b h (10 + 24 / t + 5 a s /
+    // h t) bytes per layer; sequence parallelism shards the 10 too (34 / t), and selective
+    // recomputation keeps none of the attention core's 5 a s / h.
     double t = p.tp;
-    return sbh * (10 + 24 / t + 5.0 * m.heads * spec.seqLen / (d(m.hidden) * t)) * bytes / 2;
+    double replicated = spec.sequenceParallel ? 0.0 : 10.0;
+    double sharded = spec.sequenceParallel ? 34.0 : 24.0;
+    double attentionCore =
+        spec.recompute == Recompute::Selective ? 0.0 : 5.0 * m.heads * spec.seqLen / d(m.hidden);
+    return sbh * (replicated + (sharded + attentionCore) / t) * bytes / 2;
 }
 
 } // namespace etsim::workloads

@@ -284,6 +284,24 @@ TEST(Transformer, OffloadWritesMemoryNodes)
     // s b h (34 + 5 a s / h) bytes for 16-bit tensors: 16,384 x 39.
     EXPECT_EQ(store.tensorSize(), 16384U * 39);
     EXPECT_EQ(find(sink, 0, "bwd.mb0.layer0.load_activations").type, NodeType::MemLoad);
+    // Selective recomputation keeps none of the attention core's 5 a s / h: 16,384 x 34.
+    spec.recompute = Recompute::Selective;
+    EXPECT_EQ(
+        find(generateAll(Transformer(spec)), 0, "fwd.mb0.layer0.store_activations").tensorSize(),
+        16384U * 34);
+    // With tp 2, s b h (10 + (24 + 5 a s / h) / 2), a = 4 heads, s = 64, h = 256: 16,384 x 24.5;
+    // sequence parallelism shards the 10 as well: s b h (34 + 5) / 2 = 16,384 x 19.5.
+    spec.recompute = Recompute::None;
+    spec.parallel.tp = 2;
+    EXPECT_EQ(
+        find(generateAll(Transformer(spec)), 0, "fwd.mb0.layer0.store_activations").tensorSize(),
+        16384U * 49 / 2);
+    spec.sequenceParallel = true;
+    EXPECT_EQ(
+        find(generateAll(Transformer(spec)), 0, "fwd.mb0.layer0.store_activations").tensorSize(),
+        16384U * 39 / 2);
+    spec.sequenceParallel = false;
+    spec.parallel.tp = 1;
 
     spec.offload = Offload::Weights;
     MemorySink weights = generateAll(Transformer(spec));
