@@ -12,8 +12,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 namespace etsim::workloads {
 namespace {
 
@@ -24,12 +22,6 @@ using test::find;
 using test::generateAll;
 using test::MemorySink;
 using test::smallDense;
-
-NodeTensors tensorsOfNode(const et::TraceNode& node)
-{
-    std::optional<NodeTensors> tensors = et::nodeTensors(node);
-    return tensors ? *tensors : NodeTensors{};
-}
 
 TransformerModel small(bool gated)
 {
@@ -510,107 +502,6 @@ TEST(Transformer, BadSpecsAreRejectedWithTheParameter)
     spec.model.experts = 4;
     spec.model.topK = 1;
     expectError(spec, "sequence-parallel with mixture-of-experts layers is not modelled");
-}
-
-// Sequence parallelism (Korthikanti et al. 2022): around each tensor-parallel block an
-// all-gather of the rank's 1/tp of the tokens and a reduce-scatter of the partial sums, the
-// conjugates in backward, element-wise kernels on 1/tp of the tokens, and pipeline messages of
-// 1/tp of the activation.
-TEST(Transformer, SequenceParallelGathersAndScattersAroundEachBlock)
-{
-    TransformerSpec spec;
-    spec.model = small(true);
-    spec.model.layers = 2;
-    spec.parallel.tp = 2;
-    spec.parallel.pp = 2;
-    spec.seqLen = 128;
-    spec.microBatch = 2;
-    spec.dropout = 0.1;
-    spec.sequenceParallel = true;
-    Transformer job(spec);
-    MemorySink sink = generateAll(job);
-    // b*s*h*bytes = 2 x 128 x 1024 x 2 = 524,288 B in all; each rank holds half of it.
-    for (const char* block : {"attn", "mlp"}) {
-        const std::string fwd = std::string("fwd.mb0.layer0.") + block;
-        const std::string bwd = std::string("bwd.mb0.layer0.") + block;
-        for (const std::string& gather : {fwd + "_allgather", bwd + "_allgather.bwd"}) {
-            et::TraceNode node = find(sink, 0, gather);
-            EXPECT_EQ(node.commType(), static_cast<int32_t>(CollectiveType::AllGather)) << gather;
-            EXPECT_EQ(node.commSize(), 262144) << gather;
-        }
-        for (const std::string& scatter : {fwd + "_reducescatter", bwd + "_reducescatter.bwd"}) {
-            et::TraceNode node = find(sink, 0, scatter);
-            EXPECT_EQ(node.commType(), static_cast<int32_t>(CollectiveType::ReduceScatter))
-                << scatter;
-            EXPECT_EQ(node.commSize(), 524288) << scatter;
-        }
-    }
-    // No all-reduce is left in a layer; the norms and the residual adds see 128 of 256 tokens.
-    for (const et::TraceNode& node : sink.ranks.at(0))
-        if (node.type == NodeType::CommColl && node.name.find("layer") != std::string::npos)
-            EXPECT_NE(node.commType(), static_cast<int32_t>(CollectiveType::AllReduce))
-                << node.name;
-    // A norm's num_ops is 5 per element: 128 tokens x 1024.
-    EXPECT_EQ(find(sink, 0, "fwd.mb0.layer0.norm1").numOps(), 5 * 128 * 1024);
-    EXPECT_EQ(find(sink, 0, "fwd.mb0.layer0.norm2").numOps(), 5 * 128 * 1024);
-    // Bias-dropout-add: 5 operations per element.
-    EXPECT_EQ(find(sink, 0, "fwd.mb0.layer0.attn_residual").numOps(), 5 * 128 * 1024);
-    // The GEMMs still see every token: 2 x 256 x 1024 x (1024 + 2 x 256) / 2 ranks' heads.
-    EXPECT_EQ(find(sink, 0, "fwd.mb0.layer0.qkv").numOps(), 2LL * 256 * (512 + 2 * 128) * 1024);
-    // Stage 0 sends its half of the activation; stage 1 gathers before the output head and
-    // scatters the head's input gradient.
-    EXPECT_EQ(find(sink, 0, "fwd.mb0.send_activation").commSize(), 262144);
-    EXPECT_EQ(find(sink, 2, "fwd.mb0.lm_head_allgather").commSize(), 262144);
-    EXPECT_EQ(find(sink, 2, "bwd.mb0.lm_head_reducescatter.bwd").commSize(), 524288);
-    // Without it: the all-reduces of b*s*h, the whole stream in every norm.
-    spec.sequenceParallel = false;
-    Transformer plain(spec);
-    MemorySink plainSink = generateAll(plain);
-    EXPECT_EQ(find(plainSink, 0, "fwd.mb0.layer0.attn_allreduce").commSize(), 524288);
-    EXPECT_EQ(find(plainSink, 0, "fwd.mb0.layer0.norm1").numOps(), 5 * 256 * 1024);
-    EXPECT_EQ(find(plainSink, 0, "fwd.mb0.send_activation").commSize(), 524288);
-}
-
-// Selective recomputation re-runs the attention core, here the four unfused kernels, between
-// the output projection's backward and the attention's; the rest of the layer is not re-run.
-TEST(Transformer, SelectiveRecomputeRerunsTheAttentionCore)
-{
-    TransformerSpec spec = smallDense();
-    spec.attention = AttentionKernel::Unfused;
-    spec.dropout = 0.1;
-    spec.recompute = Recompute::Selective;
-    Transformer job(spec);
-    MemorySink sink = generateAll(job);
-    std::vector<std::string> order;
-    const std::string prefix = "bwd.mb0.layer0.";
-    for (const et::TraceNode& node : sink.ranks.at(0))
-        if (node.name.rfind(prefix, 0) == 0)
-            order.push_back(node.name.substr(prefix.size()));
-    auto at = [&](const std::string& name) {
-        return std::find(order.begin(), order.end(), name) - order.begin();
-    };
-    const std::vector<std::string> core{"recompute.attention.scores",
-                                        "recompute.attention.softmax",
-                                        "recompute.attention.dropout",
-                                        "recompute.attention.context"};
-    for (const std::string& name : core) {
-        ASSERT_LT(at(name), static_cast<std::ptrdiff_t>(order.size())) << name;
-        EXPECT_GT(at(name), at("attn_out.wgrad")) << name;
-        EXPECT_LT(at(name), at("attention.bwd.dv")) << name;
-        // The same kernel as in the forward.
-        EXPECT_EQ(find(sink, 0, prefix + name).numOps(),
-                  find(sink, 0, "fwd.mb0.layer0." + name.substr(10)).numOps())
-            << name;
-    }
-    for (const std::string& name : order)
-        EXPECT_TRUE(name.rfind("recompute.", 0) != 0 ||
-                    std::find(core.begin(), core.end(), name) != core.end())
-            << name;
-    // The attention backward still reads the context's gradient the projection wrote.
-    EXPECT_EQ(tensorsOfNode(find(sink, 0, prefix + "attention.bwd.dv")).inputs.at(1).id,
-              tensorsOfNode(find(sink, 0, prefix + "attn_out.dgrad")).outputs.at(0).id);
-    EXPECT_EQ(recomputeName(Recompute::Selective), "selective");
-    EXPECT_EQ(recomputeFromName("selective"), Recompute::Selective);
 }
 
 TEST(Transformer, NamesParse)
