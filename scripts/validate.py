@@ -211,6 +211,46 @@ def nccl_16(etsim):
     return rows
 
 
+# Other all-reduce measurements of hardware-models.md 4.1 and 4.2, none used to fit anything:
+# 4 x H100 in one HGX node (S22, large messages), 2 x 8 H100 over Oracle's RoCE network (S27,
+# busbw at 1-16 GiB) and 2 x p4de, A100 with 400 Gb/s of EFA per node (S27).
+H100_4_BUSBW = 366
+ORACLE_16 = [(1 * GiB, 446), (2 * GiB, 456), (4 * GiB, 462), (8 * GiB, 464), (16 * GiB, 465)]
+P4DE_2GIB_BUSBW = 78
+P4DE_8B_US = 164
+
+
+def crosscheck(etsim):
+    """The presets as they are, cut or set to each machine: hgx_h100 cut to four GPUs;
+    hgx_h100_4node cut to two nodes (Oracle's BM.GPU.H100.8 has 16 x 200 Gb/s RoCE per node,
+    the same 400 Gb/s per GPU; the EFA per-message latency of the preset does not matter from
+    1 GiB); dgx_a100_cluster cut to two nodes with the p4de's 400 Gb/s per node (50 Gb/s per
+    GPU rail) and EFA's per-message latency, the same sourced 20 us as hgx_h100_4node."""
+    def allreduce(name, ranks, size, platform, sets):
+        trace = etsim.gen(name, "microbench", "--ranks", ranks, "--collective", "all_reduce",
+                          "--size", f"{size} B", "--iterations", 1)
+        return allreduce_time_ns(etsim.run(name, platform, trace, sets))
+
+    out = {}
+    size = 8 * GiB
+    t = allreduce("xc_h100x4", 4, size, "hgx_h100",
+                  ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])
+    out["h100x4"] = {"size": human_size(size), "busbw": busbw(size, t, 4)}
+    rows = []
+    for size, published in ORACLE_16:
+        t = allreduce(f"xc_oracle_{size}", 16, size, "hgx_h100_4node",
+                      ["ranks=16", "fabric.topology.dims[1].size=2"])
+        bw = busbw(size, t, 16)
+        rows.append((human_size(size), bw, published, error_pct(bw, published)))
+    out["oracle"] = rows
+    p4de = ["ranks=16", "fabric.topology.dims[1].size=2", "fabric.topology.dims[1].bandwidth=50 Gb/s",
+            "fabric.topology.dims[1].nic_latency=20 us"]
+    t = allreduce("xc_p4de_2GiB", 16, 2 * GiB, "dgx_a100_cluster", p4de)
+    out["p4de_busbw"] = busbw(2 * GiB, t, 16)
+    out["p4de_8B_us"] = allreduce("xc_p4de_8B", 16, 8, "dgx_a100_cluster", p4de) / 1e3
+    return out
+
+
 def nvls_8(etsim):
     """NCCL's default all-reduce on H100 is NVLS (hardware-models.md 4.1: about 480 GB/s
     busbw, algbw about 275 GB/s). etsim's in_switch algorithm on the node's NVSwitch, 8 GiB."""
@@ -430,11 +470,13 @@ def copy_bursts(etsim):
 # Sections, their kinds and the summary verdicts
 
 # The sections in the order they run; --quick leaves out the training runs.
-SECTIONS = ("nccl8", "nccl16", "nvls", "hbm", "gpt3", "llama3", "megatron")
+SECTIONS = ("nccl8", "nccl16", "nvls", "crosscheck", "hbm", "gpt3", "llama3", "megatron")
 TRAINING = ("gpt3", "llama3", "megatron")
 SECTION_TITLES = {"nccl8": "NCCL all-reduce on 8 x H100 (4.1)",
                   "nccl16": "NCCL all-reduce on 2 x 8 H100 (4.2)",
                   "nvls": "in-switch reduction (NVLS), evaluated (4.1, 4.2)",
+                  "crosscheck": "other all-reduce measurements: 4 x H100, 2 x 8 H100 on RoCE, "
+                                "2 x p4de (4.1, 4.2)",
                   "hbm": "HBM sustained bandwidth (4.4)",
                   "gpt3": "GPT-3 175B training iteration on 1,024 A100 (4.5)",
                   "llama3": "Llama 3 405B-class training on H100 (4.5)",
@@ -498,6 +540,7 @@ def main():
     runners = {"nccl8": lambda done: nccl_8(etsim),
                "nccl16": lambda done: nccl_16(etsim),
                "nvls": lambda done: (nvls_8(etsim), in_switch_16(etsim, done.get("nccl16"))),
+               "crosscheck": lambda done: crosscheck(etsim),
                "hbm": lambda done: (memory(etsim), copy_bursts(etsim)),
                "gpt3": lambda done: gpt3(etsim),
                "llama3": lambda done: llama3(etsim),
@@ -509,6 +552,7 @@ def main():
             done[n] = runners[n](done)
     r8, r16, g, l = (done.get(n) for n in ("nccl8", "nccl16", "gpt3", "llama3"))
     mg = done.get("megatron")
+    xc = done.get("crosscheck")
     nvls8, sw16 = done.get("nvls", (None, None))
     mem_rows, bursts = done.get("hbm", (None, None))
     elapsed = time.monotonic() - started
@@ -557,6 +601,26 @@ def main():
                      f"{g16:.2f} % geomean abs, worst {worst[6]:+.1f} % ({worst[0]})",
                      "geomean within 20 %, every size within 35 %",
                      g16 <= 20 and abs(worst[6]) <= 35))
+    if xc:
+        err = error_pct(xc["h100x4"]["busbw"], H100_4_BUSBW)
+        rows.append((f"NCCL all-reduce busbw, 4 x H100, {xc['h100x4']['size']}", VALIDATION,
+                     f"{H100_4_BUSBW} GB/s", f"{xc['h100x4']['busbw']:.0f} GB/s",
+                     f"{err:+.1f} %", "within 35 %", abs(err) <= 35))
+        go = geomean_abs([r[3] for r in xc["oracle"]])
+        worst = max(xc["oracle"], key=lambda r: abs(r[3]))
+        rows.append(("NCCL all-reduce busbw, 2 x 8 H100 on RoCE (Oracle), 1-16 GiB", VALIDATION,
+                     "446-465 GB/s", "table below",
+                     f"{go:.2f} % geomean abs, worst {worst[3]:+.1f} % ({worst[0]})",
+                     "geomean within 20 %, every size within 35 %",
+                     go <= 20 and abs(worst[3]) <= 35))
+        err = error_pct(xc["p4de_busbw"], P4DE_2GIB_BUSBW)
+        rows.append(("NCCL all-reduce busbw, 2 x p4de (A100, EFA), 2 GiB", VALIDATION,
+                     f"{P4DE_2GIB_BUSBW} GB/s", f"{xc['p4de_busbw']:.1f} GB/s", f"{err:+.1f} %",
+                     "within 35 %", abs(err) <= 35))
+        err = error_pct(xc["p4de_8B_us"], P4DE_8B_US)
+        rows.append(("NCCL all-reduce time, 2 x p4de (A100, EFA), 8 B", VALIDATION,
+                     f"{P4DE_8B_US} us", f"{xc['p4de_8B_us']:.0f} us", f"{err:+.1f} %",
+                     "within 35 %", abs(err) <= 35))
     if g:
         err = error_pct(g["total_s"], 31.5)
         rows.append(("GPT-3 175B iteration, 1,024 A100", VALIDATION, "31.5 s (140 TF/GPU)",
@@ -641,6 +705,31 @@ def main():
         w("|---|---|---|")
         for label, bw in sw16:
             w(f"| {label} | {bw:.1f} | {error_pct(bw, 437.0):+.1f} % |")
+        w("")
+
+    if xc:
+        w("## Other all-reduce measurements, sections 4.1 and 4.2\n")
+        w("Measurements the spec lists besides its two tables, none of them used to fit a "
+          "parameter; each preset as it is, cut or set to the machine (`etsim gen microbench "
+          "--collective all_reduce`, one all-reduce per size):\n")
+        w("- 4 x H100 in one HGX node, large messages (blog cited as S22): `hgx_h100` with "
+          "`--set ranks=4 --set ranks_per_node=4 --set fabric.topology.dims[0].size=4`, "
+          f"{xc['h100x4']['size']}: {xc['h100x4']['busbw']:.1f} GB/s busbw against "
+          f"{H100_4_BUSBW} ({error_pct(xc['h100x4']['busbw'], H100_4_BUSBW):+.1f} %);")
+        w("- 2 x p4de (8 A100 and 400 Gb/s of EFA per node, S27): `dgx_a100_cluster` cut to two "
+          "nodes with `fabric.topology.dims[1].bandwidth=50 Gb/s` (400 Gb/s over the node's 8 "
+          "GPU rails) and `fabric.topology.dims[1].nic_latency=20 us` (EFA's per-message "
+          "latency, the sourced constant of `hgx_h100_4node`): 2 GiB "
+          f"{xc['p4de_busbw']:.1f} GB/s busbw against {P4DE_2GIB_BUSBW} "
+          f"({error_pct(xc['p4de_busbw'], P4DE_2GIB_BUSBW):+.1f} %), 8 B "
+          f"{xc['p4de_8B_us']:.1f} us against {P4DE_8B_US} "
+          f"({error_pct(xc['p4de_8B_us'], P4DE_8B_US):+.1f} %);")
+        w("- 2 x 8 H100 over Oracle's RoCE v2 network (BM.GPU.H100.8: 16 x 200 Gb/s per node, "
+          "the 400 Gb/s per GPU of `hgx_h100_4node`, cut to two nodes as in section 4.2):\n")
+        w("| size | etsim busbw (GB/s) | published busbw (GB/s) | error |")
+        w("|---|---|---|---|")
+        for size, bw, published, err in xc["oracle"]:
+            w(f"| {size} | {bw:.1f} | {published} | {err:+.1f} % |")
         w("")
 
     if g:
