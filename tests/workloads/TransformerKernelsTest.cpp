@@ -19,6 +19,7 @@ using test::find;
 using test::generateAll;
 using test::MemorySink;
 using test::smallDense;
+using test::tensorsOf;
 
 // test::smallDense: hidden 256, 4 heads of 64, FFN 1024, 64-token sequences, one rank, bf16.
 // Per micro-batch: 64 x 256 = 16,384 stream elements (32,768 B) and 4 x 64 x 64 = 16,384
@@ -29,12 +30,6 @@ constexpr int64_t streamElements = 16384;
 constexpr int64_t scores = 16384;
 // One product of the forward attention: 2 x 64 x 64 x 64 x 4 heads.
 constexpr int64_t attentionProduct = 2097152;
-
-NodeTensors tensorsOf(const et::TraceNode& node)
-{
-    std::optional<NodeTensors> tensors = et::nodeTensors(node);
-    return tensors ? *tensors : NodeTensors{};
-}
 
 // Names of rank 0's nodes that start with `prefix`, in trace order, without the prefix.
 std::vector<std::string> kernels(const MemorySink& sink, const std::string& prefix)

@@ -2,7 +2,6 @@
 // selective recomputation, each checked by hand on test::smallDense (hidden 256, 4 heads of
 // 64, 64-token sequences, bf16).
 
-#include "et_driver/NodeTensors.h"
 #include "tests/workloads/WorkloadTestSupport.h"
 #include "workloads/Transformer.h"
 
@@ -19,12 +18,7 @@ using test::find;
 using test::generateAll;
 using test::MemorySink;
 using test::smallDense;
-
-NodeTensors tensorsOf(const et::TraceNode& node)
-{
-    std::optional<NodeTensors> tensors = et::nodeTensors(node);
-    return tensors ? *tensors : NodeTensors{};
-}
+using test::tensorsOf;
 
 // Around each tensor-parallel block an all-gather of the rank's 1/tp of the tokens and a
 // reduce-scatter of the partial sums, the conjugates in backward, element-wise kernels on 1/tp

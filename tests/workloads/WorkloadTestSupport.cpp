@@ -1,5 +1,7 @@
 #include "tests/workloads/WorkloadTestSupport.h"
 
+#include "et_driver/NodeTensors.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +30,12 @@ TransformerSpec smallDense()
     spec.model.vocab = 32000;
     spec.seqLen = 64;
     return spec;
+}
+
+NodeTensors tensorsOf(const et::TraceNode& node)
+{
+    std::optional<NodeTensors> tensors = et::nodeTensors(node);
+    return tensors ? *tensors : NodeTensors{};
 }
 
 MemorySink generateAll(const Workload& workload)

@@ -48,6 +48,9 @@ TransformerSpec smallDense();
 // The node named `name` on `rank`; fails the test (and returns an empty node) if absent.
 et::TraceNode find(const MemorySink& sink, uint32_t rank, const std::string& name);
 
+// The tensors a node names in its inputs and outputs; empty lists when it names none.
+NodeTensors tensorsOf(const et::TraceNode& node);
+
 // Writes the workload into `folder` and validates the written files, with the group file.
 et::ValidationReport writeAndValidate(const Workload& workload,
                                       const std::filesystem::path& folder);
