@@ -73,6 +73,9 @@ class Etsim:
         self.work = work
         self.reuse = reuse
         self.commands = []
+        # Reports made in this invocation, by their arguments: a run that two sections need
+        # (the 2-node cut of section 4.2 and its cross-checks) runs once.
+        self.made = {}
         self.stamp = {"etsim_commit": commit, "etsim_sha256": file_sha256(binary)}
 
     def write_stamp(self, path, arguments):
@@ -132,6 +135,8 @@ class Etsim:
         for s in sets:
             args += ["--set", s]
         arguments = [str(a) for a in args]
+        if tuple(arguments) in self.made:
+            return self.made[tuple(arguments)]
         stamp = report + ".stamp.json"
         if self.reuse and self.reusable("report", report, stamp, arguments):
             self.commands.append(" ".join(shlex.quote(c) for c in arguments))
@@ -146,6 +151,7 @@ class Etsim:
             data = json.load(f)
         # The simulator's own time when the report was reused.
         data["_wall"] = wall if wall is not None else data["wall_seconds"]
+        self.made[tuple(arguments)] = data
         return data
 
 
@@ -183,14 +189,24 @@ H100_16 = [(64 * 1024, 135, 0.91), (1 * MiB, 123, 16.0), (4 * MiB, 169, 46.6),
            (16 * GiB, 66132, 487.1)]
 
 
+# A preset of 8-GPU nodes cut to two of them (section 4.2, the cross-checks).
+TWO_NODES = ["ranks=16", "fabric.topology.dims[1].size=2"]
+
+
+def allreduce_ns(etsim, ranks, size, platform, sets=(), run=None):
+    """The time, ns, of one all-reduce of `size` bytes over `ranks` ranks (`etsim gen
+    microbench`, one trace per shape whatever runs it) on `platform` with `sets`; the report
+    is named `run`, by default as the trace."""
+    name = f"ar{ranks}_{size}"
+    trace = etsim.gen(name, "microbench", "--ranks", ranks, "--collective", "all_reduce",
+                      "--size", f"{size} B", "--iterations", 1)
+    return allreduce_time_ns(etsim.run(run or name, platform, trace, sets))
+
+
 def nccl_8(etsim):
     rows = []
     for size, published in H100_8:
-        name = f"ar8_{size}"
-        trace = etsim.gen(name, "microbench", "--ranks", 8, "--collective", "all_reduce",
-                          "--size", f"{size} B", "--iterations", 1)
-        report = etsim.run(name, "hgx_h100", trace)
-        t = allreduce_time_ns(report)
+        t = allreduce_ns(etsim, 8, size, "hgx_h100")
         bw = busbw(size, t, 8)
         rows.append((human_size(size), t / 1e3, bw, published, error_pct(bw, published)))
     return rows
@@ -198,13 +214,8 @@ def nccl_8(etsim):
 
 def nccl_16(etsim):
     rows = []
-    sets = ["ranks=16", "fabric.topology.dims[1].size=2"]
     for size, published_us, published_bw in H100_16:
-        name = f"ar16_{size}"
-        trace = etsim.gen(name, "microbench", "--ranks", 16, "--collective", "all_reduce",
-                          "--size", f"{size} B", "--iterations", 1)
-        report = etsim.run(name, "hgx_h100_4node", trace, sets)
-        t = allreduce_time_ns(report)
+        t = allreduce_ns(etsim, 16, size, "hgx_h100_4node", TWO_NODES)
         bw = busbw(size, t, 16)
         rows.append((human_size(size), t / 1e3, published_us, error_pct(t / 1e3, published_us),
                      bw, published_bw, error_pct(bw, published_bw)))
@@ -228,30 +239,24 @@ def crosscheck(etsim):
     the same 400 Gb/s per GPU; the EFA per-message latency of the preset does not matter from
     1 GiB); dgx_a100_cluster cut to two nodes with the p4de's 400 Gb/s per node (50 Gb/s per
     GPU rail) and EFA's per-message latency, the same sourced 20 us as hgx_h100_4node."""
-    def allreduce(name, ranks, size, platform, sets):
-        trace = etsim.gen(name, "microbench", "--ranks", ranks, "--collective", "all_reduce",
-                          "--size", f"{size} B", "--iterations", 1)
-        return allreduce_time_ns(etsim.run(name, platform, trace, sets))
-
     out = {}
     size = 8 * GiB
-    t = allreduce("xc_h100x4", 4, size, "hgx_h100",
-                  ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])
+    t = allreduce_ns(etsim, 4, size, "hgx_h100",
+                     ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])
     out["h100x4"] = {"size": human_size(size), "busbw": busbw(size, t, 4)}
     rows = []
     for size, published in ORACLE_16:
-        t = allreduce(f"xc_oracle_{size}", 16, size, "hgx_h100_4node",
-                      ["ranks=16", "fabric.topology.dims[1].size=2"])
+        t = allreduce_ns(etsim, 16, size, "hgx_h100_4node", TWO_NODES)
         bw = busbw(size, t, 16)
         rows.append((human_size(size), bw, published, error_pct(bw, published)))
     out["oracle"] = rows
-    p4de = ["ranks=16", "fabric.topology.dims[1].size=2", "fabric.topology.dims[1].bandwidth=50 Gb/s",
-            "fabric.topology.dims[1].nic_latency=20 us"]
-    t = allreduce("xc_p4de_2GiB", 16, 2 * GiB, "dgx_a100_cluster", p4de)
+    p4de = TWO_NODES + ["fabric.topology.dims[1].bandwidth=50 Gb/s",
+                             "fabric.topology.dims[1].nic_latency=20 us"]
+    t = allreduce_ns(etsim, 16, 2 * GiB, "dgx_a100_cluster", p4de, run="xc_p4de_2GiB")
     out["p4de_busbw"] = busbw(2 * GiB, t, 16)
-    out["p4de_8B_us"] = allreduce("xc_p4de_8B", 16, 8, "dgx_a100_cluster", p4de) / 1e3
-    out["p5_8B_us"] = allreduce("xc_p5_8B", 16, 8, "hgx_h100_4node",
-                                ["ranks=16", "fabric.topology.dims[1].size=2"]) / 1e3
+    out["p4de_8B_us"] = allreduce_ns(etsim, 16, 8, "dgx_a100_cluster", p4de,
+                                     run="xc_p4de_8B") / 1e3
+    out["p5_8B_us"] = allreduce_ns(etsim, 16, 8, "hgx_h100_4node", TWO_NODES) / 1e3
     return out
 
 
@@ -259,12 +264,8 @@ def nvls_8(etsim):
     """NCCL's default all-reduce on H100 is NVLS (hardware-models.md 4.1: about 480 GB/s
     busbw, algbw about 275 GB/s). etsim's in_switch algorithm on the node's NVSwitch, 8 GiB."""
     size = 8 * GiB
-    name = f"ar8_{size}"
-    trace = etsim.gen(name, "microbench", "--ranks", 8, "--collective", "all_reduce",
-                      "--size", f"{size} B", "--iterations", 1)
-    report = etsim.run("ar8_nvls", "hgx_h100", trace,
-                       ["fabric.collectives.algorithms.all_reduce=[in_switch]"])
-    t = allreduce_time_ns(report)
+    t = allreduce_ns(etsim, 8, size, "hgx_h100",
+                     ["fabric.collectives.algorithms.all_reduce=[in_switch]"], run="ar8_nvls")
     return {"size": human_size(size), "us": t / 1e3, "algbw": size / t, "busbw": busbw(size, t, 8)}
 
 
@@ -279,22 +280,15 @@ IN_SWITCH_16 = [
 ]
 
 
-def in_switch_16(etsim, r16):
-    rows = []
+def in_switch_16(etsim):
     size = 1 * GiB
-    name = f"ar16_{size}"
-    trace = etsim.gen(name, "microbench", "--ranks", 16, "--collective", "all_reduce",
-                      "--size", f"{size} B", "--iterations", 1)
-    if r16:
-        ring_bw = next(r for r in r16 if r[0] == human_size(size))[4]
-    else:
-        ring_bw = busbw(size, allreduce_time_ns(etsim.run(
-            name, "hgx_h100_4node", trace, ["ranks=16", "fabric.topology.dims[1].size=2"])), 16)
-    rows.append(("ring in the node, ring across (the preset); local_bw_aware", ring_bw))
+    # The preset's ring: section 4.2's run, made once when that section ran too.
+    ring = allreduce_ns(etsim, 16, size, "hgx_h100_4node", TWO_NODES)
+    rows = [("ring in the node, ring across (the preset); local_bw_aware", busbw(size, ring, 16))]
     for i, (label, extra) in enumerate(IN_SWITCH_16):
-        report = etsim.run(f"ar16_in_switch{i}_{size}", "hgx_h100_4node", trace,
-                           ["ranks=16", "fabric.topology.dims[1].size=2"] + extra)
-        rows.append((label, busbw(size, allreduce_time_ns(report), 16)))
+        t = allreduce_ns(etsim, 16, size, "hgx_h100_4node", TWO_NODES + extra,
+                         run=f"ar16_in_switch{i}_{size}")
+        rows.append((label, busbw(size, t, 16)))
     return rows
 
 
@@ -540,20 +534,20 @@ def main():
           f"{etsim.stamp['etsim_sha256']}", file=sys.stderr)
 
     started = time.monotonic()
-    # Each section's runs, in SECTIONS order (the NVLS rows reuse the 2-node ring figure).
-    runners = {"nccl8": lambda done: nccl_8(etsim),
-               "nccl16": lambda done: nccl_16(etsim),
-               "nvls": lambda done: (nvls_8(etsim), in_switch_16(etsim, done.get("nccl16"))),
-               "crosscheck": lambda done: crosscheck(etsim),
-               "hbm": lambda done: (memory(etsim), copy_bursts(etsim)),
-               "gpt3": lambda done: gpt3(etsim),
-               "llama3": lambda done: llama3(etsim),
-               "megatron": lambda done: megatron(etsim)}
+    # Each section's runs, in SECTIONS order (a run two sections share is made once, Etsim.run).
+    runners = {"nccl8": lambda: nccl_8(etsim),
+               "nccl16": lambda: nccl_16(etsim),
+               "nvls": lambda: (nvls_8(etsim), in_switch_16(etsim)),
+               "crosscheck": lambda: crosscheck(etsim),
+               "hbm": lambda: (memory(etsim), copy_bursts(etsim)),
+               "gpt3": lambda: gpt3(etsim),
+               "llama3": lambda: llama3(etsim),
+               "megatron": lambda: megatron(etsim)}
     done = {}
     for n in SECTIONS:
         if n in chosen:
             print(f"validate: {SECTION_TITLES[n]}", file=sys.stderr)
-            done[n] = runners[n](done)
+            done[n] = runners[n]()
     r8, r16, g, l = (done.get(n) for n in ("nccl8", "nccl16", "gpt3", "llama3"))
     mg = done.get("megatron")
     xc = done.get("crosscheck")
