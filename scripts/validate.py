@@ -379,6 +379,22 @@ def megatron_model_flops(batch, layers, hidden, seq=2048, vocab=51200):
         1 + seq / (6 * hidden) + vocab / (12 * layers * hidden))
 
 
+def first_dimension(preset):
+    """The first topology dimension of a bundled preset, as its file writes it (one flow-style
+    line under `dims:`), so that a run on that dimension alone takes the preset's figures
+    rather than a copy of them."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "platforms", "presets", preset + ".yaml")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for i, line in enumerate(lines[:-1]):
+        following = lines[i + 1].strip()
+        if line.strip() == "dims:" and following.startswith("- {") and following.endswith("}"):
+            return following[2:]
+    sys.exit(f"validate: {path}: no one-line first dimension under 'dims:'; write it as "
+             "'- {kind: ..., size: ...}' or update first_dimension()")
+
+
 def megatron(etsim):
     """Each configuration's whole iteration (every rank: DP 1), as Megatron-LM ran it in 2022:
     unfused attention with dropout 0.1, the attention core recomputed, sequence parallelism,
@@ -397,10 +413,8 @@ def megatron(etsim):
         if ranks > 8:
             sets = [f"ranks={ranks}", f"fabric.topology.dims[1].size={ranks // 8}"]
         else:
-            # One DGX node: the NVSwitch dimension alone.
-            sets = ["ranks=8",
-                    'fabric.topology.dims=[{kind: switch, size: 8, bandwidth: "300 GB/s", '
-                    'latency: "936.25 ns", efficiency: 0.8}]',
+            # One DGX node: the preset's NVSwitch dimension alone.
+            sets = ["ranks=8", f"fabric.topology.dims=[{first_dimension('dgx_a100_cluster')}]",
                     "fabric.collectives.algorithms.default=[ring]"]
         report = etsim.run(tag, "dgx_a100_cluster", trace, sets)
         seconds = report["simulated_time_ns"] / 1e9
