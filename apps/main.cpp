@@ -11,6 +11,7 @@
 #include "apps/TraceCommands.h"
 #include "apps/Version.h"
 #include "kernel/Error.h"
+#include "kernel/HugePages.h"
 #include "kernel/Log.h"
 #include "kernel/OpenFileLimit.h"
 
@@ -36,6 +37,8 @@ int sc_main(int /*argc*/, char** /*argv*/)
 
 int main(int argc, char** argv)
 {
+    // A long run's heap on huge pages (kernel/HugePages.h); first, as it may start etsim again.
+    etsim::restartWithHugePages(argv);
     // Every failed parse is reported by etsim itself, naming the file and record; protobuf's
     // own log lines ("[libprotobuf ERROR google/protobuf/...]") would only repeat it with
     // the library's source paths.

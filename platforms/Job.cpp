@@ -1,6 +1,7 @@
 #include "platforms/Job.h"
 
 #include "kernel/Error.h"
+#include "kernel/HugePages.h"
 #include "kernel/Log.h"
 #include "kernel/ScTime.h"
 #include "kernel/Simulation.h"
@@ -183,6 +184,7 @@ RunReport runJob(const PlatformConfig& platform, const JobSpec& job, const JobOp
         WallProfileSummary& profile = report.profile.emplace();
         profile.seconds = wall->totalSeconds();
         profile.otherSeconds = wall->otherSeconds();
+        profile.heapHugePages = heapHugePagesState();
         for (std::size_t index = 0; index < wallPartCount; ++index) {
             const auto part = static_cast<WallPart>(index);
             const WallProfile::Share share = wall->share(part);

@@ -177,6 +177,9 @@ struct WallProfileSummary {
     std::vector<WallShare> parts;
     /// In no part: the SystemC scheduler and what no model marks.
     double otherSeconds = 0.0;
+    /// Whether malloc asks for transparent huge pages, and why (kernel/HugePages.h): the
+    /// setting that moves a many-rank run's wall time most without changing its results.
+    std::string heapHugePages;
 };
 
 /// How a partitioned run was split (docs/partitioned-runs.md).

@@ -138,6 +138,7 @@ void writeReportText(std::ostream& out, const RunReport& report)
         for (const WallShare& part : profile.parts)
             line(part.part, part.seconds, "  " + std::to_string(part.entries) + " entries");
         line("other", profile.otherSeconds, "  (SystemC scheduler, unmarked code)");
+        out << "  heap huge pages: " << profile.heapHugePages << "\n";
     }
     if (!report.timelinePath.empty())
         out << "timeline: " << report.timelinePath << " (" << report.timelineEvents << " events, "
@@ -207,7 +208,8 @@ nlohmann::ordered_json reportToJson(const RunReport& report,
             parts[part.part] = {{"seconds", part.seconds}, {"entries", part.entries}};
         json["profile"] = {{"seconds", report.profile->seconds},
                            {"parts", parts},
-                           {"other_seconds", report.profile->otherSeconds}};
+                           {"other_seconds", report.profile->otherSeconds},
+                           {"heap_huge_pages", report.profile->heapHugePages}};
     }
     json["nodes"] = report.nodes;
     json["fallback_nodes"] = report.fallbacks;

@@ -3,6 +3,7 @@
 
 #include "tests/support/RunCommand.h"
 
+#include "kernel/HugePages.h"
 #include "tests/support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -10,12 +11,14 @@
 
 #include <fstream>
 #include <set>
+#include <string>
 
 namespace etsim::apps {
 namespace {
 
 using etsim::test::CommandResult;
 using etsim::test::contains;
+using etsim::test::runCommand;
 using etsim::test::runEtsim;
 using etsim::test::TempDir;
 
@@ -108,6 +111,36 @@ TEST(RunCommand, ProfileReportsWallTimePerPartAndTheSameResult)
     EXPECT_TRUE(contains(profiledText, "wall time by part (--profile, ")) << profiledText;
     EXPECT_TRUE(contains(profiledText, "\n  driver ")) << profiledText;
     EXPECT_TRUE(contains(profiledText, "\n  other ")) << profiledText;
+}
+
+// etsim starts itself again with huge pages asked of malloc where the kernel gives them only
+// when asked (kernel/HugePages.h), unless ETSIM_HUGE_PAGES=0; --profile says which happened.
+TEST(RunCommand, ProfileSaysWhetherTheHeapAsksForHugePages)
+{
+    std::ifstream modeFile(etsim::thpModeFile);
+    std::string modeText;
+    std::getline(modeFile, modeText);
+    if (etsim::thpModeOf(modeText) != "madvise")
+        GTEST_SKIP() << "transparent huge pages are not in mode madvise here (" << modeText
+                     << "), so etsim has nothing to ask for";
+    TempDir dir;
+    std::string trace = generate(dir);
+    auto heapOf = [&](const std::string& prefix) {
+        std::string report = dir.file("report.json").string();
+        CommandResult run = runCommand(prefix + ETSIM_BINARY + " run --platform hgx_h100 --trace " +
+                                       trace + " --profile --report " + report);
+        EXPECT_EQ(run.code, 0) << run.output;
+        EXPECT_TRUE(contains(run.output, "  heap huge pages: ")) << run.output;
+        std::ifstream in(report);
+        return nlohmann::json::parse(in)["profile"]["heap_huge_pages"].get<std::string>();
+    };
+    EXPECT_EQ(heapOf("env -u GLIBC_TUNABLES -u ETSIM_HUGE_PAGES "),
+              "asked (glibc.malloc.hugetlb=1)");
+    EXPECT_EQ(heapOf("env -u GLIBC_TUNABLES ETSIM_HUGE_PAGES=0 "),
+              "not asked (ETSIM_HUGE_PAGES=0)");
+    // The user's own setting is kept, not overridden.
+    EXPECT_EQ(heapOf("env -u ETSIM_HUGE_PAGES GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "),
+              "not asked");
 }
 
 TEST(RunCommand, LogOptionShowsInfoLines)
