@@ -47,6 +47,11 @@ std::size_t socketIndex(Engine engine)
 
 } // namespace
 
+std::string_view NodeRecord::name() const
+{
+    return info == nullptr ? std::string_view() : nameOf(*info);
+}
+
 NodeSource readerSource(TraceReader& reader)
 {
     return [&reader](TraceNode& node) { return reader.next(node); };
@@ -503,7 +508,7 @@ void RankDriver::finishNode(std::uint64_t id,
     NodeRecord record = base;
     record.rank = rankId;
     record.node = static_cast<NodeId>(id);
-    record.name = nameOf(info);
+    record.info = &info;
     record.kind = info.kind;
     record.engine = engine;
     record.bytes = info.bytes;
@@ -524,7 +529,7 @@ void RankDriver::finishNode(std::uint64_t id,
         auto thread = static_cast<std::uint32_t>(engineIndex);
         timeline->complete(process,
                            thread,
-                           record.name,
+                           nameOf(info),
                            toString(record.kind),
                            record.startPs,
                            record.finishPs - record.startPs,

@@ -77,7 +77,8 @@ struct RankDriverOptions {
 struct NodeRecord {
     RankId rank{};
     NodeId node{};
-    std::string_view name;
+    /// What was issued; valid only during the callback. Null in records made by hand.
+    const EtNodeInfo* info = nullptr;
     NodeKind kind = NodeKind::Invalid;
     Engine engine = Engine::Instant;
     /// BEGIN_REQ sent (or local timing started), ps.
@@ -87,6 +88,11 @@ struct NodeRecord {
     /// BEGIN_RESP arrived (or local timing ended), ps.
     std::uint64_t finishPs = 0;
     std::uint64_t bytes = 0;
+
+    /// The node's name in the trace, or "" (looked up only when asked: most callbacks, such as
+    /// the run's breakdowns, never ask, and the lookup reads the node's attribute list, a cache
+    /// miss in a run of many ranks).
+    std::string_view name() const;
 };
 
 /// A node in flight: issued at issuePs on `engine`, not finished.

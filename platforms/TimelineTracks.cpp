@@ -149,7 +149,7 @@ void drawRecords(Platform& built,
             return;
         timeline.complete(rank,
                           static_cast<std::uint32_t>(record.engine),
-                          record.name,
+                          record.name(),
                           et::engineName(record.engine),
                           record.issuePs,
                           record.finishPs - record.issuePs,

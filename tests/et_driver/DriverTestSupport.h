@@ -70,7 +70,7 @@ public:
         driver.communicationSocket.bind(comm.socket);
         std::uint32_t rank = toUnderlying(driver.rank());
         driver.onRecord([this, rank](const NodeRecord& record) {
-            records[{rank, toUnderlying(record.node)}] = Record{std::string(record.name),
+            records[{rank, toUnderlying(record.node)}] = Record{std::string(record.name()),
                                                                 record.engine,
                                                                 record.issuePs,
                                                                 record.startPs,

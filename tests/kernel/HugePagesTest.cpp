@@ -63,15 +63,16 @@ TEST(HugePages, ModeIsTheMarkedWord)
 TEST(HugePages, StateSaysWhetherMallocAsks)
 {
     {
-        ScopedVariable tunables("GLIBC_TUNABLES", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+        ScopedVariable tunables("GLIBC_TUNABLES",
+                                "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
         EXPECT_EQ(heapHugePagesState(), "asked (glibc.malloc.hugetlb=1)");
     }
     ScopedVariable tunables("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0");
     ScopedVariable optOut(hugePagesVariable, "0");
     const std::string state = heapHugePagesState();
     EXPECT_EQ(state.rfind("asked", 0), std::string::npos) << state;
-    EXPECT_TRUE(state == "not asked (ETSIM_HUGE_PAGES=0)" ||
-                state.rfind("not available", 0) == 0 || state.rfind("given to every", 0) == 0)
+    EXPECT_TRUE(state == "not asked (ETSIM_HUGE_PAGES=0)" || state.rfind("not available", 0) == 0 ||
+                state.rfind("given to every", 0) == 0)
         << state;
 }
 
