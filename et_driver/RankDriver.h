@@ -203,9 +203,9 @@ private:
     void admitReady();
     bool issueHeld();
     void issue(Slot slot, std::uint32_t pendingSlot);
-    void complete(std::uint32_t flight);
+    void complete(std::uint32_t index);
     void
-    finishNode(std::uint64_t id, Engine engine, const EtNodeInfo& info, const NodeRecord& record);
+    finishNode(std::uint64_t id, Engine engine, const EtNodeInfo& info, const NodeRecord& base);
     // The payload's EtNodeExtension back to the spares when the driver holds the last
     // reference (so no target can still read it), before the payload's release.
     void recycleExtension(tlm::tlm_generic_payload& payload);

@@ -4,6 +4,10 @@
 #include <fstream>
 #include <unistd.h>
 
+// The environment is read and changed here only at start-up, before any thread exists
+// (restartWithHugePages), or read while nothing changes it (heapHugePagesState).
+// NOLINTBEGIN(concurrency-mt-unsafe)
+
 namespace etsim {
 
 namespace {
@@ -111,3 +115,5 @@ void restartWithHugePages(char** argv)
 }
 
 } // namespace etsim
+
+// NOLINTEND(concurrency-mt-unsafe)

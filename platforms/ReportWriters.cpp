@@ -68,7 +68,11 @@ void writeReportText(std::ostream& out, const RunReport& report)
     if (shown.size() < report.ranks.size())
         out << "  ... " << report.ranks.size() - shown.size() << " more ranks in the JSON report\n";
     if (!report.ranks.empty()) {
-        std::uint64_t finish = 0, compute = 0, memory = 0, comm = 0, idle = 0;
+        std::uint64_t finish = 0;
+        std::uint64_t compute = 0;
+        std::uint64_t memory = 0;
+        std::uint64_t comm = 0;
+        std::uint64_t idle = 0;
         for (const RankBreakdown& rank : report.ranks) {
             finish += rank.finishPs;
             compute += rank.computePs;

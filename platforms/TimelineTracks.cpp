@@ -177,8 +177,7 @@ void writeUtilisationTracks(Timeline& timeline,
         samplePs = std::max<std::uint64_t>(1000, (even + 999) / 1000 * 1000);
     }
     samplePs = std::max(samplePs, (endPs - startPs + maxTimelineSamples - 1) / maxTimelineSamples);
-    const std::size_t samples =
-        static_cast<std::size_t>((endPs - startPs + samplePs - 1) / samplePs);
+    const auto samples = static_cast<std::size_t>((endPs - startPs + samplePs - 1) / samplePs);
     for (std::uint32_t rank = 0; rank < platform.ranks; ++rank) {
         if (!drawn[rank] || !local[rank])
             continue;

@@ -6,6 +6,9 @@
 #include <optional>
 #include <string>
 
+// The tests change the environment of a process that runs one test at a time.
+// NOLINTBEGIN(concurrency-mt-unsafe)
+
 namespace etsim {
 namespace {
 
@@ -96,3 +99,5 @@ TEST(HugePages, NoRestartWhenOptedOutOrAlreadySet)
 
 } // namespace
 } // namespace etsim
+
+// NOLINTEND(concurrency-mt-unsafe)
