@@ -31,15 +31,6 @@ std::optional<std::string_view> hugeTlbValue(std::string_view tunables)
     return std::nullopt;
 }
 
-// The kernel's mode now, or "" when it cannot be read.
-std::string thpMode()
-{
-    std::ifstream file(thpModeFile);
-    std::string text;
-    std::getline(file, text);
-    return thpModeOf(text);
-}
-
 bool optedOut()
 {
     const char* value = std::getenv(hugePagesVariable);
@@ -72,6 +63,14 @@ std::string thpModeOf(std::string_view modeText)
     if (open == std::string_view::npos || close == std::string_view::npos)
         return {};
     return std::string(modeText.substr(open + 1, close - open - 1));
+}
+
+std::string thpMode()
+{
+    std::ifstream file(thpModeFile);
+    std::string text;
+    std::getline(file, text);
+    return thpModeOf(text);
 }
 
 std::string heapHugePagesState()

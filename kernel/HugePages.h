@@ -31,6 +31,9 @@ std::optional<std::string> tunablesWithHugePages(const char* current);
 /// when none is. Only in mode madvise does malloc's asking change anything.
 std::string thpModeOf(std::string_view modeText);
 
+/// The kernel's mode now (thpModeOf of thpModeFile), or "" when it cannot be read.
+std::string thpMode();
+
 /// Why this process's malloc does or does not ask for huge pages, in a few words for reports:
 /// "asked (glibc.malloc.hugetlb=1)", "not asked (ETSIM_HUGE_PAGES=0)", ...
 std::string heapHugePagesState();

@@ -117,12 +117,10 @@ TEST(RunCommand, ProfileReportsWallTimePerPartAndTheSameResult)
 // when asked (kernel/HugePages.h), unless ETSIM_HUGE_PAGES=0; --profile says which happened.
 TEST(RunCommand, ProfileSaysWhetherTheHeapAsksForHugePages)
 {
-    std::ifstream modeFile(etsim::thpModeFile);
-    std::string modeText;
-    std::getline(modeFile, modeText);
-    if (etsim::thpModeOf(modeText) != "madvise")
-        GTEST_SKIP() << "transparent huge pages are not in mode madvise here (" << modeText
-                     << "), so etsim has nothing to ask for";
+    const std::string mode = etsim::thpMode();
+    if (mode != "madvise")
+        GTEST_SKIP() << "transparent huge pages are in mode \"" << mode
+                     << "\" here, not madvise, so etsim has nothing to ask for";
     TempDir dir;
     std::string trace = generate(dir);
     auto heapOf = [&](const std::string& prefix) {
