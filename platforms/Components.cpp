@@ -76,6 +76,11 @@ public:
             model.settled({server.freePs, server.lastWrite, server.used}, fromPs);
         return {settled.freePs, settled.lastWrite, settled.used};
     }
+    bool sameTiming(const accel::StreamMemory& other) const override
+    {
+        const auto* analytic = dynamic_cast<const AnalyticStreamMemory*>(&other);
+        return analytic != nullptr && model.sameTiming(analytic->model);
+    }
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) override
     {
         return model.complete(arrivalPs, bytes, write);
@@ -114,7 +119,7 @@ public:
         // accelerator too), so an analytic one can hand its timing to the fast path.
         if (hbm::AnalyticHbm* model = analyticHbmBehind(memory)) {
             streamMemory = std::make_unique<AnalyticStreamMemory>(*model);
-            accelerator.useStreamMemory(*streamMemory);
+            accelerator.useStreamMemory(*streamMemory, rank.plans);
         }
     }
     TargetSocket& target() override { return accelerator.target; }

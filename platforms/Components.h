@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace etsim::accel {
+class StreamPlanCache;
+} // namespace etsim::accel
+
 namespace etsim::platform {
 
 /// Any target socket of the base protocol (simple or multi-passthrough).
@@ -91,6 +95,9 @@ struct RankContext {
     const PlatformConfig& config;
     RankId rank;
     StatGroup& stats;
+    /// The streaming plans the platform's accelerators share (StreamPlanCache.h); null: each
+    /// keeps its own.
+    accel::StreamPlanCache* plans = nullptr;
 };
 
 enum class ComponentKind : std::uint8_t { Memory, Accelerator, Fabric };

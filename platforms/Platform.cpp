@@ -41,7 +41,7 @@ Platform::Platform(const sc_core::sc_module_name& name,
             prefix + "_hbm", RankContext{cfg, RankId{rank}, rankStats.addGroup("hbm")});
         parts.accelerator = registry.makeAccelerator(
             prefix + "_accelerator",
-            RankContext{cfg, RankId{rank}, rankStats.addGroup("accelerator")},
+            RankContext{cfg, RankId{rank}, rankStats.addGroup("accelerator"), &plans},
             parts.memory->target());
         if (!parts.accelerator->routesManyInitiators()) {
             parts.fanIn = std::make_unique<FanIn>((prefix + "_fanin").c_str());

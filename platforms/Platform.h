@@ -22,6 +22,7 @@
 #include "et_driver/RankDriver.h"
 #include "kernel/Simulation.h"
 #include "kernel/Stats.h"
+#include "models/accel/StreamPlanCache.h"
 #include "platforms/Components.h"
 #include "platforms/FanIn.h"
 #include "platforms/PlatformConfig.h"
@@ -89,6 +90,9 @@ public:
     void beginShutdown();
 
 private:
+    // Plans kept for all ranks together: they recur on every rank, but each rank's memory and
+    // units start a node in states of their own, so more distinct ones than for one rank.
+    static constexpr std::size_t sharedPlanCapacity = 4096;
     struct Rank {
         std::unique_ptr<Component> memory;
         std::unique_ptr<Component> accelerator;
@@ -100,6 +104,8 @@ private:
     Simulation& simulation;
     StatGroup& stats;
     std::unique_ptr<FabricComponent> net;
+    // The accelerators' shared streaming plans: before the ranks, which use it until their end.
+    accel::StreamPlanCache plans{sharedPlanCapacity};
     std::vector<Rank> ranks;
     std::vector<bool> local;
     std::unique_ptr<et::LoweringContext> lowering;

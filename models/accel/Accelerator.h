@@ -100,8 +100,14 @@ public:
     const HbmAllocator& allocator() const { return hbm; }
     /// Lets streaming nodes use the fast path with `memory`, the timing of the target bound to
     /// `memory` (the socket); call before the run. Only for a memory that this accelerator
-    /// alone uses and that fixes a transaction's timing at its arrival.
-    void useStreamMemory(StreamMemory& timing) { streamMemory = &timing; }
+    /// alone uses and that fixes a transaction's timing at its arrival. `sharedPlans` (which
+    /// must outlive the accelerator): a plan cache shared with other accelerators, whose
+    /// plans then serve this one too; null keeps its own.
+    void useStreamMemory(StreamMemory& timing, StreamPlanCache* sharedPlans = nullptr)
+    {
+        streamMemory = &timing;
+        plans = sharedPlans != nullptr ? sharedPlans : &ownPlans;
+    }
     /// Nodes completed by the fast path (the rest went as per-chunk transactions).
     std::uint64_t fastNodes() const { return fastCompleted; }
     /// Nodes accepted and not yet complete.
@@ -218,8 +224,10 @@ private:
     // The fast path: at most one node at a time, since it runs only with nothing else in flight.
     StreamMemory* streamMemory = nullptr;
     StreamPlan fastPlan;
-    // Earlier nodes' plans: a step's kernels recur, each layer and micro-batch.
-    StreamPlanCache planCache;
+    // Earlier nodes' plans: a step's kernels recur, each layer and micro-batch, and on every
+    // rank alike, so a platform hands its accelerators one shared cache (useStreamMemory).
+    StreamPlanCache ownPlans;
+    StreamPlanCache* plans = &ownPlans;
     // Running: the plan's chunks are not committed yet, and the node can still leave the fast
     // path. Ending: committed, its completion event is still to come.
     enum class FastState : std::uint8_t { None, Running, Ending };

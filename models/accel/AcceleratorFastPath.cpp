@@ -33,10 +33,10 @@ void Accelerator::planFast(std::uint64_t id, Job& job)
     if (job.info->kind == NodeKind::Compute) {
         const bool tensor = usesTensorUnit(*job.info);
         const ComputeEstimate estimate = ownEngine->estimate(*job.info);
-        planCache.plan(
+        plans->plan(
             fastPlan, shape, *streamMemory, &estimate, tensor, ownEngine->freeTimes(tensor));
     } else {
-        planCache.plan(fastPlan, shape, *streamMemory, nullptr, false, {});
+        plans->plan(fastPlan, shape, *streamMemory, nullptr, false, {});
     }
     fastState = FastState::Running;
     fastJob = id;

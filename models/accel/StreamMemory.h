@@ -48,6 +48,10 @@ public:
     /// {fromPs, unused}, any other keeps its times. The streaming plan's cache
     /// (StreamPlanCache.h) compares states in this form.
     virtual MemoryServer settled(const MemoryServer& server, std::uint64_t fromPs) const = 0;
+    /// Whether `other` serves every transaction as this memory does (the same parameters), so
+    /// that a plan made on one holds on the other: the accelerators of a platform share their
+    /// plans (StreamPlanCache.h) while their memories are alike.
+    virtual bool sameTiming(const StreamMemory& other) const = 0;
     /// Accepts `bytes` arriving at `arrivalPs` and returns their completion, ps.
     virtual std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) = 0;
     /// Records a node's whole stream at once, as complete() for each of its transactions in

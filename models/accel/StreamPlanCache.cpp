@@ -167,9 +167,11 @@ void StreamPlanCache::plan(StreamPlan& plan,
         planStream(plan, shape, memory, estimate, tensor, unitsFreeAt);
         return;
     }
-    // The plans hold the memory's arithmetic: another memory's are of no use.
+    // The plans hold the memory's arithmetic: they serve another memory only of the same
+    // timing (a platform's accelerators share one cache, and their memories are alike).
     if (&memory != plannedFor) {
-        entries.clear();
+        if (plannedFor == nullptr || !memory.sameTiming(*plannedFor))
+            entries.clear();
         plannedFor = &memory;
     }
     if (const auto found = entries.find(key); found != entries.end()) {

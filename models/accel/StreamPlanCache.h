@@ -28,7 +28,8 @@ public:
     /// comes back within a cycle).
     explicit StreamPlanCache(std::size_t capacity = 256) : capacity(capacity) {}
 
-    /// Fills `plan` exactly as planStream() with the same arguments would.
+    /// Fills `plan` exactly as planStream() with the same arguments would. Plans made on one
+    /// memory serve another of the same timing (StreamMemory::sameTiming).
     void plan(StreamPlan& plan,
               const StreamShape& shape,
               const StreamMemory& memory,

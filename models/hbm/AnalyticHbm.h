@@ -64,6 +64,13 @@ public:
         return server.freePs + latencyPs;
     }
 
+    /// Whether `other` serves every transaction as this model does (its timing parameters).
+    bool sameTiming(const AnalyticHbm& other) const
+    {
+        return readBytesPerPs == other.readBytesPerPs && writeBytesPerPs == other.writeBytesPerPs &&
+               turnaroundPs == other.turnaroundPs && latencyPs == other.latencyPs;
+    }
+
     /// `server` as seen by arrivals at or after `fromPs` (StreamMemory::settled): a server whose
     /// next transaction starts at its arrival whatever its direction is the unused server free
     /// at `fromPs`.

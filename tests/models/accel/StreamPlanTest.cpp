@@ -53,6 +53,12 @@ public:
             return MemoryServer{fromPs, false, false};
         return at.used ? at : MemoryServer{at.freePs, false, false};
     }
+    bool sameTiming(const StreamMemory& other) const override
+    {
+        const auto* fifo = dynamic_cast<const FifoMemory*>(&other);
+        return fifo != nullptr && fifo->readRate == readRate && fifo->writeRate == writeRate &&
+               fifo->turnaroundPs == turnaroundPs && fifo->latencyPs == latencyPs;
+    }
     std::uint64_t complete(std::uint64_t arrivalPs, std::uint64_t bytes, bool write) override
     {
         return serve(server, arrivalPs, bytes, write);
@@ -313,6 +319,51 @@ TEST(StreamPlanCache, ReusedPlansEqualNewPlans)
     }
     EXPECT_GT(cache.hits(), 1000U);
     EXPECT_GT(cache.misses(), 500U);
+}
+
+// One cache shared by the accelerators of a platform: a plan made on one memory serves another
+// memory of the same timing (a hit, equal to a new plan on it), and a memory of another timing
+// is planned anew on its own arithmetic.
+TEST(StreamPlanCache, SharedByMemoriesOfOneTimingAndNoOther)
+{
+    constexpr std::uint64_t chunk = 1024 * 1024;
+    FifoMemory first(2.5, 2.2, 40'000, 300'000, {});
+    FifoMemory alike(2.5, 2.2, 40'000, 300'000, {});
+    FifoMemory slower(1.5, 2.2, 40'000, 300'000, {});
+    ASSERT_TRUE(first.sameTiming(alike));
+    ASSERT_FALSE(first.sameTiming(slower));
+    StreamPlanCache cache;
+    ComputeEstimate estimate;
+    estimate.time = Time::fromPs(9'000'000);
+    // The same node on each memory in turn, each time starting on an idle memory.
+    auto planOn = [&](FifoMemory& memory, std::uint64_t startPs) {
+        StreamShape stream;
+        stream.start = Time::fromPs(startPs);
+        stream.readBytes = 12 * chunk;
+        stream.writeBytes = 2 * chunk;
+        stream.chunkBytes = chunk;
+        stream.dmaEngines = 2;
+        stream.dmaBandwidth = Bandwidth::fromBytesPerSecond(2.0e12);
+        memory.setState({startPs - 5'000'000, false, true});
+        const std::vector<Time> units{Time::fromPs(startPs - 1)};
+        StreamPlan fresh;
+        planStream(fresh, stream, memory, &estimate, true, units);
+        StreamPlan cached;
+        cache.plan(cached, stream, memory, &estimate, true, units);
+        expectSameChunks(fresh, cached, true);
+        return fresh.done - stream.start;
+    };
+    const Time onFirst = planOn(first, 1'000'000'000);
+    EXPECT_EQ(cache.misses(), 1U);
+    EXPECT_EQ(planOn(alike, 3'000'000'000), onFirst);
+    EXPECT_EQ(cache.hits(), 1U);
+    EXPECT_GT(planOn(slower, 5'000'000'000), onFirst);
+    EXPECT_EQ(cache.misses(), 2U);
+    // Back on the first timing, whose plans the slower memory's displaced.
+    EXPECT_EQ(planOn(first, 7'000'000'000), onFirst);
+    EXPECT_EQ(cache.misses(), 3U);
+    EXPECT_EQ(planOn(alike, 9'000'000'000), onFirst);
+    EXPECT_EQ(cache.hits(), 2U);
 }
 
 } // namespace
