@@ -154,6 +154,7 @@ public:
 
 private:
     friend class TraceCodec;
+    friend class PackedNodes;
 
     // Integer values of the typed attributes, indexed by Attr; bits of involved_dim for
     // InvolvedDim. Stored wide so any original encoding converts back without loss.

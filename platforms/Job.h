@@ -18,6 +18,7 @@
 
 #include "et_driver/ProcessGroups.h"
 #include "et_driver/RankDriver.h"
+#include "et_driver/TraceReadAhead.h"
 #include "et_driver/TraceReader.h"
 #include "et_driver/TraceSet.h"
 #include "kernel/StopRequest.h"
@@ -84,6 +85,8 @@ private:
     // Every rank's reader, the replicas of a one-rank trace included: the set keeps only as
     // many files open as the process may (a 65,536-rank replica is one file read 65,536 times).
     std::unique_ptr<et::TraceSet> set;
+    // Decodes the ranks' next nodes on a second thread; made on the first sources() call.
+    std::unique_ptr<et::TraceReadAhead> readAhead;
     std::vector<et::RankFile> rankFiles;
     bool replicated = false;
     std::vector<bool> local;

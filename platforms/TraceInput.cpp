@@ -1,5 +1,6 @@
 // The trace files of a job: their hashes for the report, and the per-rank node sources.
 #include "et_driver/TraceError.h"
+#include "et_driver/TraceReadAhead.h"
 #include "kernel/Error.h"
 #include "platforms/Job.h"
 
@@ -87,9 +88,12 @@ std::size_t TraceInput::rankCount() const
 
 std::vector<et::NodeSource> TraceInput::sources()
 {
+    if (!readAhead)
+        readAhead = std::make_unique<et::TraceReadAhead>(*set);
     std::vector<et::NodeSource> list;
     for (std::uint32_t rank = 0; rank < set->rankCount(); ++rank)
-        list.emplace_back([this, rank](et::TraceNode& node) { return set->next(rank, node); });
+        list.emplace_back(
+            [this, rank](et::TraceNode& node) { return readAhead->next(rank, node); });
     return list;
 }
 

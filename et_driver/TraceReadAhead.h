@@ -1,0 +1,87 @@
+#pragma once
+// A trace set's nodes, decoded ahead on a thread of their own. Reading a node (the file, its
+// record's fields, the classification of its attributes) is about a sixth of a large run's
+// wall time, and the simulation runs on one thread, so a second core can do it meanwhile.
+// Each rank read has two batches of decoded nodes, packed (PackedNodes.h): next() hands out one
+// while the thread fills the other, and taking the last node of one asks for the next. The thread
+// fills batches in the order they are asked for, which is the order the simulation reads its ranks
+// in.
+//
+// next() gives exactly what TraceSet::next would: the same nodes in the same order, the same
+// end, and the same error (a TraceError naming the file, the record and the fix), raised by
+// the call that would have met it, after the nodes before it.
+//
+// Memory: two batches of `batchNodes` nodes per rank read; batchNodesFor keeps that to a few
+// hundred thousand nodes whatever the rank count.
+
+#include "et_driver/PackedNodes.h"
+#include "et_driver/TraceNode.h"
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace etsim::et {
+
+class TraceSet;
+
+class TraceReadAhead {
+public:
+    /// Reads through `set`, which must outlive this object and, from now on, be read only
+    /// through it. `batchNodes` 0 takes batchNodesFor(the set's rank count).
+    explicit TraceReadAhead(TraceSet& set, std::size_t batchNodes = 0);
+    /// Stops the thread after the batch it is filling, and waits for it.
+    ~TraceReadAhead();
+    TraceReadAhead(const TraceReadAhead&) = delete;
+    TraceReadAhead& operator=(const TraceReadAhead&) = delete;
+
+    /// The rank's next node into `node` (whose buffers are recycled); false at its end. Throws
+    /// the error the rank's reader raised, once; the rank then ends. Call from one thread.
+    bool next(std::uint32_t rank, TraceNode& node);
+
+    /// Nodes per batch for a set of `ranks` ranks: 256, fewer past 256 ranks (never below 16).
+    static std::size_t batchNodesFor(std::size_t ranks);
+    std::size_t batchSize() const { return batchNodes; }
+    /// Times next() found the rank's next batch not yet decoded, and waited.
+    std::uint64_t waits() const { return waitCount; }
+
+private:
+    struct Batch {
+        PackedNodes nodes;
+        bool ended = false;         // the rank's last node is in this batch (or before it)
+        std::exception_ptr failure; // raised after the batch's nodes
+    };
+    enum class State : std::uint8_t { Idle, Asked, Filled };
+    struct Rank {
+        Batch front;               // the caller's: nodes handed out by next()
+        Batch back;                // the thread's while Asked, the caller's once Filled
+        State state = State::Idle; // guarded by the mutex
+    };
+
+    // Queues the rank's back batch for filling; with the mutex held.
+    void ask(std::uint32_t rank);
+    void work();
+    void fill(std::uint32_t rank, Batch& batch);
+
+    // The thread's: each node is decoded here, then packed into its batch.
+    TraceNode decoded;
+
+    TraceSet& set;
+    std::size_t batchNodes;
+    std::vector<Rank> ranks;
+    std::uint64_t waitCount = 0;
+    std::mutex mutex;
+    std::condition_variable asked;  // the thread waits for work
+    std::condition_variable filled; // next() waits for a batch
+    std::deque<std::uint32_t> queue;
+    bool stopping = false;
+    // Declared last: it starts once the members it uses exist.
+    std::thread worker;
+};
+
+} // namespace etsim::et
