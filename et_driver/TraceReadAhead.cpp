@@ -9,12 +9,18 @@
 
 namespace etsim::et {
 
-TraceReadAhead::TraceReadAhead(TraceSet& set, std::size_t batchNodes)
+TraceReadAhead::TraceReadAhead(TraceSet& set,
+                               std::size_t batchNodes,
+                               const std::vector<bool>& readRanks)
     : set(set)
     , batchNodes(batchNodes > 0 ? batchNodes : batchNodesFor(set.rankCount()))
     , ranks(set.rankCount())
-    , worker([this] { work(); })
 {
+    for (std::uint32_t rank = 0; rank < ranks.size(); ++rank)
+        if (readRanks.empty() || (rank < readRanks.size() && readRanks[rank]))
+            ask(rank);
+    // Started last: the queue is filled, and nothing else is shared yet.
+    worker = std::thread([this] { work(); });
 }
 
 TraceReadAhead::~TraceReadAhead()
@@ -91,22 +97,23 @@ void TraceReadAhead::work()
             return;
         const std::uint32_t rank = queue.front();
         queue.pop_front();
-        Batch& batch = ranks[rank].back;
+        Rank& own = ranks[rank];
         lock.unlock();
-        fill(rank, batch);
+        fill(rank, own.back, own.started ? batchNodes : std::min(batchNodes, firstBatchNodes));
+        own.started = true;
         lock.lock();
         ranks[rank].state = State::Filled;
         filled.notify_one();
     }
 }
 
-void TraceReadAhead::fill(std::uint32_t rank, Batch& batch)
+void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes)
 {
     batch.nodes.clear();
     batch.ended = false;
     batch.failure = nullptr;
     try {
-        while (batch.nodes.size() < batchNodes) {
+        while (batch.nodes.size() < nodes) {
             if (!set.next(rank, decoded)) {
                 batch.ended = true;
                 return;

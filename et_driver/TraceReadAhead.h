@@ -33,8 +33,13 @@ class TraceSet;
 class TraceReadAhead {
 public:
     /// Reads through `set`, which must outlive this object and, from now on, be read only
-    /// through it. `batchNodes` 0 takes batchNodesFor(the set's rank count).
-    explicit TraceReadAhead(TraceSet& set, std::size_t batchNodes = 0);
+    /// through it. `batchNodes` 0 takes batchNodesFor(the set's rank count). The ranks marked
+    /// in `readRanks` (empty: all) start being read at once, in rank order, each with a first
+    /// batch of at most firstBatchNodes, so that a run's start (each driver reading its rank's
+    /// first nodes in turn) seldom waits; any other rank is read from its first next().
+    explicit TraceReadAhead(TraceSet& set,
+                            std::size_t batchNodes = 0,
+                            const std::vector<bool>& readRanks = {});
     /// Stops the thread after the batch it is filling, and waits for it.
     ~TraceReadAhead();
     TraceReadAhead(const TraceReadAhead&) = delete;
@@ -47,6 +52,7 @@ public:
     /// Nodes per batch for a set of `ranks` ranks: 256, fewer past 256 ranks (never below 16).
     static std::size_t batchNodesFor(std::size_t ranks);
     std::size_t batchSize() const { return batchNodes; }
+    static constexpr std::size_t firstBatchNodes = 16;
     /// Times next() found the rank's next batch not yet decoded, and waited.
     std::uint64_t waits() const { return waitCount; }
 
@@ -61,12 +67,14 @@ private:
         Batch front;               // the caller's: nodes handed out by next()
         Batch back;                // the thread's while Asked, the caller's once Filled
         State state = State::Idle; // guarded by the mutex
+        bool started = false;      // the thread's: a batch was filled before
     };
 
     // Queues the rank's back batch for filling; with the mutex held.
     void ask(std::uint32_t rank);
     void work();
-    void fill(std::uint32_t rank, Batch& batch);
+    // Decodes up to `nodes` of the rank's next nodes into `batch`.
+    void fill(std::uint32_t rank, Batch& batch, std::size_t nodes);
 
     // The thread's: each node is decoded here, then packed into its batch.
     TraceNode decoded;
@@ -80,7 +88,7 @@ private:
     std::condition_variable filled; // next() waits for a batch
     std::deque<std::uint32_t> queue;
     bool stopping = false;
-    // Declared last: it starts once the members it uses exist.
+    // Started at the end of the constructor, once the members it uses exist.
     std::thread worker;
 };
 

@@ -89,7 +89,7 @@ std::size_t TraceInput::rankCount() const
 std::vector<et::NodeSource> TraceInput::sources()
 {
     if (!readAhead)
-        readAhead = std::make_unique<et::TraceReadAhead>(*set);
+        readAhead = std::make_unique<et::TraceReadAhead>(*set, 0, local);
     std::vector<et::NodeSource> list;
     for (std::uint32_t rank = 0; rank < set->rankCount(); ++rank)
         list.emplace_back(

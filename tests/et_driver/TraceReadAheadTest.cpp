@@ -74,9 +74,9 @@ void writeRanks(const etsim::test::TempDir& dir, std::uint32_t ranks)
         TraceWriter writer(dir.file(name));
         const std::uint64_t count = (3 * rank) % 41;
         for (std::uint64_t i = 0; i < count; ++i) {
-            TraceNode node = test::richNode(rank * 1000 + i);
+            TraceNode node = test::richNode(std::uint64_t{rank} * 1000 + i);
             node.durationMicros = i;
-            node.dataDeps = {rank * 1000 + i / 2};
+            node.dataDeps = {std::uint64_t{rank} * 1000 + i / 2};
             writer.write(node);
         }
         writer.close();
@@ -130,8 +130,8 @@ TEST(TraceReadAhead, RaisesARanksErrorAfterTheNodesBeforeIt)
         for (std::uint64_t i = 0; i < 10; ++i)
             writer.write(test::richNode(i));
         writer.close();
-        // A record announced as 100 bytes long, with 2 of them.
-        std::ofstream(temp.file("t.1.et"), std::ios::binary | std::ios::app) << "\x64xy";
+        // A record announced as 100 bytes long ("d" is 100 as a one-byte varint), with 2 of them.
+        std::ofstream(temp.file("t.1.et"), std::ios::binary | std::ios::app) << "dxy";
     }
     std::string expectedError;
     {
@@ -199,6 +199,30 @@ TEST(TraceReadAhead, ReadsNoFurtherThanTwoBatchesAhead)
         EXPECT_LE(set.reader(rank).nodesRead(), 4U) << "rank " << rank;
     // What was read ahead is not lost to a later reader of the set: rank 2 (6 nodes) goes on.
     EXPECT_GT(set.reader(2).nodesRead(), 0U);
+}
+
+// A partitioned run reads only its own ranks: those not marked are never read ahead (their
+// files might not even be on this machine), yet a next() on one still reads it.
+TEST(TraceReadAhead, StartsOnlyOnTheRanksMarkedToRead)
+{
+    etsim::test::TempDir temp;
+    writeRanks(temp, 6);
+    TraceSet set(temp.file("t"));
+    const std::vector<bool> marked{false, false, true, false, true, false};
+    {
+        TraceReadAhead ahead(set, 8, marked);
+        TraceNode node;
+        ASSERT_TRUE(ahead.next(2, node));
+        EXPECT_EQ(node.id, 2000U);
+        ASSERT_TRUE(ahead.next(4, node));
+        EXPECT_EQ(node.id, 4000U);
+    }
+    for (std::uint32_t rank : {1U, 3U, 5U})
+        EXPECT_EQ(set.reader(rank).nodesRead(), 0U) << "rank " << rank;
+    TraceReadAhead later(set, 8, marked);
+    TraceNode node;
+    ASSERT_TRUE(later.next(3, node));
+    EXPECT_EQ(node.id, 3000U);
 }
 
 TEST(TraceReadAhead, BatchesShrinkWithTheRankCountToAFloor)
