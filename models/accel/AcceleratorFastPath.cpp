@@ -22,7 +22,7 @@ bool Accelerator::fastEligible() const
 
 void Accelerator::planFast(std::uint64_t id, Job& job)
 {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
     StreamShape shape;
     shape.start = fromScTime(now);
     shape.readBytes = job.readBytes;

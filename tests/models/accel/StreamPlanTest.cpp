@@ -251,7 +251,7 @@ TEST(StreamPlanCache, ReusedPlansEqualNewPlans)
     auto pick = [&](std::uint64_t low, std::uint64_t high) {
         return std::uniform_int_distribution<std::uint64_t>(low, high)(random);
     };
-    constexpr std::uint64_t chunk = 1024 * 1024;
+    constexpr std::uint64_t chunk = std::uint64_t{1024} * 1024;
     constexpr std::uint64_t turnaround = 40'000;
     FifoMemory memory(2.5, 2.2, turnaround, 300'000, {});
     struct Shape {
@@ -266,7 +266,7 @@ TEST(StreamPlanCache, ReusedPlansEqualNewPlans)
                                     {3 * chunk, 0, false, 0, 1},
                                     {0, 5 * chunk + 17, false, 0, 1},
                                     {0, 0, true, 5'000'000, 2},
-                                    {20 * chunk, 2 * chunk, true, 20 * 300'000, 2}};
+                                    {20 * chunk, 2 * chunk, true, std::uint64_t{20} * 300'000, 2}};
     StreamPlanCache cache(16);
     for (int trial = 0; trial < 4000; ++trial) {
         SCOPED_TRACE("trial " + std::to_string(trial));
@@ -326,7 +326,7 @@ TEST(StreamPlanCache, ReusedPlansEqualNewPlans)
 // is planned anew on its own arithmetic.
 TEST(StreamPlanCache, SharedByMemoriesOfOneTimingAndNoOther)
 {
-    constexpr std::uint64_t chunk = 1024 * 1024;
+    constexpr std::uint64_t chunk = std::uint64_t{1024} * 1024;
     FifoMemory first(2.5, 2.2, 40'000, 300'000, {});
     FifoMemory alike(2.5, 2.2, 40'000, 300'000, {});
     FifoMemory slower(1.5, 2.2, 40'000, 300'000, {});
