@@ -62,30 +62,39 @@ bool TraceReadAhead::next(std::uint32_t rank, TraceNode& node)
         }
         if (own.front.ended)
             return false;
-        bool notify = false;
-        {
-            std::unique_lock<std::mutex> lock(mutex);
-            if (own.state == State::Idle) { // the rank's first read
-                ask(rank);
-                notify = true;
-            }
-            if (own.state != State::Filled) {
-                ++waitCount;
-                if (notify)
-                    asked.notify_one();
-                notify = false;
-                filled.wait(lock, [&own] { return own.state == State::Filled; });
-            }
-            std::swap(own.front, own.back);
-            own.state = State::Idle;
-            if (!own.front.ended && !own.front.failure) {
-                ask(rank);
-                notify = true;
-            }
+        std::unique_lock<std::mutex> lock(mutex);
+        if (own.state == State::Filling) {
+            ++waitCount;
+            filled.wait(lock, [&own] { return own.state == State::Filled; });
         }
-        if (notify)
+        if (own.state == State::Filled) {
+            std::swap(own.front, own.back);
+        } else {
+            // Not asked yet, or asked and not started: the thread is behind (a burst of reads,
+            // such as every driver filling its window at the start). This thread reads the
+            // batch itself: a wait would cost two thread wake-ups, far more than the decoding.
+            // The thread skips the rank's queued request, as the rank is no longer Asked.
+            own.state = State::Idle;
+            ++selfCount;
+            lock.unlock();
+            fill(rank, own.front, batchFor(own), ownDecoded);
+            lock.lock();
+        }
+        own.state = State::Idle;
+        const bool more = !own.front.ended && !own.front.failure;
+        if (more)
+            ask(rank);
+        lock.unlock();
+        if (more)
             asked.notify_one();
     }
+}
+
+std::size_t TraceReadAhead::batchFor(Rank& rank) const
+{
+    const bool first = !rank.started;
+    rank.started = true;
+    return first ? std::min(batchNodes, firstBatchNodes) : batchNodes;
 }
 
 void TraceReadAhead::work()
@@ -98,27 +107,35 @@ void TraceReadAhead::work()
         const std::uint32_t rank = queue.front();
         queue.pop_front();
         Rank& own = ranks[rank];
+        if (own.state != State::Asked) // the caller read the batch itself (next())
+            continue;
+        own.state = State::Filling;
         lock.unlock();
-        fill(rank, own.back, own.started ? batchNodes : std::min(batchNodes, firstBatchNodes));
-        own.started = true;
+        fill(rank, own.back, batchFor(own), decoded);
         lock.lock();
-        ranks[rank].state = State::Filled;
+        own.state = State::Filled;
         filled.notify_one();
     }
 }
 
-void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes)
+void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes, TraceNode& scratch)
 {
     batch.nodes.clear();
     batch.ended = false;
     batch.failure = nullptr;
     try {
         while (batch.nodes.size() < nodes) {
-            if (!set.next(rank, decoded)) {
+            bool read = false;
+            {
+                // Either thread may be reading another rank: the set is shared.
+                std::lock_guard<std::mutex> lock(setMutex);
+                read = set.next(rank, scratch);
+            }
+            if (!read) {
                 batch.ended = true;
                 return;
             }
-            batch.nodes.append(decoded);
+            batch.nodes.append(scratch);
         }
     } catch (...) {
         // Raised by next() once the nodes before it are handed out.

@@ -3,9 +3,11 @@
 // record's fields, the classification of its attributes) is about a sixth of a large run's
 // wall time, and the simulation runs on one thread, so a second core can do it meanwhile.
 // Each rank read has two batches of decoded nodes, packed (PackedNodes.h): next() hands out one
-// while the thread fills the other, and taking the last node of one asks for the next. The thread
-// fills batches in the order they are asked for, which is the order the simulation reads its ranks
-// in.
+// while the thread fills the other, and taking the last node of one asks for the next. The
+// thread fills batches in the order they are asked for, which is the order the simulation
+// reads its ranks in. When the simulation reads faster than the thread decodes (a burst, such
+// as every driver filling its window at a run's start), next() reads a batch the thread has
+// not started itself rather than wait: a wait costs two thread wake-ups.
 //
 // next() gives exactly what TraceSet::next would: the same nodes in the same order, the same
 // end, and the same error (a TraceError naming the file, the record and the fix), raised by
@@ -53,8 +55,10 @@ public:
     static std::size_t batchNodesFor(std::size_t ranks);
     std::size_t batchSize() const { return batchNodes; }
     static constexpr std::size_t firstBatchNodes = 16;
-    /// Times next() found the rank's next batch not yet decoded, and waited.
+    /// Times next() found the rank's next batch being decoded, and waited for it.
     std::uint64_t waits() const { return waitCount; }
+    /// Times next() found the rank's next batch not started, and read it itself.
+    std::uint64_t readsByCaller() const { return selfCount; }
 
 private:
     struct Batch {
@@ -62,28 +66,36 @@ private:
         bool ended = false;         // the rank's last node is in this batch (or before it)
         std::exception_ptr failure; // raised after the batch's nodes
     };
-    enum class State : std::uint8_t { Idle, Asked, Filled };
+    // Idle: no batch asked for; Asked: queued for the thread; Filling: the thread decodes it;
+    // Filled: decoded, the caller's to take.
+    enum class State : std::uint8_t { Idle, Asked, Filling, Filled };
     struct Rank {
         Batch front;               // the caller's: nodes handed out by next()
-        Batch back;                // the thread's while Asked, the caller's once Filled
+        Batch back;                // the thread's while Filling, the caller's once Filled
         State state = State::Idle; // guarded by the mutex
-        bool started = false;      // the thread's: a batch was filled before
+        bool started = false;      // a batch was filled before (by whoever fills the next)
     };
 
     // Queues the rank's back batch for filling; with the mutex held.
     void ask(std::uint32_t rank);
     void work();
-    // Decodes up to `nodes` of the rank's next nodes into `batch`.
-    void fill(std::uint32_t rank, Batch& batch, std::size_t nodes);
+    // Decodes up to `nodes` of the rank's next nodes into `batch`, through `scratch`.
+    void fill(std::uint32_t rank, Batch& batch, std::size_t nodes, TraceNode& scratch);
+    // The size of the rank's next batch (its first is smaller); marks it started.
+    std::size_t batchFor(Rank& rank) const;
 
-    // The thread's: each node is decoded here, then packed into its batch.
+    // Each node is decoded here, then packed into its batch: the thread's, and the caller's.
     TraceNode decoded;
+    TraceNode ownDecoded;
 
     TraceSet& set;
     std::size_t batchNodes;
     std::vector<Rank> ranks;
     std::uint64_t waitCount = 0;
+    std::uint64_t selfCount = 0;
     std::mutex mutex;
+    // Held around each read of the set, which both threads read (different ranks).
+    std::mutex setMutex;
     std::condition_variable asked;  // the thread waits for work
     std::condition_variable filled; // next() waits for a batch
     std::deque<std::uint32_t> queue;

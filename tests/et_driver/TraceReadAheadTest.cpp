@@ -202,7 +202,8 @@ TEST(TraceReadAhead, ReadsNoFurtherThanTwoBatchesAhead)
 }
 
 // A partitioned run reads only its own ranks: those not marked are never read ahead (their
-// files might not even be on this machine), yet a next() on one still reads it.
+// files might not even be on this machine), yet a next() on one still reads it: itself, as the
+// thread was never asked.
 TEST(TraceReadAhead, StartsOnlyOnTheRanksMarkedToRead)
 {
     etsim::test::TempDir temp;
@@ -223,6 +224,13 @@ TEST(TraceReadAhead, StartsOnlyOnTheRanksMarkedToRead)
     TraceNode node;
     ASSERT_TRUE(later.next(3, node));
     EXPECT_EQ(node.id, 3000U);
+    EXPECT_EQ(later.readsByCaller(), 1U);
+    EXPECT_EQ(later.waits(), 0U);
+    for (std::uint64_t i = 1; i < 9; ++i) {
+        ASSERT_TRUE(later.next(3, node));
+        EXPECT_EQ(node.id, 3000U + i);
+    }
+    EXPECT_FALSE(later.next(3, node));
 }
 
 TEST(TraceReadAhead, BatchesShrinkWithTheRankCountToAFloor)
