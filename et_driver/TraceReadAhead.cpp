@@ -1,10 +1,8 @@
 #include "et_driver/TraceReadAhead.h"
 
 #include "et_driver/TraceSet.h"
-#include "kernel/Error.h"
 
 #include <algorithm>
-#include <string>
 #include <utility>
 
 namespace etsim::et {
@@ -48,9 +46,8 @@ void TraceReadAhead::ask(std::uint32_t rank)
 
 bool TraceReadAhead::next(std::uint32_t rank, TraceNode& node)
 {
-    if (rank >= ranks.size())
-        throw Error("rank " + std::to_string(rank) + " is out of range: the trace has " +
-                    std::to_string(ranks.size()) + " ranks");
+    // The set's own error (its files never change, so reading them here races with nothing).
+    set.checkRank(rank);
     Rank& own = ranks[rank];
     for (;;) {
         if (own.front.nodes.take(node))

@@ -153,11 +153,16 @@ const fs::path& TraceSet::path(uint32_t rank) const
     return files.at(rank).path;
 }
 
-void TraceSet::activate(uint32_t rank)
+void TraceSet::checkRank(uint32_t rank) const
 {
     if (rank >= files.size())
         throw Error("rank " + std::to_string(rank) + " is out of range: the trace has " +
                     std::to_string(files.size()) + " ranks");
+}
+
+void TraceSet::activate(uint32_t rank)
+{
+    checkRank(rank);
     // When every rank's file may stay open, no reader is ever suspended and the order of use
     // is not needed: a 1,024-rank step would otherwise relink a list node on every read.
     if (files.size() <= options.maxOpenFiles) {

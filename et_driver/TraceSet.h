@@ -65,6 +65,8 @@ public:
     TraceReader& reader(uint32_t rank);
     // Readers holding a file descriptor now.
     std::size_t openFiles() const;
+    // Throws etsim::Error naming the rank and the rank count when the set has no such rank.
+    void checkRank(uint32_t rank) const;
 
 private:
     void activate(uint32_t rank);
