@@ -41,6 +41,12 @@ void PackedNodes::clear()
     readAt = 0;
 }
 
+void PackedNodes::release()
+{
+    clear();
+    std::vector<char>().swap(bytes);
+}
+
 void PackedNodes::append(const TraceNode& node)
 {
     // Sizes fit 32 bits for any node a reader gives (a record is at most 64 MiB, see

@@ -17,6 +17,10 @@ class PackedNodes {
 public:
     /// Drops every node, keeping the buffer's capacity.
     void clear();
+    /// Drops every node and frees the buffer.
+    void release();
+    /// Bytes the buffer holds (its capacity).
+    std::size_t capacity() const { return bytes.capacity(); }
     /// Packs a copy of `node` after the others.
     void append(const TraceNode& node);
     /// Nodes appended since the last clear().

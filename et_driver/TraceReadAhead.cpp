@@ -52,31 +52,36 @@ bool TraceReadAhead::next(std::uint32_t rank, TraceNode& node)
     for (;;) {
         if (own.front.nodes.take(node))
             return true;
+        if (own.direct > 0)
+            return readDirect(rank, own, node);
         if (own.front.failure) {
             std::exception_ptr failure = std::exchange(own.front.failure, nullptr);
             own.front.ended = true;
+            release(own);
             std::rethrow_exception(failure);
         }
-        if (own.front.ended)
+        if (own.front.ended) {
+            release(own);
             return false;
+        }
         std::unique_lock<std::mutex> lock(mutex);
         if (own.state == State::Filling) {
             ++waitCount;
             filled.wait(lock, [&own] { return own.state == State::Filled; });
         }
-        if (own.state == State::Filled) {
-            std::swap(own.front, own.back);
-        } else {
+        if (own.state != State::Filled) {
             // Not asked yet, or asked and not started: the thread is behind (a burst of reads,
             // such as every driver filling its window at the start). This thread reads the
             // batch itself: a wait would cost two thread wake-ups, far more than the decoding.
             // The thread skips the rank's queued request, as the rank is no longer Asked.
             own.state = State::Idle;
             ++selfCount;
+            own.direct = batchFor(own);
             lock.unlock();
-            fill(rank, own.front, batchFor(own), ownDecoded);
-            lock.lock();
+            own.front.nodes.clear();
+            continue;
         }
+        std::swap(own.front, own.back);
         own.state = State::Idle;
         const bool more = !own.front.ended && !own.front.failure;
         if (more)
@@ -85,6 +90,51 @@ bool TraceReadAhead::next(std::uint32_t rank, TraceNode& node)
         if (more)
             asked.notify_one();
     }
+}
+
+bool TraceReadAhead::readDirect(std::uint32_t rank, Rank& own, TraceNode& node)
+{
+    bool read = false;
+    try {
+        // The thread may be reading another rank: the set is shared.
+        std::lock_guard<std::mutex> lock(setMutex);
+        read = set.next(rank, node);
+    } catch (...) {
+        // Raised once, after the nodes before it; the rank then ends, as in TraceSet::next.
+        own.direct = 0;
+        own.front.ended = true;
+        release(own);
+        throw;
+    }
+    if (!read) {
+        own.direct = 0;
+        own.front.ended = true;
+        release(own);
+        return false;
+    }
+    if (--own.direct == 0) {
+        // The thread decodes the batch after this one meanwhile.
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            ask(rank);
+        }
+        asked.notify_one();
+    }
+    return true;
+}
+
+void TraceReadAhead::release(Rank& own)
+{
+    own.front.nodes.release();
+    own.back.nodes.release();
+}
+
+std::size_t TraceReadAhead::bufferedBytes() const
+{
+    std::size_t bytes = 0;
+    for (const Rank& own : ranks)
+        bytes += own.front.nodes.capacity() + own.back.nodes.capacity();
+    return bytes;
 }
 
 std::size_t TraceReadAhead::batchFor(Rank& rank) const

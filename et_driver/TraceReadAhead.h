@@ -6,15 +6,16 @@
 // while the thread fills the other, and taking the last node of one asks for the next. The
 // thread fills batches in the order they are asked for, which is the order the simulation
 // reads its ranks in. When the simulation reads faster than the thread decodes (a burst, such
-// as every driver filling its window at a run's start), next() reads a batch the thread has
-// not started itself rather than wait: a wait costs two thread wake-ups.
+// as every driver filling its window at a run's start), next() reads the batch the thread has
+// not started itself rather than wait (a wait costs two thread wake-ups), straight from the set
+// into the caller's node: packing a node only to unpack it on the same thread is pure cost.
 //
 // next() gives exactly what TraceSet::next would: the same nodes in the same order, the same
 // end, and the same error (a TraceError naming the file, the record and the fix), raised by
 // the call that would have met it, after the nodes before it.
 //
-// Memory: two batches of `batchNodes` nodes per rank read; batchNodesFor keeps that to a few
-// hundred thousand nodes whatever the rank count.
+// Memory: two batches of `batchNodes` nodes per rank read, released at the rank's end;
+// batchNodesFor keeps that to a few hundred thousand nodes whatever the rank count.
 
 #include "et_driver/PackedNodes.h"
 #include "et_driver/TraceNode.h"
@@ -59,6 +60,9 @@ public:
     std::uint64_t waits() const { return waitCount; }
     /// Times next() found the rank's next batch not started, and read it itself.
     std::uint64_t readsByCaller() const { return selfCount; }
+    /// Bytes held by the packed batches of every rank (the buffers' capacity). Only while no
+    /// batch is being filled: every rank read to its end, or the thread never asked.
+    std::size_t bufferedBytes() const;
 
 private:
     struct Batch {
@@ -74,6 +78,7 @@ private:
         Batch back;                // the thread's while Filling, the caller's once Filled
         State state = State::Idle; // guarded by the mutex
         bool started = false;      // a batch was filled before (by whoever fills the next)
+        std::size_t direct = 0;    // nodes the caller still reads itself before asking again
     };
 
     // Queues the rank's back batch for filling; with the mutex held.
@@ -81,12 +86,15 @@ private:
     void work();
     // Decodes up to `nodes` of the rank's next nodes into `batch`, through `scratch`.
     void fill(std::uint32_t rank, Batch& batch, std::size_t nodes, TraceNode& scratch);
+    // One of the batch the caller reads itself, from the set into `node`; false at the end.
+    bool readDirect(std::uint32_t rank, Rank& own, TraceNode& node);
+    // Frees the rank's batches once it has ended (nothing refills them).
+    static void release(Rank& own);
     // The size of the rank's next batch (its first is smaller); marks it started.
     std::size_t batchFor(Rank& rank) const;
 
-    // Each node is decoded here, then packed into its batch: the thread's, and the caller's.
+    // Each node the thread reads is decoded here, then packed into its batch.
     TraceNode decoded;
-    TraceNode ownDecoded;
 
     TraceSet& set;
     std::size_t batchNodes;

@@ -233,6 +233,37 @@ TEST(TraceReadAhead, StartsOnlyOnTheRanksMarkedToRead)
     EXPECT_FALSE(later.next(3, node));
 }
 
+// A batch the caller reads itself goes straight from the set into its node, never packed; and a
+// rank's batches are freed at its end, so a many-rank run holds buffers only for ranks alive.
+TEST(TraceReadAhead, PacksNothingItselfAndFreesARanksBatchesAtItsEnd)
+{
+    etsim::test::TempDir temp;
+    writeRanks(temp, 30);
+    TraceSet set(temp.file("t"));
+    {
+        // Nothing marked: the thread is idle until asked, and rank 3's 9 nodes end within the
+        // caller's first batch, so it is never asked.
+        TraceReadAhead ahead(set, 16, std::vector<bool>(30, false));
+        TraceNode node;
+        for (std::uint64_t i = 0; i < 9; ++i) {
+            ASSERT_TRUE(ahead.next(3, node));
+            EXPECT_EQ(node.id, 3000U + i);
+            EXPECT_EQ(ahead.bufferedBytes(), 0U) << "node " << i;
+        }
+        EXPECT_FALSE(ahead.next(3, node));
+        EXPECT_EQ(ahead.readsByCaller(), 1U);
+    }
+    TraceSet again(temp.file("t"));
+    TraceReadAhead ahead(again, 2);
+    TraceNode node;
+    std::uint64_t nodes = 0;
+    for (std::uint32_t rank = 0; rank < 30; ++rank)
+        while (ahead.next(rank, node))
+            ++nodes;
+    EXPECT_EQ(nodes, 567U); // the sum of 3r mod 41 over the 30 ranks
+    EXPECT_EQ(ahead.bufferedBytes(), 0U);
+}
+
 TEST(TraceReadAhead, BatchesShrinkWithTheRankCountToAFloor)
 {
     EXPECT_EQ(TraceReadAhead::batchNodesFor(1), 256U);
