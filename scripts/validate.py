@@ -223,9 +223,18 @@ def nccl_16(etsim):
 
 
 # Other all-reduce measurements of hardware-models.md 4.1 and 4.2, none used to fit anything:
-# 4 x H100 in one HGX node (S22, large messages), 2 x 8 H100 over Oracle's RoCE network (S27,
-# busbw at 1-16 GiB) and 2 x p4de, A100 with 400 Gb/s of EFA per node (S27).
-H100_4_BUSBW = 366
+# 4 x H100 in one HGX node (S22), 2 x 8 H100 over Oracle's RoCE network (S27, busbw at 1-16 GiB)
+# and 2 x p4de, A100 with 400 Gb/s of EFA per node (S27).
+#
+# 4 x H100 (80GB HBM3, NVSwitch), nccl-tests 2.18.3 with NCCL 2.29.2, NCCL's own choice of
+# algorithm and protocol, out-of-place busbw (GB/s) from 1 MiB to 8 GiB: the measurement behind
+# S22's 366 GB/s, published with it (github.com/waynehacking8/nccl-collectives-bench,
+# results/all_reduce.txt). The same repository's NCCL_ALGO=Ring runs (results/algo_sweep.txt:
+# 339.1, 355.7 and 366.3 GB/s at 256 MiB, 1 GiB and 8 GiB) agree within 0.5 % from 256 MiB.
+H100_4 = [(1 * MiB, 58.18), (2 * MiB, 100.59), (4 * MiB, 144.94), (8 * MiB, 200.12),
+          (16 * MiB, 246.47), (32 * MiB, 285.66), (64 * MiB, 308.92), (128 * MiB, 325.89),
+          (256 * MiB, 340.82), (512 * MiB, 348.36), (1 * GiB, 357.03), (2 * GiB, 361.00),
+          (4 * GiB, 363.25), (8 * GiB, 366.37)]
 ORACLE_16 = [(1 * GiB, 446), (2 * GiB, 456), (4 * GiB, 462), (8 * GiB, 464), (16 * GiB, 465)]
 P4DE_2GIB_BUSBW = 78
 P4DE_8B_US = 164
@@ -240,10 +249,13 @@ def crosscheck(etsim):
     1 GiB); dgx_a100_cluster cut to two nodes with the p4de's 400 Gb/s per node (50 Gb/s per
     GPU rail) and EFA's per-message latency, the same sourced 20 us as hgx_h100_4node."""
     out = {}
-    size = 8 * GiB
-    t = allreduce_ns(etsim, 4, size, "hgx_h100",
-                     ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])
-    out["h100x4"] = {"size": human_size(size), "busbw": busbw(size, t, 4)}
+    rows = []
+    for size, published in H100_4:
+        t = allreduce_ns(etsim, 4, size, "hgx_h100",
+                         ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])
+        bw = busbw(size, t, 4)
+        rows.append((human_size(size), t / 1e3, bw, published, error_pct(bw, published)))
+    out["h100x4"] = rows
     rows = []
     for size, published in ORACLE_16:
         t = allreduce_ns(etsim, 16, size, "hgx_h100_4node", TWO_NODES)
@@ -497,14 +509,15 @@ def point_row(anchor, kind, published_text, etsim_text, value, published, bound)
             abs(err) <= bound)
 
 
-def table_row(anchor, published_text, errors):
+def table_row(anchor, published_text, errors, mean_bound=20):
     """A summary row of a table of (label, error %) against the collective tables' target:
-    geomean absolute error within 20 %, every entry within 35 %."""
+    geomean absolute error within `mean_bound` %, every entry within 35 %."""
     mean = geomean_abs([e for _, e in errors])
     label, worst = max(errors, key=lambda e: abs(e[1]))
     return (anchor, VALIDATION, published_text, "table below",
             f"{mean:.2f} % geomean abs, worst {worst:+.1f} % ({label})",
-            "geomean within 20 %, every size within 35 %", mean <= 20 and abs(worst) <= 35)
+            f"geomean within {mean_bound} %, every size within 35 %",
+            mean <= mean_bound and abs(worst) <= 35)
 
 
 def result_cell(passed):
@@ -613,10 +626,10 @@ def main():
         rows.append(table_row("NCCL all-reduce busbw, 2 x 8 H100, 64 KiB-16 GiB", "table 4.2",
                               [(r[0], r[6]) for r in r16]))
     if xc:
-        h4 = xc["h100x4"]
-        rows.append(point_row(f"NCCL all-reduce busbw, 4 x H100, {h4['size']}", VALIDATION,
-                              f"{H100_4_BUSBW} GB/s", f"{h4['busbw']:.0f} GB/s", h4["busbw"],
-                              H100_4_BUSBW, 35))
+        # The 8 x H100 target's geomean bound, on the measured 4-GPU curve.
+        rows.append(table_row("NCCL all-reduce busbw, 4 x H100, 1 MiB-8 GiB",
+                              "nccl-tests (S22's data)",
+                              [(r[0], r[4]) for r in xc["h100x4"]], mean_bound=15))
         rows.append(table_row("NCCL all-reduce busbw, 2 x 8 H100 on RoCE (Oracle), 1-16 GiB",
                               "446-465 GB/s", [(r[0], r[3]) for r in xc["oracle"]]))
         rows.append(point_row("NCCL all-reduce busbw, 2 x p4de (A100, EFA), 2 GiB", VALIDATION,
@@ -715,10 +728,6 @@ def main():
         w("Measurements the spec lists besides its two tables, none of them used to fit a "
           "parameter; each preset as it is, cut or set to the machine (`etsim gen microbench "
           "--collective all_reduce`, one all-reduce per size):\n")
-        w("- 4 x H100 in one HGX node, large messages (blog cited as S22): `hgx_h100` with "
-          "`--set ranks=4 --set ranks_per_node=4 --set fabric.topology.dims[0].size=4`, "
-          f"{xc['h100x4']['size']}: {xc['h100x4']['busbw']:.1f} GB/s busbw against "
-          f"{H100_4_BUSBW} ({error_pct(xc['h100x4']['busbw'], H100_4_BUSBW):+.1f} %);")
         w("- 2 x p4de (8 A100 and 400 Gb/s of EFA per node, S27): `dgx_a100_cluster` cut to two "
           "nodes with `fabric.topology.dims[1].bandwidth=50 Gb/s` (400 Gb/s over the node's 8 "
           "GPU rails) and `fabric.topology.dims[1].nic_latency=20 us` (EFA's per-message "
@@ -738,6 +747,19 @@ def main():
         for size, bw, published, err in xc["oracle"]:
             w(f"| {size} | {bw:.1f} | {published} | {err:+.1f} % |")
         w("")
+        w("4 x H100 in one HGX node (S22: the blog's nccl-tests output, published with it, "
+          "github.com/waynehacking8/nccl-collectives-bench `results/all_reduce.txt`; nccl-tests "
+          "2.18.3, NCCL 2.29.2 choosing its algorithm and protocol per size, out of place): "
+          "`hgx_h100` with `--set ranks=4 --set ranks_per_node=4 --set "
+          "fabric.topology.dims[0].size=4`. Neither the NVLink4 efficiency (fitted on the 8-GPU "
+          "ring peak, nccl-tests #212) nor the link latency (ASTRA-sim's HGX-H100 calibration) "
+          "was fitted on these figures. From 256 MiB NCCL's choice is the ring: the same "
+          "repository's `NCCL_ALGO=Ring` runs agree within 0.5 %.\n")
+        w("| size | etsim time (us) | etsim busbw (GB/s) | published busbw (GB/s) | error |")
+        w("|---|---|---|---|---|")
+        for size, t, bw, published, err in xc["h100x4"]:
+            w(f"| {size} | {t:.1f} | {bw:.1f} | {published} | {err:+.1f} % |")
+        w(f"\nGeomean absolute error {geomean_abs([r[4] for r in xc['h100x4']]):.1f} %.\n")
 
     if g:
         w("## GPT-3 175B training iteration on 1,024 A100, section 4.5\n")
