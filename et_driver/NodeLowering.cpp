@@ -393,7 +393,16 @@ void NodeLowering::readTensors(const TraceNode& node, EtNodeInfo& info)
     try {
         std::shared_ptr<NodeTensors> tensors =
             spareTensors ? std::move(spareTensors) : std::make_shared<NodeTensors>();
-        if (nodeTensors(node, *tensors))
+        bool present = false;
+        if (node.tensorsAhead == TraceNode::TensorsAhead::Unknown) {
+            present = nodeTensors(node, *tensors);
+        } else if (node.tensorsAhead == TraceNode::TensorsAhead::Read) {
+            // Worked out on the read-ahead thread; copied over this object's buffers.
+            tensors->inputs = node.tensorsRead.inputs;
+            tensors->outputs = node.tensorsRead.outputs;
+            present = true;
+        }
+        if (present)
             info.tensors = std::move(tensors);
         else
             spareTensors = std::move(tensors);

@@ -374,6 +374,7 @@ void TraceNode::reset()
     present = 0;
     layout.clear();
     rest.clear();
+    tensorsAhead = TensorsAhead::Unknown;
 }
 
 bool TraceNode::operator==(const TraceNode& other) const

@@ -3,12 +3,14 @@
 // fields, plus everything else kept as opaque bytes so that writing the node back reproduces
 // the original record.
 //
-// Size: sizeof(TraceNode) is 416 B on x86-64 with libstdc++ (bounded in TraceNodeTest), plus
+// Size: sizeof(TraceNode) is 472 B on x86-64 with libstdc++ (bounded in TraceNodeTest), plus
 // heap for a name longer than 15 characters, the dependency lists (8 B per edge) and the
 // preserved bytes. A parsed protobuf Node of a PyTorch trace costs 700-800 B
 // (shared/notes/toolchain.md section 8), most of it in one heap object per attribute; here an
 // attribute the simulation does not read costs only its wire bytes (typically 10-20 B), and a
 // typed one nothing beyond the fixed part.
+
+#include "kernel/NodeInfo.h"
 
 #include <array>
 #include <cstdint>
@@ -88,6 +90,14 @@ public:
     uint64_t startTimeMicros = 0;
     // Measured or modelled run time, microseconds.
     uint64_t durationMicros = 0;
+
+    // The tensor lists of the node's inputs and outputs (NodeTensors.h), when a reader worked
+    // them out ahead of the node's lowering, on the read-ahead thread (TraceReadAhead.h):
+    // lowering takes them instead of scanning the preserved bytes a second time. Derived from
+    // those bytes, so neither compared nor encoded; reset(), and so every decode, clears it.
+    enum class TensorsAhead : uint8_t { Unknown, None, Read };
+    TensorsAhead tensorsAhead = TensorsAhead::Unknown;
+    NodeTensors tensorsRead; // the lists when tensorsAhead is Read
 
     bool has(Attr attr) const { return (present >> static_cast<unsigned>(attr)) & 1U; }
 

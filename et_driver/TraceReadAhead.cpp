@@ -1,6 +1,8 @@
 #include "et_driver/TraceReadAhead.h"
 
+#include "et_driver/NodeTensors.h"
 #include "et_driver/TraceSet.h"
+#include "kernel/Error.h"
 
 #include <algorithm>
 #include <utility>
@@ -123,10 +125,31 @@ bool TraceReadAhead::readDirect(std::uint32_t rank, Rank& own, TraceNode& node)
     return true;
 }
 
+void TraceReadAhead::readTensorsAhead(TraceNode& node)
+{
+    // The node kinds whose lowering reads tensors (NodeLowering.cpp).
+    if (node.type != NodeType::Comp && node.type != NodeType::MemLoad &&
+        node.type != NodeType::MemStore)
+        return;
+    try {
+        node.tensorsAhead = nodeTensors(node, node.tensorsRead) ? TraceNode::TensorsAhead::Read
+                                                                : TraceNode::TensorsAhead::None;
+    } catch (const Error&) {
+        // Left Unknown: lowering scans the node again and reports the error, at its turn.
+        node.tensorsAhead = TraceNode::TensorsAhead::Unknown;
+    }
+}
+
 void TraceReadAhead::release(Rank& own)
 {
     own.front.nodes.release();
     own.back.nodes.release();
+}
+
+std::uint64_t TraceReadAhead::batchesFilled()
+{
+    std::lock_guard<std::mutex> lock(mutex);
+    return filledCount;
 }
 
 std::size_t TraceReadAhead::bufferedBytes() const
@@ -161,6 +184,7 @@ void TraceReadAhead::work()
         fill(rank, own.back, batchFor(own), decoded);
         lock.lock();
         own.state = State::Filled;
+        ++filledCount;
         filled.notify_one();
     }
 }
@@ -182,6 +206,7 @@ void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes, T
                 batch.ended = true;
                 return;
             }
+            readTensorsAhead(scratch);
             batch.nodes.append(scratch);
         }
     } catch (...) {

@@ -12,7 +12,9 @@
 //
 // next() gives exactly what TraceSet::next would: the same nodes in the same order, the same
 // end, and the same error (a TraceError naming the file, the record and the fix), raised by
-// the call that would have met it, after the nodes before it.
+// the call that would have met it, after the nodes before it. A node the thread decoded also
+// carries its tensor lists (TraceNode::tensorsAhead), which lowering would otherwise work out
+// on the simulation's thread.
 //
 // Memory: two batches of `batchNodes` nodes per rank read, released at the rank's end;
 // batchNodesFor keeps that to a few hundred thousand nodes whatever the rank count.
@@ -60,6 +62,8 @@ public:
     std::uint64_t waits() const { return waitCount; }
     /// Times next() found the rank's next batch not started, and read it itself.
     std::uint64_t readsByCaller() const { return selfCount; }
+    /// Batches the thread has filled so far (any thread may ask).
+    std::uint64_t batchesFilled();
     /// Bytes held by the packed batches of every rank (the buffers' capacity). Only while no
     /// batch is being filled: every rank read to its end, or the thread never asked.
     std::size_t bufferedBytes() const;
@@ -86,6 +90,9 @@ private:
     void work();
     // Decodes up to `nodes` of the rank's next nodes into `batch`, through `scratch`.
     void fill(std::uint32_t rank, Batch& batch, std::size_t nodes, TraceNode& scratch);
+    // Works out the tensor lists of a node whose lowering reads them (TraceNode::tensorsAhead),
+    // so that the simulation's thread does not.
+    static void readTensorsAhead(TraceNode& node);
     // One of the batch the caller reads itself, from the set into `node`; false at the end.
     bool readDirect(std::uint32_t rank, Rank& own, TraceNode& node);
     // Frees the rank's batches once it has ended (nothing refills them).
@@ -101,6 +108,7 @@ private:
     std::vector<Rank> ranks;
     std::uint64_t waitCount = 0;
     std::uint64_t selfCount = 0;
+    std::uint64_t filledCount = 0; // guarded by the mutex
     std::mutex mutex;
     // Held around each read of the set, which both threads read (different ranks).
     std::mutex setMutex;

@@ -48,6 +48,29 @@ TEST(NodeLowering, ComputeCarriesFlopsBytesAndGemm)
     EXPECT_EQ(out.info.durationPs, 0U);
 }
 
+// Tensor lists worked out ahead (TraceReadAhead) are taken as they are, without a second scan
+// of the node's bytes: Read gives the lists, None gives no tensors.
+TEST(NodeLowering, TakesTheTensorListsReadAhead)
+{
+    LoweringContext context(1);
+    NodeLowering lowering(RankId{0}, {}, context);
+    TraceNode add = comp(3, 100);
+    setNodeTensors(add, {{11, 4096}}, {{12, 4096}}, 2, "Tensor(c10::BFloat16)");
+    add.tensorsAhead = TraceNode::TensorsAhead::Read;
+    add.tensorsRead.inputs = {{21, 64}};
+    add.tensorsRead.outputs = {{22, 128}, {23, 8}};
+    LoweredNode out = lowering.lower(add);
+    ASSERT_NE(out.info.tensors, nullptr);
+    EXPECT_EQ(out.info.tensors->inputs, add.tensorsRead.inputs);
+    EXPECT_EQ(out.info.tensors->outputs, add.tensorsRead.outputs);
+    add.tensorsAhead = TraceNode::TensorsAhead::None;
+    EXPECT_EQ(lowering.lower(add).info.tensors, nullptr);
+    add.tensorsAhead = TraceNode::TensorsAhead::Unknown; // scanned here, as without a read-ahead
+    out = lowering.lower(add);
+    ASSERT_NE(out.info.tensors, nullptr);
+    EXPECT_EQ(out.info.tensors->inputs, (std::vector<TensorUse>{{11, 4096}}));
+}
+
 TEST(NodeLowering, TensorTuplesReachTheModelShared)
 {
     LoweringContext context(1);

@@ -1,6 +1,8 @@
 #include "et_driver/TraceReadAhead.h"
 
+#include "et_driver/NodeTensors.h"
 #include "et_driver/PackedNodes.h"
+#include "et_driver/TraceCodec.h"
 #include "et_driver/TraceSet.h"
 #include "et_driver/TraceWriter.h"
 #include "kernel/Error.h"
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace etsim::et {
@@ -62,6 +65,29 @@ TEST(PackedNodes, GivesBackEveryPartOfEveryNodeInOrder)
         }
         EXPECT_FALSE(packed.take(into));
         EXPECT_EQ(into, nodes.back());
+    }
+}
+
+// Tensor lists read ahead travel with their node, and a node without them stays without.
+TEST(PackedNodes, GivesBackTheTensorsReadAhead)
+{
+    std::vector<TraceNode> nodes = variedNodes();
+    nodes[0].tensorsAhead = TraceNode::TensorsAhead::Read;
+    nodes[0].tensorsRead.inputs = {{7, 4096}, {8, 1}};
+    nodes[0].tensorsRead.outputs = {{9, 1U << 30}};
+    nodes[1].tensorsAhead = TraceNode::TensorsAhead::None;
+    nodes[2].tensorsAhead = TraceNode::TensorsAhead::Read; // read, and both lists empty
+    PackedNodes packed;
+    for (const TraceNode& node : nodes)
+        packed.append(node);
+    TraceNode into;
+    into.tensorsAhead = TraceNode::TensorsAhead::Read;
+    into.tensorsRead.inputs.assign(5, TensorUse{1, 1});
+    for (const TraceNode& node : nodes) {
+        ASSERT_TRUE(packed.take(into));
+        ASSERT_EQ(into.tensorsAhead, node.tensorsAhead) << "node " << node.id;
+        if (node.tensorsAhead == TraceNode::TensorsAhead::Read)
+            EXPECT_EQ(into.tensorsRead, node.tensorsRead) << "node " << node.id;
     }
 }
 
@@ -262,6 +288,77 @@ TEST(TraceReadAhead, PacksNothingItselfAndFreesARanksBatchesAtItsEnd)
             ++nodes;
     EXPECT_EQ(nodes, 567U); // the sum of 3r mod 41 over the 30 ranks
     EXPECT_EQ(ahead.bufferedBytes(), 0U);
+}
+
+// Compute and memory nodes decoded by the thread carry their tensor lists, worked out there;
+// a node whose tuples cannot be read carries none, so that lowering reads them again and gives
+// the error at its turn; other nodes, and those the caller reads itself, carry none either.
+TEST(TraceReadAhead, WorksOutTheTensorListsOfComputeAndMemoryNodes)
+{
+    etsim::test::TempDir temp;
+    auto io = [](TraceNode& node, const std::string& values, const std::string& types) {
+        ChakraProtoMsg::IOInfo info;
+        info.set_values(values);
+        info.set_types(types);
+        TraceCodec::setInputs(node, info);
+    };
+    std::vector<TraceNode> written;
+    for (std::uint64_t i = 0; i < 40; ++i) {
+        TraceNode node;
+        node.id = i;
+        node.type = i % 4 == 3   ? NodeType::CommColl
+                    : i % 4 == 2 ? NodeType::MemLoad
+                                 : NodeType::Comp;
+        node.setNumOps(1000);
+        if (i % 5 == 0)
+            io(node,
+               "[[" + std::to_string(100 + i) + ", 1, 0, 256, 2, 'cuda:0'], 3]",
+               "['Tensor(c10::BFloat16)', 'Int']");
+        if (i == 17)
+            io(node, "[[-4, 1, 0, 1, 1, 'cuda:0']]", "['Tensor(float)']"); // a negative id
+        written.push_back(node);
+    }
+    {
+        TraceWriter writer(temp.file("t.0.et"));
+        for (const TraceNode& node : written)
+            writer.write(node);
+        writer.close();
+    }
+    TraceSet set(temp.file("t"));
+    TraceReadAhead ahead(set, 8);
+    TraceNode got;
+    for (const TraceNode& node : written) {
+        // Each batch of 8 once the thread has filled it, so that the caller reads none itself.
+        if (node.id % 8 == 0)
+            while (ahead.batchesFilled() < node.id / 8 + 1)
+                std::this_thread::yield();
+        ASSERT_TRUE(ahead.next(0, got));
+        ASSERT_EQ(got, node);
+        const std::optional<NodeTensors> expected =
+            node.id == 17 ? std::nullopt : nodeTensors(node);
+        if (node.type == NodeType::CommColl || node.id == 17) {
+            EXPECT_EQ(got.tensorsAhead, TraceNode::TensorsAhead::Unknown) << "node " << node.id;
+        } else if (expected) {
+            EXPECT_EQ(got.tensorsAhead, TraceNode::TensorsAhead::Read) << "node " << node.id;
+            EXPECT_EQ(got.tensorsRead, *expected) << "node " << node.id;
+        } else {
+            EXPECT_EQ(got.tensorsAhead, TraceNode::TensorsAhead::None) << "node " << node.id;
+        }
+    }
+    EXPECT_THROW(nodeTensors(written[17]), Error);
+    while (ahead.batchesFilled() < 6) // the end, found by the thread too
+        std::this_thread::yield();
+    EXPECT_FALSE(ahead.next(0, got));
+    EXPECT_EQ(ahead.readsByCaller(), 0U);
+
+    // The caller's own reads carry none: lowering works them out.
+    TraceSet again(temp.file("t"));
+    TraceReadAhead itself(again, 8, std::vector<bool>{false});
+    for (const TraceNode& node : written) {
+        ASSERT_TRUE(itself.next(0, got));
+        if (node.id < 8) // the first batch, which the thread was never asked for
+            EXPECT_EQ(got.tensorsAhead, TraceNode::TensorsAhead::Unknown) << "node " << node.id;
+    }
 }
 
 TEST(TraceReadAhead, BatchesShrinkWithTheRankCountToAFloor)
