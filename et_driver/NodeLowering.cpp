@@ -198,9 +198,9 @@ void LoweringContext::addGroup(const ProcessGroup& group)
     groups[group.id] = std::move(entry);
 }
 
-void LoweringContext::addGroups(const std::vector<ProcessGroup>& list)
+void LoweringContext::addGroups(const std::vector<ProcessGroup>& groups)
 {
-    for (const ProcessGroup& group : list)
+    for (const ProcessGroup& group : groups)
         addGroup(group);
 }
 

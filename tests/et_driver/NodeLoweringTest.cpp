@@ -26,7 +26,7 @@ TEST(NodeLowering, ComputeCarriesFlopsBytesAndGemm)
 {
     LoweringContext context(2);
     NodeLowering lowering(RankId{1}, {}, context);
-    TraceNode gemm = comp(7, 2 * 64 * 32 * 16);
+    TraceNode gemm = comp(7, std::int64_t{2} * 64 * 32 * 16);
     gemm.setTensorSize(4096);
     gemm.setOpKind("gemm");
     gemm.setGemmM(64);
@@ -168,7 +168,7 @@ TEST(NodeLowering, LoweringIntoASpentNodeLeavesNothingOfIt)
     LoweringContext context(4);
     context.addGroups({{1, {0, 1}}});
     NodeLowering lowering(RankId{0}, {}, context);
-    TraceNode gemm = comp(7, 2 * 64 * 32 * 16);
+    TraceNode gemm = comp(7, std::int64_t{2} * 64 * 32 * 16);
     gemm.name = "a compute node whose name does not fit in a short string";
     gemm.setOpKind("gemm");
     gemm.setGemmM(64);
