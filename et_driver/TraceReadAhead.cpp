@@ -58,12 +58,11 @@ bool TraceReadAhead::next(std::uint32_t rank, TraceNode& node)
             return readDirect(rank, own, node);
         if (own.front.failure) {
             std::exception_ptr failure = std::exchange(own.front.failure, nullptr);
-            own.front.ended = true;
-            release(own);
+            end(own);
             std::rethrow_exception(failure);
         }
         if (own.front.ended) {
-            release(own);
+            end(own);
             return false;
         }
         std::unique_lock<std::mutex> lock(mutex);
@@ -103,15 +102,11 @@ bool TraceReadAhead::readDirect(std::uint32_t rank, Rank& own, TraceNode& node)
         read = set.next(rank, node);
     } catch (...) {
         // Raised once, after the nodes before it; the rank then ends, as in TraceSet::next.
-        own.direct = 0;
-        own.front.ended = true;
-        release(own);
+        end(own);
         throw;
     }
     if (!read) {
-        own.direct = 0;
-        own.front.ended = true;
-        release(own);
+        end(own);
         return false;
     }
     if (--own.direct == 0) {
@@ -140,8 +135,10 @@ void TraceReadAhead::readTensorsAhead(TraceNode& node)
     }
 }
 
-void TraceReadAhead::release(Rank& own)
+void TraceReadAhead::end(Rank& own)
 {
+    own.front.ended = true;
+    own.direct = 0;
     own.front.nodes.release();
     own.back.nodes.release();
 }
@@ -181,7 +178,7 @@ void TraceReadAhead::work()
             continue;
         own.state = State::Filling;
         lock.unlock();
-        fill(rank, own.back, batchFor(own), decoded);
+        fill(rank, own.back, batchFor(own));
         lock.lock();
         own.state = State::Filled;
         ++filledCount;
@@ -189,7 +186,7 @@ void TraceReadAhead::work()
     }
 }
 
-void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes, TraceNode& scratch)
+void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes)
 {
     batch.nodes.clear();
     batch.ended = false;
@@ -200,14 +197,14 @@ void TraceReadAhead::fill(std::uint32_t rank, Batch& batch, std::size_t nodes, T
             {
                 // Either thread may be reading another rank: the set is shared.
                 std::lock_guard<std::mutex> lock(setMutex);
-                read = set.next(rank, scratch);
+                read = set.next(rank, decoded);
             }
             if (!read) {
                 batch.ended = true;
                 return;
             }
-            readTensorsAhead(scratch);
-            batch.nodes.append(scratch);
+            readTensorsAhead(decoded);
+            batch.nodes.append(decoded);
         }
     } catch (...) {
         // Raised by next() once the nodes before it are handed out.

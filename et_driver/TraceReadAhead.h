@@ -88,15 +88,15 @@ private:
     // Queues the rank's back batch for filling; with the mutex held.
     void ask(std::uint32_t rank);
     void work();
-    // Decodes up to `nodes` of the rank's next nodes into `batch`, through `scratch`.
-    void fill(std::uint32_t rank, Batch& batch, std::size_t nodes, TraceNode& scratch);
+    // Decodes up to `nodes` of the rank's next nodes into `batch` (the thread's work).
+    void fill(std::uint32_t rank, Batch& batch, std::size_t nodes);
     // Works out the tensor lists of a node whose lowering reads them (TraceNode::tensorsAhead),
     // so that the simulation's thread does not.
     static void readTensorsAhead(TraceNode& node);
     // One of the batch the caller reads itself, from the set into `node`; false at the end.
     bool readDirect(std::uint32_t rank, Rank& own, TraceNode& node);
-    // Frees the rank's batches once it has ended (nothing refills them).
-    static void release(Rank& own);
+    // Marks the rank ended and frees its batches (nothing refills them).
+    static void end(Rank& own);
     // The size of the rank's next batch (its first is smaller); marks it started.
     std::size_t batchFor(Rank& rank) const;
 
