@@ -203,13 +203,27 @@ def allreduce_ns(etsim, ranks, size, platform, sets=(), run=None):
     return allreduce_time_ns(etsim.run(run or name, platform, trace, sets))
 
 
-def nccl_8(etsim):
+def busbw_rows(etsim, ranks, table, platform, sets=()):
+    """(size, etsim time us, etsim busbw, published busbw, error %) for each (size, published
+    busbw) of `table`, one all-reduce over `ranks` ranks on `platform` with `sets`."""
     rows = []
-    for size, published in H100_8:
-        t = allreduce_ns(etsim, 8, size, "hgx_h100")
-        bw = busbw(size, t, 8)
+    for size, published in table:
+        t = allreduce_ns(etsim, ranks, size, platform, sets)
+        bw = busbw(size, t, ranks)
         rows.append((human_size(size), t / 1e3, bw, published, error_pct(bw, published)))
     return rows
+
+
+def write_busbw_table(w, rows):
+    """The rows of busbw_rows as a Markdown table."""
+    w("| size | etsim time (us) | etsim busbw (GB/s) | published busbw (GB/s) | error |")
+    w("|---|---|---|---|---|")
+    for size, t, bw, published, err in rows:
+        w(f"| {size} | {t:.1f} | {bw:.1f} | {published} | {err:+.1f} % |")
+
+
+def nccl_8(etsim):
+    return busbw_rows(etsim, 8, H100_8, "hgx_h100")
 
 
 def nccl_16(etsim):
@@ -248,14 +262,8 @@ def crosscheck(etsim):
     the same 400 Gb/s per GPU; the EFA per-message latency of the preset does not matter from
     1 GiB); dgx_a100_cluster cut to two nodes with the p4de's 400 Gb/s per node (50 Gb/s per
     GPU rail) and EFA's per-message latency, the same sourced 20 us as hgx_h100_4node."""
-    out = {}
-    rows = []
-    for size, published in H100_4:
-        t = allreduce_ns(etsim, 4, size, "hgx_h100",
-                         ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])
-        bw = busbw(size, t, 4)
-        rows.append((human_size(size), t / 1e3, bw, published, error_pct(bw, published)))
-    out["h100x4"] = rows
+    out = {"h100x4": busbw_rows(etsim, 4, H100_4, "hgx_h100",
+                                ["ranks=4", "ranks_per_node=4", "fabric.topology.dims[0].size=4"])}
     rows = []
     for size, published in ORACLE_16:
         t = allreduce_ns(etsim, 16, size, "hgx_h100_4node", TWO_NODES)
@@ -673,10 +681,7 @@ def main():
           "ring, 4 chunks), one all-reduce per size (`etsim gen microbench --collective "
           "all_reduce`). busbw = size / time x 2(n-1)/n, as nccl-tests reports it; time is the "
           "report's collective time (first post to last completion).\n")
-        w("| size | etsim time (us) | etsim busbw (GB/s) | published busbw (GB/s) | error |")
-        w("|---|---|---|---|---|")
-        for size, t, bw, published, err in r8:
-            w(f"| {size} | {t:.1f} | {bw:.1f} | {published} | {err:+.1f} % |")
+        write_busbw_table(w, r8)
         w(f"\nGeomean absolute error {geomean_abs([r[4] for r in r8]):.1f} %. The published column "
           "is the spec's stand-in: the curve of ASTRA-sim's calibrated HGX-H100 parameters at the "
           "measured ring bandwidth B = 370 GB/s; its large-message end is the measured NCCL ring "
@@ -755,10 +760,7 @@ def main():
           "ring peak, nccl-tests #212) nor the link latency (ASTRA-sim's HGX-H100 calibration) "
           "was fitted on these figures. From 256 MiB NCCL's choice is the ring: the same "
           "repository's `NCCL_ALGO=Ring` runs agree within 0.5 %.\n")
-        w("| size | etsim time (us) | etsim busbw (GB/s) | published busbw (GB/s) | error |")
-        w("|---|---|---|---|---|")
-        for size, t, bw, published, err in xc["h100x4"]:
-            w(f"| {size} | {t:.1f} | {bw:.1f} | {published} | {err:+.1f} % |")
+        write_busbw_table(w, xc["h100x4"])
         w(f"\nGeomean absolute error {geomean_abs([r[4] for r in xc['h100x4']]):.1f} %.\n")
 
     if g:
