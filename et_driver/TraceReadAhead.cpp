@@ -79,7 +79,6 @@ bool TraceReadAhead::next(std::uint32_t rank, TraceNode& node)
             ++selfCount;
             own.direct = batchFor(own);
             lock.unlock();
-            own.front.nodes.clear();
             continue;
         }
         std::swap(own.front, own.back);
