@@ -2,7 +2,8 @@
 """scripts/validate.py --quick on the collective sections, into a temporary folder: the stamp
 names this etsim binary, a report stamped by another binary (or by other arguments) is run
 again under --reuse while this binary's are reused, no training row appears and every summary
-row has a result.
+row has a result; on the cross-checks, the A3 Mega table's time and busbw errors agree with each
+other for every size, and the document is written whole (no partial file left).
 
 Usage: ValidateScriptTest.py SOURCE_DIR ETSIM"""
 
@@ -123,6 +124,34 @@ def main():
                 fail(f"the 8 x H100 rows are calibration rows (docs/calibration.md): {kinds}")
             if kinds["NCCL all-reduce busbw, 2 x 8 H100, 64 KiB-16 GiB"] != "validation":
                 fail(f"the 2 x 8 H100 row is a validation row: {kinds}")
+
+        # The cross-checks: the A3 Mega table gives both errors of every size from the times
+        # (its busbw column rounds to 0.00 below 1 KiB), so they must agree with each other.
+        crosscheck = os.path.join(tmp, "crosscheck.md")
+        command = [sys.executable, os.path.join(source, "scripts", "validate.py"), "--etsim",
+                   etsim, "--work", work, "--out", crosscheck, "--sections", "crosscheck"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            fail(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr}")
+        if os.path.exists(crosscheck + ".partial"):
+            fail("the document's partial file was left behind")
+        with open(crosscheck) as f:
+            document = f.read()
+        kinds = {row[0]: (row[1], row[-1]) for row in summary_rows(document)[2:]}
+        a3 = "NCCL all-reduce busbw, 2 x 8 H100 on GCP A3 Mega (TCPXO), 8 B-8 GiB"
+        if a3 not in kinds or kinds[a3][0] != "validation" or \
+                kinds[a3][1] not in ("pass", "**MISS**"):
+            fail(f"no A3 Mega validation row with a result in the summary: {kinds}")
+        table = document.split("2 x 8 H100 on Google Cloud A3 Mega")[1].split("\n\n")[1]
+        rows = [[c.strip() for c in line.strip("|").split("|")]
+                for line in table.split("\n")[2:] if line.startswith("|")]
+        if len(rows) != 31 or rows[0][0] != "8 B" or rows[-1][0] != "8 GiB":
+            fail(f"the A3 Mega table should have 31 sizes, 8 B to 8 GiB: {rows}")
+        for row in rows:
+            time_error = float(row[3].rstrip(" %")) / 100
+            busbw_error = float(row[6].rstrip(" %")) / 100
+            if abs((1 + time_error) * (1 + busbw_error) - 1) > 2e-3:
+                fail(f"time and busbw errors disagree: {row}")
 
         # Without --work the temporary folder (traces of gigabytes for the training rows) is
         # removed at the end.
