@@ -389,6 +389,9 @@ private:
     std::uint32_t queueOf(const Instance& instance, const Phase& phase) const;
     // The latency model's share of `instance` (stepLatencyPs, baseLatencyPs).
     void priceLatency(Instance& instance) const;
+    // With `pipeline_depth: auto`, splits a collective of phases in several dimensions into
+    // as many chunks as collectives/PipelineDepth.h chooses, planned again over `dims`.
+    void choosePipelineDepth(Instance& instance, const std::vector<PlanDim>& dims) const;
     // Every chunk of a member enters its first phase.
     void startChunks(std::uint32_t instance, std::uint32_t member);
     void enterPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);

@@ -5,6 +5,7 @@
 #include "kernel/Error.h"
 #include "kernel/FreeSlots.h"
 #include "models/net/CommEngine.h"
+#include "models/net/collectives/PipelineDepth.h"
 
 #include <algorithm>
 #include <limits>
@@ -107,6 +108,7 @@ std::uint32_t CommEngine::createInstance(const EtNodeInfo& info, std::uint64_t k
         fresh.split = splitIntoChunks(info.collective, info.bytes, settings.chunks, rankCount);
         fresh.phases = planPhases(info.collective, fresh.split.bytes, dims, settings.optimization);
         priceLatency(fresh);
+        choosePipelineDepth(fresh, dims);
     } catch (const Error& error) {
         freeInstances.push_back(index);
         throw Error("fabric: " + where(info) + ": " + toString(info.collective) + " of " +
@@ -198,6 +200,54 @@ void CommEngine::priceLatency(Instance& instance) const
     }
     if (!any)
         instance.stepLatencyPs.clear();
+}
+
+void CommEngine::choosePipelineDepth(Instance& instance, const std::vector<PlanDim>& dims) const
+{
+    if (settings.pipelineDepth != PipelineDepthMode::Auto ||
+        !abilitiesOf(settings.fidelity).choosesPipelineDepth || !instance.global ||
+        instance.phases.size() < 2)
+        return;
+    std::vector<PhaseCost> costs;
+    StepPlan plan;
+    for (std::size_t index = 0; index < instance.phases.size(); ++index) {
+        const Phase& phase = instance.phases[index];
+        if (phase.flat || phase.dim >= settings.dims.size())
+            return;
+        const DimConfig& dim = settings.dims[phase.dim];
+        // What one member sends in the phase (members are alike in built-in algorithms; a
+        // program's member 0 stands for the rest), per chunk.
+        std::uint64_t sent = 0;
+        for (std::uint32_t step = 0; step < phase.steps; ++step) {
+            plan.clear();
+            phase.algorithm->plan(phase.shape, 0, step, plan);
+            for (const StepSend& send : plan.sends)
+                sent += send.bytes;
+            sent += plan.switchBytes;
+        }
+        const double rate = dim.effectiveBandwidth().bytesPerSecond();
+        if (rate <= 0)
+            return;
+        // A step's messages cross two links through a switch, one elsewhere.
+        const double route = (dim.kind == DimKind::Switch ? 2.0 : 1.0) * dim.latency.seconds();
+        const double stepPs = instance.stepLatencyPs.empty()
+                                  ? 0.0
+                                  : static_cast<double>(instance.stepLatencyPs[index]);
+        const double step =
+            route + dim.nicLatency.seconds() + settings.endpointDelay.seconds() + stepPs * 1e-12;
+        costs.push_back(PhaseCost{phase.dim,
+                                  static_cast<double>(sent) * instance.split.count / rate,
+                                  phase.steps * step});
+    }
+    const std::uint32_t depth =
+        pipelineDepth(costs, settings.chunks, settings.activeChunks, maxChunks);
+    if (depth == settings.chunks)
+        return;
+    instance.split = splitIntoChunks(instance.type, instance.bytes, depth, rankCount);
+    instance.phases = planPhases(instance.type, instance.split.bytes, dims, settings.optimization);
+    instance.stepLatencyPs.clear();
+    instance.baseLatencyPs = 0;
+    priceLatency(instance);
 }
 
 std::uint32_t CommEngine::memberIndex(const Instance& instance, std::uint32_t rank) const

@@ -511,6 +511,14 @@ ParamTable<NetConfig> makeNetParams()
             "integer ≥ 1",
             "chunks of one collective a member runs at once per dimension")
         .rule([](const NetConfig& c) { return atLeastOneProblem(c.activeChunks); });
+    table.choice(
+        "collectives.pipeline_depth",
+        [](auto& c) -> auto& { return c.pipelineDepth; },
+        pipelineDepthNames,
+        "fixed: every collective runs as `chunks` chunks; auto: a collective of phases in "
+        "several dimensions runs as more (up to 16 times) where the deeper pipeline shortens "
+        "it by the model's own estimate (docs/network.md, Pipeline depth); flow and analytical "
+        "fidelities");
     table.value(
         "collectives.endpoint_delay",
         [](auto& c) -> auto& { return c.endpointDelay; },

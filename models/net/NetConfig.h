@@ -92,12 +92,15 @@ struct FidelityAbilities {
     /// `dims[i].nic_latency`, docs/network.md); ASTRA-sim's backends have none, so the astra
     /// fidelities leave it out and stay ASTRA-sim's numbers.
     bool chargesLatency;
+    /// Chooses a multi-phase collective's chunk count (`collectives.pipeline_depth: auto`,
+    /// collectives/PipelineDepth.h); the astra fidelities run ASTRA-sim's fixed `chunks`.
+    bool choosesPipelineDepth;
 };
 inline constexpr FidelityAbilities fidelityAbilities[] = {
-    {Fidelity::Flow, true, true, Partitioning::PerProcessSharing, true},
-    {Fidelity::Analytical, false, true, Partitioning::Exact, true},
-    {Fidelity::AstraAware, false, false, Partitioning::LinkOwners, false},
-    {Fidelity::AstraUnaware, false, false, Partitioning::Exact, false},
+    {Fidelity::Flow, true, true, Partitioning::PerProcessSharing, true, true},
+    {Fidelity::Analytical, false, true, Partitioning::Exact, true, true},
+    {Fidelity::AstraAware, false, false, Partitioning::LinkOwners, false, false},
+    {Fidelity::AstraUnaware, false, false, Partitioning::Exact, false, false},
 };
 constexpr const FidelityAbilities& abilitiesOf(Fidelity fidelity)
 {
@@ -166,6 +169,19 @@ inline constexpr EnumName<CollectiveOptimization> optimizationNames[] = {
     {"baseline", CollectiveOptimization::Baseline},
 };
 
+/// How many chunks a collective of several phases runs as.
+enum class PipelineDepthMode : std::uint8_t {
+    /// Always `chunks` (ASTRA-sim's preferred-dataset-splits).
+    Fixed,
+    /// At least `chunks`, more where a deeper pipeline shortens the collective by the model's
+    /// own estimate (collectives/PipelineDepth.h); flow and analytical fidelities.
+    Auto,
+};
+inline constexpr EnumName<PipelineDepthMode> pipelineDepthNames[] = {
+    {"fixed", PipelineDepthMode::Fixed},
+    {"auto", PipelineDepthMode::Auto},
+};
+
 constexpr double defaultEfficiency = 1.0;
 constexpr std::uint32_t defaultChunks = 1;
 constexpr std::uint32_t defaultActiveChunks = 1;
@@ -174,6 +190,7 @@ constexpr std::uint32_t defaultActiveChunks = 1;
 /// collective grows with it; beyond a few hundred the result no longer changes measurably.
 constexpr std::uint32_t maxChunks = 1024;
 constexpr CollectiveOptimization defaultOptimization = CollectiveOptimization::LocalBwAware;
+constexpr PipelineDepthMode defaultPipelineDepth = PipelineDepthMode::Auto;
 constexpr Fidelity defaultFidelity = Fidelity::Flow;
 
 /// One dimension of a multi-dimensional topology.
@@ -293,6 +310,8 @@ struct NetConfig {
     std::uint32_t chunks = defaultChunks;
     /// Chunks of one collective a member runs at once in one dimension.
     std::uint32_t activeChunks = defaultActiveChunks;
+    /// Whether a collective of several phases may run as more than `chunks` chunks.
+    PipelineDepthMode pipelineDepth = defaultPipelineDepth;
     /// Delay per collective step and at the start of every phase (ASTRA-sim endpoint-delay).
     Time endpointDelay;
     /// Local memory bandwidth that prices reductions (3 bytes moved per reduced byte);

@@ -147,7 +147,10 @@ TEST(CollectiveLatency, NicLatencyPerInterNodeMessageAndOneBaseLatency)
             "topology:\n  kind: multi_dim\n  dims:\n"
             "    - {kind: ring, size: 4, bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
             "    - {kind: ring, size: 2, bandwidth: \"50 GB/s\", latency: \"1 us\"" +
-            nic + "}\ncollectives:\n  algorithms: {default: [ring, direct]}\n" + extra);
+            nic +
+            "}\ncollectives:\n  pipeline_depth: fixed\n  algorithms: {default: [ring, "
+            "direct]}\n" +
+            extra);
     };
     std::uint64_t bytes = 16U << 20;
     std::uint64_t without =

@@ -257,6 +257,8 @@ TEST(Collective, HierarchicalAllReduceMatchesPerDimensionSum)
   dims:
     - {kind: ring, size: 4, bandwidth: "100 GB/s", latency: "500 ns"}
     - {kind: ring, size: 4, bandwidth: "50 GB/s", latency: "1 us"}
+collectives:
+  pipeline_depth: fixed
 )");
     std::uint64_t bytes = 16U << 20;
     test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, bytes);
@@ -536,6 +538,7 @@ TEST(Collective, InSwitchOnTheLastDimensionOfAHierarchicalAllReduce)
     - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "500 ns"}
 collectives:
   algorithms: {all_reduce: [ring, in_switch]}
+  pipeline_depth: fixed
 )");
     test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 8000000);
     for (std::uint64_t done : run.donePs)

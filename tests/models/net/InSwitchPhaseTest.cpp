@@ -162,8 +162,8 @@ TEST(InSwitchPhase, HierarchicalAllReduceRunsNodePhasesInTheSwitch)
     - {kind: switch, size: 2, bandwidth: "100 GB/s", latency: "500 ns"}
 )";
     NetConfig config = loadNetConfigString(
-        topology + "collectives:\n  algorithms: {all_reduce: [ring, ring], all_reduce_phases: "
-                   "[in_switch, ring]}\n");
+        topology + "collectives:\n  pipeline_depth: fixed\n  algorithms: {all_reduce: [ring, "
+                   "ring], all_reduce_phases: [in_switch, ring]}\n");
     EXPECT_EQ(config.allReducePhases,
               (std::vector<AlgorithmKind>{AlgorithmKind::InSwitch, AlgorithmKind::Ring}));
     test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 8000000);
@@ -172,7 +172,8 @@ TEST(InSwitchPhase, HierarchicalAllReduceRunsNodePhasesInTheSwitch)
     // 2 switch lines x (4 shards + 4 multicasts) + 8 ranks x 2 ring steps.
     EXPECT_EQ(run.messages, 2U * 8 + 16);
     test::CollectiveRun ring = runCollective(
-        loadNetConfigString(topology + "collectives:\n  algorithms: {all_reduce: [ring, ring]}\n"),
+        loadNetConfigString(topology + "collectives:\n  pipeline_depth: fixed\n  algorithms: "
+                                       "{all_reduce: [ring, ring]}\n"),
         CollectiveType::AllReduce,
         8000000);
     for (std::uint64_t done : ring.donePs)
@@ -180,8 +181,8 @@ TEST(InSwitchPhase, HierarchicalAllReduceRunsNodePhasesInTheSwitch)
     // A one-member list applies to every dimension; the last dimension's entry is unused (it
     // runs the all-reduce phase), so in_switch there needs only a switch.
     NetConfig every = loadNetConfigString(
-        topology + "collectives:\n  algorithms: {all_reduce: [ring], all_reduce_phases: "
-                   "[in_switch]}\n");
+        topology + "collectives:\n  pipeline_depth: fixed\n  algorithms: {all_reduce: [ring], "
+                   "all_reduce_phases: [in_switch]}\n");
     test::CollectiveRun same = runCollective(every, CollectiveType::AllReduce, 8000000);
     EXPECT_EQ(same.record.endPs, 184000000U);
 }
@@ -209,6 +210,7 @@ collectives:
   algorithms: {all_reduce: [ring, ring], all_reduce_phases: [in_switch, ring]}
   chunks: 2
   active_chunks: 1
+  pipeline_depth: fixed
 )");
     test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, 8000000);
     for (std::uint64_t done : run.donePs)

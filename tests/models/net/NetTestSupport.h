@@ -11,21 +11,31 @@
 
 namespace etsim::net::test {
 
-/// One dimension of `size` members of `kind` with 100 GB/s, 500 ns links; `algorithms` is the
-/// body of the collectives.algorithms map ("default: [ring]"), `extra` more lines under
-/// `collectives:`.
+/// The YAML of one dimension of `size` members of `kind` with 100 GB/s, 500 ns links;
+/// `algorithms` is the body of the collectives.algorithms map ("default: [ring]"), `extra` more
+/// lines under `collectives:`.
+inline std::string oneDimConfigYaml(const std::string& kind,
+                                    std::uint32_t size,
+                                    const std::string& algorithms,
+                                    const std::string& fidelity,
+                                    const std::string& extra)
+{
+    return "fidelity: " + fidelity +
+           "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: " + kind +
+           ", size: " + std::to_string(size) +
+           ", bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
+           "collectives:\n  algorithms: {" +
+           algorithms + "}\n" + extra;
+}
+
+/// oneDimConfigYaml, loaded.
 inline NetConfig oneDimConfig(const std::string& kind,
                               std::uint32_t size,
                               const std::string& algorithms,
                               const std::string& fidelity,
                               const std::string& extra)
 {
-    return loadNetConfigString("fidelity: " + fidelity +
-                               "\ntopology:\n  kind: multi_dim\n  dims:\n    - {kind: " + kind +
-                               ", size: " + std::to_string(size) +
-                               ", bandwidth: \"100 GB/s\", latency: \"500 ns\"}\n"
-                               "collectives:\n  algorithms: {" +
-                               algorithms + "}\n" + extra);
+    return loadNetConfigString(oneDimConfigYaml(kind, size, algorithms, fidelity, extra));
 }
 
 /// The node description of rank `rank`'s part of a collective on all ranks.
