@@ -300,9 +300,9 @@ private:
     // Throws etsim::Error for a message from another process that names ranks, sends or
     // collective members that cannot be (a broken peer).
     void checkReceived(const CrossMessage& message) const;
-    void
-    arrive(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
-    void contribute(std::uint32_t instance,
+    // `index` names an instance (instances[index]) in these and the step machine below.
+    void arrive(std::uint32_t index, std::uint32_t member, std::uint32_t chunk, std::uint32_t step);
+    void contribute(std::uint32_t index,
                     std::uint32_t member,
                     std::uint32_t chunk,
                     std::uint64_t bytes,
@@ -375,8 +375,8 @@ private:
                              std::uint32_t memberCount,
                              std::uint32_t queueCount,
                              std::uint32_t chunkCount);
-    std::uint32_t memberIndex(const Instance& instance, std::uint32_t rank) const;
-    std::uint32_t rankOf(const Instance& instance, std::uint32_t member) const;
+    static std::uint32_t memberIndex(const Instance& instance, std::uint32_t rank);
+    static std::uint32_t rankOf(const Instance& instance, std::uint32_t member);
     // Index of `member` inside the group of `phase`, and the member index of phase peer `peer`.
     std::uint32_t
     phaseIndex(const Instance& instance, const Phase& phase, std::uint32_t member) const;
@@ -393,15 +393,15 @@ private:
     // as many chunks as collectives/PipelineDepth.h chooses, planned again over `dims`.
     void choosePipelineDepth(Instance& instance, const std::vector<PlanDim>& dims) const;
     // Every chunk of a member enters its first phase.
-    void startChunks(std::uint32_t instance, std::uint32_t member);
-    void enterPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
-    void startPhase(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
-    void beginStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
-    void checkStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
-    void endStep(std::uint32_t instance, std::uint32_t member, std::uint32_t chunk);
-    void pullEarly(ChunkState& chunk, std::uint32_t globalStep);
+    void startChunks(std::uint32_t index, std::uint32_t member);
+    void enterPhase(std::uint32_t index, std::uint32_t member, std::uint32_t chunk);
+    void startPhase(std::uint32_t index, std::uint32_t member, std::uint32_t chunk);
+    void beginStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk);
+    void checkStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk);
+    void endStep(std::uint32_t index, std::uint32_t member, std::uint32_t chunk);
+    static void pullEarly(ChunkState& state, std::uint32_t globalStep);
     void drainReady();
-    void finishMember(std::uint32_t instance, std::uint32_t member);
+    void finishMember(std::uint32_t index, std::uint32_t member);
     // The endpoint delay plus the reduction of `reducedBytes` (remembered for the last size).
     std::uint64_t delayPs(std::uint64_t reducedBytes);
     void schedule(std::uint64_t delay, const Tag& tag)

@@ -250,7 +250,7 @@ void CommEngine::choosePipelineDepth(Instance& instance, const std::vector<PlanD
     priceLatency(instance);
 }
 
-std::uint32_t CommEngine::memberIndex(const Instance& instance, std::uint32_t rank) const
+std::uint32_t CommEngine::memberIndex(const Instance& instance, std::uint32_t rank)
 {
     if (instance.global)
         return rank;
@@ -260,7 +260,7 @@ std::uint32_t CommEngine::memberIndex(const Instance& instance, std::uint32_t ra
     return std::numeric_limits<std::uint32_t>::max();
 }
 
-std::uint32_t CommEngine::rankOf(const Instance& instance, std::uint32_t member) const
+std::uint32_t CommEngine::rankOf(const Instance& instance, std::uint32_t member)
 {
     return instance.global ? member : instance.ranks[member];
 }

@@ -30,7 +30,7 @@ NetConfig latencyDim(const std::string& kind,
 constexpr std::uint64_t alphaPs = 500'000;
 constexpr std::uint64_t stepPs = 3'400'000; // NCCL's NVLink ring step, Simple
 constexpr std::uint64_t basePs = 8'400'000; // NCCL's ring base latency, Simple
-const std::string ncclRing =
+constexpr const char* ncclRing =
     "  step_latency: {ring: \"3.4 us\"}\n  base_latency: {ring: \"8.4 us\"}\n";
 
 // A ring all-reduce of n members and n x 1,000 B: every step moves 1,000 B (10 ns at 100 GB/s)
@@ -72,8 +72,8 @@ TEST(CollectiveLatency, LatencyGrowsWithRankCountAsTheAlgorithmSays)
                    Case{"fully_connected", "direct", 9, 2},
                    Case{"switch", "in_switch", 8, 1}}) {
         std::string name(c.algorithm);
-        std::string latency =
-            "  step_latency: {" + name + ": \"2 us\"}\n  base_latency: {" + name + ": \"5 us\"}\n";
+        std::string latency = "  step_latency: {" + name + ": \"2 us\"}\n";
+        latency += "  base_latency: {" + name + ": \"5 us\"}\n";
         std::uint64_t bytes = 4096ULL * c.n;
         test::CollectiveRun without =
             runCollective(latencyDim(c.kind, c.n, name, ""), CollectiveType::AllReduce, bytes);

@@ -47,7 +47,7 @@ TEST(Collective, RingAllReduceMatchesFormula)
         test::CollectiveRun run =
             runCollective(oneDim("ring", c.n), CollectiveType::AllReduce, c.bytes);
         double n = c.n;
-        std::uint64_t expected = 2 * (c.n - 1) * alphaPs +
+        std::uint64_t expected = 2 * std::uint64_t{c.n - 1} * alphaPs +
                                  ps(2.0 * (n - 1) / n * static_cast<double>(c.bytes) / bytesPerPs);
         EXPECT_EQ(run.record.endPs, expected) << "n=" << c.n << " S=" << c.bytes;
         EXPECT_EQ(run.messages, 2ULL * (c.n - 1) * c.n);
@@ -262,7 +262,7 @@ collectives:
 )");
     std::uint64_t bytes = 16U << 20;
     test::CollectiveRun run = runCollective(config, CollectiveType::AllReduce, bytes);
-    double s1 = static_cast<double>(bytes);
+    auto s1 = static_cast<double>(bytes);
     double s2 = s1 / 4;
     // Dim 0: RS + AG = 2 [3 alpha0 + 3/4 S1/B0]; dim 1: all-reduce 2 [3 alpha1 + 3/4 S2/B1].
     double expected = 2 * (3 * 500000.0 + 0.75 * s1 / 0.1) + 2 * (3 * 1000000.0 + 0.75 * s2 / 0.05);
