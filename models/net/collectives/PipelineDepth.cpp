@@ -18,7 +18,8 @@ double pipelineSeconds(const std::vector<PhaseCost>& phases,
                        std::uint32_t activeChunks)
 {
     // Whole rounds: 5 chunks with 2 in flight pay the latency 3 times.
-    const auto rounds = static_cast<double>((chunks + activeChunks - 1) / activeChunks);
+    const std::uint32_t wholeRounds = (chunks + activeChunks - 1) / activeChunks;
+    const auto rounds = static_cast<double>(wholeRounds);
     std::map<std::uint32_t, std::pair<double, double>> perDim; // dim -> (work, work + latency)
     double allWork = 0;
     for (const PhaseCost& phase : phases) {
