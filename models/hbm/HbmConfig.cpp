@@ -813,11 +813,11 @@ ParamTable<HbmConfig> makeHbmParams()
         "size, a power of two ≥ one burst",
         "row buffer (page) per pseudo-channel")
         .rule([](const HbmConfig& c) -> std::string {
-            const Organisation& org = c.organisation;
-            if (isPowerOfTwo(org.page.bytes()) && org.page.bytes() >= org.burstBytes())
+            const Organisation& layout = c.organisation;
+            if (isPowerOfTwo(layout.page.bytes()) && layout.page.bytes() >= layout.burstBytes())
                 return {};
             return "must be a power of two of at least one burst (" +
-                   std::to_string(org.burstBytes()) + " B), got " + toString(org.page);
+                   std::to_string(layout.burstBytes()) + " B), got " + toString(layout.page);
         });
     org(
         "stack_interleave",
@@ -825,12 +825,12 @@ ParamTable<HbmConfig> makeHbmParams()
         "size, a multiple of the burst",
         "granularity at which addresses move to the next stack")
         .rule([](const HbmConfig& c) -> std::string {
-            const Organisation& org = c.organisation;
-            if (org.stackInterleave.bytes() >= org.burstBytes() &&
-                org.stackInterleave.bytes() % org.burstBytes() == 0)
+            const Organisation& layout = c.organisation;
+            if (layout.stackInterleave.bytes() >= layout.burstBytes() &&
+                layout.stackInterleave.bytes() % layout.burstBytes() == 0)
                 return {};
-            return "must be a multiple of the burst size (" + std::to_string(org.burstBytes()) +
-                   " B), got " + toString(org.stackInterleave);
+            return "must be a multiple of the burst size (" + std::to_string(layout.burstBytes()) +
+                   " B), got " + toString(layout.stackInterleave);
         });
     for (const TimingKey& entry : timingKeys) {
         const bool zeroMeansUnset = entry.zeroMeansUnset;

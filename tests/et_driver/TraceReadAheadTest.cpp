@@ -86,8 +86,9 @@ TEST(PackedNodes, GivesBackTheTensorsReadAhead)
     for (const TraceNode& node : nodes) {
         ASSERT_TRUE(packed.take(into));
         ASSERT_EQ(into.tensorsAhead, node.tensorsAhead) << "node " << node.id;
-        if (node.tensorsAhead == TraceNode::TensorsAhead::Read)
+        if (node.tensorsAhead == TraceNode::TensorsAhead::Read) {
             EXPECT_EQ(into.tensorsRead, node.tensorsRead) << "node " << node.id;
+        }
     }
 }
 
@@ -356,8 +357,9 @@ TEST(TraceReadAhead, WorksOutTheTensorListsOfComputeAndMemoryNodes)
     TraceReadAhead itself(again, 8, std::vector<bool>{false});
     for (const TraceNode& node : written) {
         ASSERT_TRUE(itself.next(0, got));
-        if (node.id < 8) // the first batch, which the thread was never asked for
+        if (node.id < 8) { // the first batch, which the thread was never asked for
             EXPECT_EQ(got.tensorsAhead, TraceNode::TensorsAhead::Unknown) << "node " << node.id;
+        }
     }
 }
 

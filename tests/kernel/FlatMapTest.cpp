@@ -35,8 +35,9 @@ TEST(PayloadMap, MatchesAnUnorderedMapUnderRandomChurn)
             const int* found = map.find(key);
             auto expected = reference.find(key);
             ASSERT_EQ(found != nullptr, expected != reference.end()) << "step " << step;
-            if (found != nullptr)
+            if (found != nullptr) {
                 EXPECT_EQ(*found, expected->second);
+            }
         }
         }
         ASSERT_EQ(map.size(), reference.size());
@@ -71,8 +72,9 @@ TEST(FlatMap, IntegerKeysTakeAnyValue)
         const std::uint32_t* found = map.find(key);
         auto expected = reference.find(key);
         ASSERT_EQ(found != nullptr, expected != reference.end()) << "step " << step;
-        if (found != nullptr)
+        if (found != nullptr) {
             EXPECT_EQ(*found, expected->second);
+        }
         ASSERT_EQ(map.size(), reference.size());
     }
     for (const auto& [key, value] : reference) {

@@ -49,10 +49,12 @@ TEST(TransformerOptions, SequenceParallelGathersAndScattersAroundEachBlock)
         }
     }
     // No all-reduce is left in a layer.
-    for (const et::TraceNode& node : sink.ranks.at(0))
-        if (node.type == NodeType::CommColl && node.name.find("layer") != std::string::npos)
+    for (const et::TraceNode& node : sink.ranks.at(0)) {
+        if (node.type == NodeType::CommColl && node.name.find("layer") != std::string::npos) {
             EXPECT_NE(node.commType(), static_cast<int32_t>(CollectiveType::AllReduce))
                 << node.name;
+        }
+    }
     // The norms (5 operations an element) and the bias-dropout-add (5) see 64 of 128 tokens.
     EXPECT_EQ(find(sink, 0, "fwd.mb0.layer0.norm1").numOps(), 5 * 64 * 256);
     EXPECT_EQ(find(sink, 0, "fwd.mb0.layer0.norm2").numOps(), 5 * 64 * 256);

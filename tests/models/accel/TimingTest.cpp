@@ -63,8 +63,9 @@ TEST(SliceShares, InTurnTheyAreTheSharesOfEachIndex)
                 const std::uint64_t share = shares.next();
                 ASSERT_EQ(share, sliceShare(total, index, count))
                     << "total " << total << ", slice " << index << " of " << count;
-                if (index + 1 < count)
+                if (index + 1 < count) {
                     ASSERT_EQ(share, total / count) << "total " << total << ", slice " << index;
+                }
                 sum += share;
             }
             EXPECT_EQ(sum, total);
