@@ -84,7 +84,7 @@ struct TimingRule {
     std::string_view key;
     std::string (*problem)(const Timing&, const Organisation&);
 };
-const TimingRule timingRules[] = {
+constexpr TimingRule timingRules[] = {
     {"rc",
      [](const Timing& t, const Organisation&) -> std::string {
          if (t.rc >= t.ras + t.rp)
