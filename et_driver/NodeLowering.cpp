@@ -97,24 +97,24 @@ std::uint64_t nonNegative(std::int64_t value)
     return value < 0 ? 0 : static_cast<std::uint64_t>(value);
 }
 
-// Makes `out` a default node named `name` (its only attribute), keeping the heap buffers of
+// Makes `info` a default node named `name` (its only attribute), keeping the heap buffers of
 // its attribute list and of a name it already had.
-void reuse(LoweredNode& out, const std::string& name)
+void reuse(EtNodeInfo& info, const std::string& name)
 {
-    std::vector<NodeAttribute> attributes = std::move(out.info.attributes);
-    out = LoweredNode{};
+    std::vector<NodeAttribute> attributes = std::move(info.attributes);
+    info = EtNodeInfo{};
     std::string* text = attributes.empty() || attributes.front().key != nameAttribute
                             ? nullptr
                             : std::get_if<std::string>(&attributes.front().value);
     if (text == nullptr) {
         attributes.clear();
-        out.info.attributes = std::move(attributes);
-        out.info.setAttribute(nameAttribute, name);
+        info.attributes = std::move(attributes);
+        info.setAttribute(nameAttribute, name);
         return;
     }
     text->assign(name);
     attributes.erase(attributes.begin() + 1, attributes.end());
-    out.info.attributes = std::move(attributes);
+    info.attributes = std::move(attributes);
 }
 
 } // namespace
@@ -270,13 +270,18 @@ LoweredNode NodeLowering::lower(const TraceNode& node)
 
 void NodeLowering::lower(const TraceNode& node, LoweredNode& out)
 {
+    static_cast<NodePlacement&>(out) = lower(node, out.info);
+}
+
+NodePlacement NodeLowering::lower(const TraceNode& node, EtNodeInfo& info)
+{
     // The only owner may write it: every NodeTensors is made non-const (readTensors below).
-    if (out.info.tensors && out.info.tensors.use_count() == 1 && !spareTensors) {
-        spareTensors = std::const_pointer_cast<NodeTensors>(out.info.tensors);
-        out.info.tensors.reset();
+    if (info.tensors && info.tensors.use_count() == 1 && !spareTensors) {
+        spareTensors = std::const_pointer_cast<NodeTensors>(info.tensors);
+        info.tensors.reset();
     }
-    reuse(out, node.name);
-    EtNodeInfo& info = out.info;
+    reuse(info, node.name);
+    NodePlacement out;
     info.rank = rankId;
     info.node = static_cast<NodeId>(node.id);
     info.onHost = node.isCpuOp().value_or(false);
@@ -291,47 +296,46 @@ void NodeLowering::lower(const TraceNode& node, LoweredNode& out)
     switch (node.type) {
     case NodeType::Invalid:
         info.kind = NodeKind::Metadata;
-        return;
+        return out;
     case NodeType::Metadata:
         info.kind = NodeKind::Metadata;
         readProcessGroups(node);
-        return;
+        return out;
     case NodeType::Comp:
-        lowerCompute(node, out);
-        return;
+        lowerCompute(node, info, out);
+        return out;
     case NodeType::MemLoad:
     case NodeType::MemStore:
-        lowerMemory(node, out);
-        return;
+        lowerMemory(node, info, out);
+        return out;
     case NodeType::CommSend:
     case NodeType::CommRecv:
-        lowerPointToPoint(node, out);
-        return;
+        lowerPointToPoint(node, info, out);
+        return out;
     case NodeType::CommColl:
-        lowerCollective(node, out);
-        return;
+        lowerCollective(node, info, out);
+        return out;
     }
     throw Error(where(node) + ": unknown node type " + nodeTypeName(node.type) +
                 "; only the Chakra node types 0..7 can run");
 }
 
-void NodeLowering::hostReplay(const TraceNode& node, LoweredNode& out)
+void NodeLowering::hostReplay(const TraceNode& node, EtNodeInfo& info, NodePlacement& out)
 {
     out.engine = Engine::Host;
     out.local = true;
     out.localPs = replayPs(node);
-    out.info.onHost = true;
+    info.onHost = true;
 }
 
-void NodeLowering::lowerCompute(const TraceNode& node, LoweredNode& out)
+void NodeLowering::lowerCompute(const TraceNode& node, EtNodeInfo& info, NodePlacement& out)
 {
-    EtNodeInfo& info = out.info;
     info.kind = NodeKind::Compute;
     // Older converters keep the process-group list in a COMP node of that name.
     if (node.name.find("process_group:init") != std::string::npos)
         readProcessGroups(node);
     if (info.onHost) {
-        hostReplay(node, out);
+        hostReplay(node, info, out);
         return;
     }
     out.engine = Engine::Compute;
@@ -372,9 +376,8 @@ void NodeLowering::lowerCompute(const TraceNode& node, LoweredNode& out)
     info.durationPs = psPerNano;
 }
 
-void NodeLowering::lowerMemory(const TraceNode& node, LoweredNode& out)
+void NodeLowering::lowerMemory(const TraceNode& node, EtNodeInfo& info, NodePlacement& out)
 {
-    EtNodeInfo& info = out.info;
     info.kind = node.type == NodeType::MemLoad ? NodeKind::MemLoad : NodeKind::MemStore;
     std::optional<std::uint64_t> bytes = node.tensorSize();
     if (!bytes)
@@ -411,9 +414,8 @@ void NodeLowering::readTensors(const TraceNode& node, EtNodeInfo& info)
     }
 }
 
-void NodeLowering::lowerPointToPoint(const TraceNode& node, LoweredNode& out)
+void NodeLowering::lowerPointToPoint(const TraceNode& node, EtNodeInfo& info, NodePlacement& out)
 {
-    EtNodeInfo& info = out.info;
     bool send = node.type == NodeType::CommSend;
     info.kind = send ? NodeKind::Send : NodeKind::Recv;
     if (info.onHost) {
@@ -422,7 +424,7 @@ void NodeLowering::lowerPointToPoint(const TraceNode& node, LoweredNode& out)
                          "communication node with is_cpu_op true replays on the host stream "
                          "(first: " +
                              where(node) + ")");
-        hostReplay(node, out);
+        hostReplay(node, info, out);
         return;
     }
     // The peer's range and comm_src/comm_dst of the node's own rank were checked in lower()
@@ -456,9 +458,8 @@ void NodeLowering::lowerPointToPoint(const TraceNode& node, LoweredNode& out)
     }
 }
 
-void NodeLowering::lowerCollective(const TraceNode& node, LoweredNode& out)
+void NodeLowering::lowerCollective(const TraceNode& node, EtNodeInfo& info, NodePlacement& out)
 {
-    EtNodeInfo& info = out.info;
     info.kind = NodeKind::Collective;
     if (info.onHost) {
         ++counts.hostCommunication;
@@ -466,7 +467,7 @@ void NodeLowering::lowerCollective(const TraceNode& node, LoweredNode& out)
                          "communication node with is_cpu_op true replays on the host stream "
                          "(first: " +
                              where(node) + ")");
-        hostReplay(node, out);
+        hostReplay(node, info, out);
         return;
     }
     std::optional<std::int32_t> type = node.commType();

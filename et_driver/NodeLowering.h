@@ -86,13 +86,17 @@ using etsim::eagerAttribute;
 /// The attribute holding the node's name, for the targets' error messages.
 inline constexpr const char* nameAttribute = "name";
 
-/// What a node becomes.
-struct LoweredNode {
-    EtNodeInfo info;
+/// Where a lowered node runs.
+struct NodePlacement {
     Engine engine = Engine::Instant;
     /// Timed by the driver itself (host work, replayed or local communication) for localPs.
     bool local = false;
     std::uint64_t localPs = 0;
+};
+
+/// What a node becomes: what the hardware sees, and where it runs.
+struct LoweredNode : NodePlacement {
+    EtNodeInfo info;
 };
 
 /// State shared by the lowerings of all ranks of one job: the rank count, the process groups
@@ -147,6 +151,9 @@ public:
     /// its tensor lists (when nothing else shares them) keep their heap buffers, so a driver
     /// that hands its spent nodes back here lowers without allocating for them.
     void lower(const TraceNode& node, LoweredNode& out);
+    /// The same into `info`, kept apart from where the node runs: a driver lowers into the
+    /// transaction extension that will carry the node, so issuing it moves nothing.
+    NodePlacement lower(const TraceNode& node, EtNodeInfo& info);
     /// The next sequence number of a collective of `group` on this rank (0, 1, ...); called
     /// when the collective is issued, so the numbering follows issue order.
     std::uint64_t nextSequence(const std::optional<ProcessGroupId>& group);
@@ -156,13 +163,13 @@ public:
     const LoweringOptions& options() const { return settings; }
 
 private:
-    void lowerCompute(const TraceNode& node, LoweredNode& out);
-    void lowerMemory(const TraceNode& node, LoweredNode& out);
+    void lowerCompute(const TraceNode& node, EtNodeInfo& info, NodePlacement& out);
+    void lowerMemory(const TraceNode& node, EtNodeInfo& info, NodePlacement& out);
     // The node's tensor identities (NodeTensors.h) into info.tensors; null when it names none.
     void readTensors(const TraceNode& node, EtNodeInfo& info);
-    void lowerPointToPoint(const TraceNode& node, LoweredNode& out);
-    void lowerCollective(const TraceNode& node, LoweredNode& out);
-    void hostReplay(const TraceNode& node, LoweredNode& out);
+    void lowerPointToPoint(const TraceNode& node, EtNodeInfo& info, NodePlacement& out);
+    void lowerCollective(const TraceNode& node, EtNodeInfo& info, NodePlacement& out);
+    void hostReplay(const TraceNode& node, EtNodeInfo& info, NodePlacement& out);
     std::uint64_t replayPs(const TraceNode& node);
     void readProcessGroups(const TraceNode& node);
     std::string where(const TraceNode& node) const;

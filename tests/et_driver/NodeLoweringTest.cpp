@@ -190,6 +190,7 @@ TEST(NodeLowering, LoweringIntoASpentNodeLeavesNothingOfIt)
                                           gemm,
                                           send(5, 1, 1, 1)};
     LoweredNode reused;
+    EtNodeInfo carried; // the driver's form: into a transaction's info, the placement apart
     for (const TraceNode& each : nodes) {
         lowering.lower(each, reused);
         const LoweredNode fresh = lowering.lower(each);
@@ -197,6 +198,11 @@ TEST(NodeLowering, LoweringIntoASpentNodeLeavesNothingOfIt)
         EXPECT_EQ(reused.engine, fresh.engine) << each.id;
         EXPECT_EQ(reused.local, fresh.local) << each.id;
         EXPECT_EQ(reused.localPs, fresh.localPs) << each.id;
+        const NodePlacement placement = lowering.lower(each, carried);
+        EXPECT_EQ(carried, fresh.info) << each.id;
+        EXPECT_EQ(placement.engine, fresh.engine) << each.id;
+        EXPECT_EQ(placement.local, fresh.local) << each.id;
+        EXPECT_EQ(placement.localPs, fresh.localPs) << each.id;
     }
 }
 
