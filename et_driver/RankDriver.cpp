@@ -181,11 +181,11 @@ void RankDriver::fail(const std::string& message) const
     SC_REPORT_ERROR(reportType, text.c_str());
 }
 
-RankDriver::Slot RankDriver::slotOf(const LoweredNode& node) const
+RankDriver::Slot RankDriver::slotOf(NodeKind kind, Engine engine) const
 {
-    if (node.info.kind == NodeKind::Recv && node.engine == Engine::Communication)
+    if (kind == NodeKind::Recv && engine == Engine::Communication)
         return RecvSlot;
-    switch (node.engine) {
+    switch (engine) {
     case Engine::Compute:
         return ComputeSlot;
     case Engine::Memory:
@@ -245,12 +245,21 @@ void RankDriver::feed()
             tracker.finishFeeding();
             break;
         }
-        // Lowered into its pending slot, over the buffers of the node that left it last.
+        // Lowered into the extension that will carry it, over the buffers of a spent node.
         const auto slot = static_cast<std::uint32_t>(pending.acquire());
         PendingNode& entry = pending.at(slot);
         try {
             entry.id = scratch.id;
-            lowering.lower(scratch, entry.node);
+            if (!entry.extension)
+                entry.extension = spareExtension();
+            const EtNodeInfo& info = entry.extension->info;
+            entry.placement = lowering.lower(scratch, entry.extension->info);
+            entry.slot = slotOf(info.kind, entry.placement.engine);
+            entry.numbered = info.kind == NodeKind::Collective &&
+                             entry.placement.engine == Engine::Communication;
+            entry.write = info.kind == NodeKind::MemStore || info.kind == NodeKind::Send;
+            entry.kind = info.kind;
+            entry.bytes = info.bytes;
             tracker.add(scratch.id, scratch.dataDeps, scratch.ctrlDeps, slot);
         } catch (...) {
             pending.remove(slot);
@@ -275,16 +284,19 @@ void RankDriver::admitReady()
         const DependencyTracker::ReadyNode ready = tracker.popReadyNode();
         const std::uint64_t id = ready.id;
         const std::uint32_t found = ready.tag;
-        const LoweredNode& node = pending.at(found).node;
-        if (node.engine != Engine::Instant) {
-            held[slotOf(node)].push(HeldNode{id, found});
+        const PendingNode& entry = pending.at(found);
+        if (entry.placement.engine != Engine::Instant) {
+            held[entry.slot].push(HeldNode{id, found});
             continue;
         }
-        // Nothing to do: finish now, so its dependents are released in this same step.
+        // Nothing to do: finish now, so its dependents are released in this same step. The
+        // slot keeps its extension for the next node read.
         tracker.finish(id);
         NodeRecord record;
         record.issuePs = record.startPs = record.finishPs = nowPs();
-        finishNode(id, node.engine, node.info, record);
+        record.kind = entry.kind;
+        record.bytes = entry.bytes;
+        finishNode(id, entry.placement.engine, entry.extension->info, record);
         pending.remove(found);
     }
 }
@@ -296,7 +308,7 @@ bool RankDriver::issueHeld()
         auto& queue = held[slot];
         while (!queue.empty() && (limits[slot] == 0 || busy[slot] < limits[slot])) {
             const std::uint32_t pendingSlot = queue.top().pendingSlot;
-            const LoweredNode& next = pending.at(pendingSlot).node;
+            const NodePlacement& next = pending.at(pendingSlot).placement;
             if (!next.local && awaitingEndRequest[socketIndex(next.engine)])
                 break;
             queue.pop();
@@ -311,53 +323,39 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
 {
     PendingNode& entry = pending.at(pendingSlot);
     const std::uint64_t id = entry.id;
-    LoweredNode& lowered = entry.node;
+    const NodePlacement placement = entry.placement;
+    const bool numbered = entry.numbered;
+    const bool write = entry.write;
     const std::uint32_t index = takeSlot(freeFlights, flights);
     std::uint64_t now = nowPs();
-    {
-        Flight& flight = flights[index];
-        flight.id = id;
-        flight.engine = lowered.engine;
-        flight.slot = slot;
-        flight.issuePs = now;
-        flight.startPs = now;
-        flight.used = true;
-    }
-    ++busy[slot];
     Flight& flight = flights[index];
-    EtNodeInfo& info = lowered.info;
-    if (info.kind == NodeKind::Collective && flight.engine == Engine::Communication)
+    flight.id = id;
+    flight.engine = placement.engine;
+    flight.slot = slot;
+    flight.issuePs = now;
+    flight.startPs = now;
+    flight.kind = entry.kind;
+    flight.bytes = entry.bytes;
+    flight.used = true;
+    std::unique_ptr<EtNodeExtension> extension = std::move(entry.extension);
+    pending.remove(pendingSlot);
+    ++busy[slot];
+    if (numbered) {
+        EtNodeInfo& info = extension->info;
         info.groupSequence = lowering.nextSequence(info.group);
-    if (lowered.local) {
+    }
+    if (placement.local) {
         // Local work keeps its node in the flight; a transaction's node lives in its payload.
-        flight.node = std::move(lowered);
-        pending.remove(pendingSlot);
-        schedule(index, endOf(flight, now, flight.node.localPs));
+        flight.localNode = std::move(extension);
+        flight.localPs = placement.localPs;
+        schedule(index, endOf(flight, now, flight.localPs));
         return;
     }
 
     tlm::tlm_generic_payload& payload = payloads.acquire();
-    bool write = info.kind == NodeKind::MemStore || info.kind == NodeKind::Send;
     payload.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     payload.set_address(0);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    std::unique_ptr<EtNodeExtension> extension;
-    if (spareExtensions.empty()) {
-        extension = std::make_unique<EtNodeExtension>(std::move(info));
-    } else {
-        // The spent node's attribute list (and the name in it) and its tensor lists go back to
-        // the pending slot, and a later node is lowered into them. Member by member: a swap of
-        // the whole node costs three moves of it, 75 instructions a node.
-        extension = std::move(spareExtensions.back());
-        spareExtensions.pop_back();
-        std::vector<NodeAttribute> spent = std::move(extension->info.attributes);
-        std::shared_ptr<const NodeTensors> spentTensors = std::move(extension->info.tensors);
-        extension->info = std::move(info);
-        // NOLINTNEXTLINE(bugprone-use-after-move): the moved-from node's members are reassigned
-        info.attributes = std::move(spent);
-        info.tensors = std::move(spentTensors);
-    }
-    pending.remove(pendingSlot);
     payload.set_extension(extension.release());
     flight.payload = &payload;
     const std::uint32_t number = payloads.indexOf(payload);
@@ -472,6 +470,8 @@ void RankDriver::complete(std::uint32_t index)
     record.issuePs = flight.issuePs;
     record.startPs = flight.startPs;
     record.finishPs = nowPs();
+    record.kind = flight.kind;
+    record.bytes = flight.bytes;
     --busy[flight.slot];
     tracker.finish(flight.id);
     if (flight.payload != nullptr) {
@@ -482,11 +482,20 @@ void RankDriver::complete(std::uint32_t index)
         recycleExtension(payload);
         payload.release();
     } else {
-        finishNode(flight.id, flight.engine, flight.node.info, record);
-        flight.node = LoweredNode{};
+        finishNode(flight.id, flight.engine, flight.localNode->info, record);
+        spareExtensions.push_back(std::move(flight.localNode));
     }
     flight.used = false;
     freeFlights.push_back(index);
+}
+
+std::unique_ptr<EtNodeExtension> RankDriver::spareExtension()
+{
+    if (spareExtensions.empty())
+        return std::make_unique<EtNodeExtension>();
+    std::unique_ptr<EtNodeExtension> spare = std::move(spareExtensions.back());
+    spareExtensions.pop_back();
+    return spare;
 }
 
 void RankDriver::recycleExtension(tlm::tlm_generic_payload& payload)
@@ -503,15 +512,12 @@ void RankDriver::recycleExtension(tlm::tlm_generic_payload& payload)
 void RankDriver::finishNode(std::uint64_t id,
                             Engine engine,
                             const EtNodeInfo& info,
-                            const NodeRecord& base)
+                            NodeRecord record)
 {
-    NodeRecord record = base;
     record.rank = rankId;
     record.node = static_cast<NodeId>(id);
     record.info = &info;
-    record.kind = info.kind;
     record.engine = engine;
-    record.bytes = info.bytes;
     ++finishedCount;
     lastFinishPs = std::max(lastFinishPs, record.finishPs);
 
@@ -583,20 +589,20 @@ RankStuckState RankDriver::stuckState() const
         entry.state = UnfinishedNode::State::InFlight;
         entry.engine = flight.engine;
         entry.info = flight.payload != nullptr ? EtNodeExtension::get(*flight.payload).info
-                                               : flight.node.info;
+                                               : flight.localNode->info;
         entry.name = std::string(nameOf(entry.info));
         state.issued.push_back(std::move(entry));
     }
     for (const auto& slotQueue : held) {
         auto copy = slotQueue;
         while (!copy.empty()) {
-            const LoweredNode& node = pending.at(copy.top().pendingSlot).node;
+            const PendingNode& node = pending.at(copy.top().pendingSlot);
             UnfinishedNode entry;
             entry.id = copy.top().id;
             entry.state = UnfinishedNode::State::Held;
-            entry.engine = node.engine;
-            entry.info = node.info;
-            entry.name = std::string(nameOf(node.info));
+            entry.engine = node.placement.engine;
+            entry.info = node.extension->info;
+            entry.name = std::string(nameOf(node.extension->info));
             state.issued.push_back(std::move(entry));
             copy.pop();
         }

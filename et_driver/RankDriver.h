@@ -177,8 +177,12 @@ private:
         std::uint64_t issuePs = 0;
         std::uint64_t startPs = 0;
         tlm::tlm_generic_payload* payload = nullptr;
-        // For local work the node itself; for transactions its info lives in the payload.
-        LoweredNode node;
+        // For local work the node itself; a transaction's node lives in its payload.
+        std::unique_ptr<EtNodeExtension> localNode;
+        std::uint64_t localPs = 0;
+        // The node's kind and bytes for its record, kept here: its info is cold by the end.
+        std::uint64_t bytes = 0;
+        NodeKind kind = NodeKind::Invalid;
         bool used = false;
     };
     // start + duration, or an Error naming the node when the sum passes 2^64 ps.
@@ -204,13 +208,15 @@ private:
     bool issueHeld();
     void issue(Slot slot, std::uint32_t pendingSlot);
     void complete(std::uint32_t index);
-    void
-    finishNode(std::uint64_t id, Engine engine, const EtNodeInfo& info, const NodeRecord& base);
+    // `base` gives the times, kind and bytes; `info` is what was issued.
+    void finishNode(std::uint64_t id, Engine engine, const EtNodeInfo& info, NodeRecord record);
     // The payload's EtNodeExtension back to the spares when the driver holds the last
     // reference (so no target can still read it), before the payload's release.
     void recycleExtension(tlm::tlm_generic_payload& payload);
     void schedule(std::uint32_t flight, std::uint64_t timePs);
-    Slot slotOf(const LoweredNode& node) const;
+    Slot slotOf(NodeKind kind, Engine engine) const;
+    // An extension to lower a node into: a spent one (keeping its buffers) or a new one.
+    std::unique_ptr<EtNodeExtension> spareExtension();
     tlm::tlm_sync_enum
     backward(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
     tlm_utils::simple_initiator_socket<RankDriver>& socketOf(Engine engine);
@@ -232,10 +238,22 @@ private:
     bool sourceEnded = false;
     TraceNode scratch;
     // Nodes read and not yet issued, in reusable slots; the tracker hands a ready node's slot
-    // back as its tag, and a slot keeps the buffers of the node that left it.
+    // back as its tag. A node is lowered straight into the extension that will carry it, so
+    // issuing it hands over a pointer; what admitting and issuing read (id, placement, slot)
+    // stays in the slot itself, a few dozen bytes: in a run of a thousand ranks each pending
+    // node is cold by the time it is ready, and every line it spans is a cache miss.
     struct PendingNode {
         std::uint64_t id = 0;
-        LoweredNode node;
+        NodePlacement placement;
+        Slot slot = ComputeSlot;
+        // A collective on the communication engine: numbered in its group when issued.
+        bool numbered = false;
+        // A store or a send: issued as a TLM write.
+        bool write = false;
+        // The info's kind and bytes, for the node's record.
+        NodeKind kind = NodeKind::Invalid;
+        std::uint64_t bytes = 0;
+        std::unique_ptr<EtNodeExtension> extension;
     };
     SlotTable<PendingNode> pending{"rank driver: nodes read and not issued"};
     // Dependencies and where finished nodes ran, kept only for the timeline's flow arrows.
