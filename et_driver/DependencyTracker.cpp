@@ -99,10 +99,7 @@ DependencyTracker::DependencyTracker(DependencyTrackerOptions options)
 
 void DependencyTracker::reserve(std::size_t nodes, std::size_t edgeCount)
 {
-    ids.reserve(nodes);
-    status.reserve(nodes);
-    firstDependent.reserve(nodes);
-    tags.reserve(nodes);
+    entries.reserve(nodes);
     edges.reserve(edgeCount);
     // Sized for ids 0..nodes-1, the common numbering; the hash table grows only for the rest.
     direct.reserve(nodes);
@@ -122,7 +119,7 @@ std::uint32_t DependencyTracker::probe(std::uint64_t id, std::size_t& slot) cons
     std::size_t mask = slots.size() - 1;
     for (slot = idHomeSlot(id, mask);; slot = (slot + 1) & mask) {
         std::uint32_t index = slots[slot];
-        if (index == none || ids[index] == id)
+        if (index == none || idOf(index) == id)
             return index;
     }
 }
@@ -138,11 +135,11 @@ void DependencyTracker::rehash(std::size_t slotCount)
     slots.assign(slotCount, none);
     std::size_t mask = slots.size() - 1;
     hashed = 0;
-    for (std::uint32_t index = 0; index < ids.size(); ++index) {
-        if (ids[index] - floorId < direct.size())
+    for (std::uint32_t index = 0; index < entries.size(); ++index) {
+        if (idOf(index) - floorId < direct.size())
             continue;
         ++hashed;
-        std::size_t slot = idHomeSlot(ids[index], mask);
+        std::size_t slot = idHomeSlot(idOf(index), mask);
         while (slots[slot] != none)
             slot = (slot + 1) & mask;
         slots[slot] = index;
@@ -158,11 +155,11 @@ std::uint32_t DependencyTracker::findOrMention(std::uint64_t id)
 
 std::uint32_t DependencyTracker::mention(std::uint64_t id, std::size_t slot)
 {
-    if (ids.size() >= maxIndices)
+    if (entries.size() >= maxIndices)
         throw Error(where() + "node " + std::to_string(id) + ": more than " +
                     std::to_string(maxIndices) +
                     " distinct node ids in one trace; split the trace per rank");
-    auto index = static_cast<std::uint32_t>(ids.size());
+    auto index = static_cast<std::uint32_t>(entries.size());
     if (id - floorId >= direct.size())
         widenDirect(id);
     if (id - floorId < direct.size()) {
@@ -177,10 +174,7 @@ std::uint32_t DependencyTracker::mention(std::uint64_t id, std::size_t slot)
         slots[slot] = index;
         ++hashed;
     }
-    append(ids, id);
-    append(status, withState(0, Phantom));
-    append(firstDependent, none);
-    append(tags, std::uint32_t{0});
+    append(entries, IndexEntry::of(id, withState(0, Phantom), none));
     ++phantoms;
     return index;
 }
@@ -192,7 +186,7 @@ void DependencyTracker::widenDirect(std::uint64_t id)
     // no more than the hash table's 5.7..11.4 B. Sparse ids stay in the hash table.
     // The table covers ids from the floor on.
     const std::uint64_t offset = id - floorId;
-    const std::size_t limit = 2 * (ids.size() + 1) + 1024;
+    const std::size_t limit = 2 * (entries.size() + 1) + 1024;
     const auto size =
         std::max<std::size_t>({offset < limit ? static_cast<std::size_t>(offset) + 1 : limit + 1,
                                direct.size() + direct.size() / 2,
@@ -205,8 +199,8 @@ void DependencyTracker::widenDirect(std::uint64_t id)
         return;
     // The hashed ids the table now covers move to it; the hash table keeps the others.
     for (std::uint32_t index : slots)
-        if (index != none && ids[index] - floorId < size)
-            direct[ids[index] - floorId] = index;
+        if (index != none && idOf(index) - floorId < size)
+            direct[idOf(index) - floorId] = index;
     rehash(slots.size());
 }
 
@@ -216,27 +210,21 @@ void DependencyTracker::retire()
     // have finished, so no live edge and no ready node refers to their indices. The rest keep
     // their order and are numbered anew.
     const std::size_t count = finishedUpTo - floorId;
-    std::vector<std::uint32_t> renumbered(ids.size(), 0);
+    std::vector<std::uint32_t> renumbered(entries.size(), 0);
     for (std::size_t offset = 0; offset < count; ++offset)
         renumbered[direct[offset]] = none;
     std::uint32_t kept = 0;
-    for (std::uint32_t index = 0; index < ids.size(); ++index) {
+    for (std::uint32_t index = 0; index < entries.size(); ++index) {
         if (renumbered[index] == none)
             continue;
         renumbered[index] = kept;
-        ids[kept] = ids[index];
-        status[kept] = status[index];
-        firstDependent[kept] = firstDependent[index];
-        tags[kept] = tags[index];
+        entries[kept] = entries[index];
         ++kept;
     }
-    ids.resize(kept);
-    status.resize(kept);
-    firstDependent.resize(kept);
-    tags.resize(kept);
+    entries.resize(kept);
     // Live edges hang off the kept indices and point at waiting nodes, kept too.
     for (std::uint32_t index = 0; index < kept; ++index)
-        for (std::uint32_t e = firstDependent[index]; e != none; e = edges[e].next)
+        for (std::uint32_t e = entries[index].firstDependent; e != none; e = edges[e].next)
             edges[e].dependent =
                 (edges[e].dependent & ctrlBit) | renumbered[edges[e].dependent & indexMask];
     for (std::uint32_t& index : readyHeap)
@@ -252,7 +240,7 @@ void DependencyTracker::retire()
 void DependencyTracker::linkEdge(std::uint32_t source, std::uint32_t dependent, bool ctrl)
 {
     std::uint32_t entry = freeEdges;
-    Edge edge{dependent | (ctrl ? ctrlBit : 0), firstDependent[source]};
+    Edge edge{dependent | (ctrl ? ctrlBit : 0), entries[source].firstDependent};
     if (entry != none) {
         freeEdges = edges[entry].next;
         edges[entry] = edge;
@@ -263,22 +251,22 @@ void DependencyTracker::linkEdge(std::uint32_t source, std::uint32_t dependent, 
         entry = static_cast<std::uint32_t>(edges.size());
         append(edges, edge);
     }
-    firstDependent[source] = entry;
+    entries[source].firstDependent = entry;
 }
 
 void DependencyTracker::pushReady(std::uint32_t index)
 {
-    status[index] = withState(status[index], Ready);
+    entries[index].status = withState(entries[index].status, Ready);
     readyHeap.push_back(index);
     std::push_heap(readyHeap.begin(), readyHeap.end(), [this](std::uint32_t a, std::uint32_t b) {
-        return ids[a] > ids[b];
+        return idOf(a) > idOf(b);
     });
 }
 
 void DependencyTracker::release(std::uint32_t dependent)
 {
-    std::uint32_t value = status[dependent] - 1; // the count sits in the low bits
-    status[dependent] = value;
+    std::uint32_t value = entries[dependent].status - 1; // the count sits in the low bits
+    entries[dependent].status = value;
     if ((value & countMask) == 0 && stateOf(value) == Waiting)
         pushReady(dependent);
 }
@@ -290,7 +278,7 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, 
                     " added after finishFeeding(); the trace was declared complete");
     std::size_t slot = 0;
     std::uint32_t existing = probe(id, slot);
-    if (existing == retired || (existing != none && stateOf(status[existing]) != Phantom))
+    if (existing == retired || (existing != none && stateOf(entries[existing].status) != Phantom))
         throw Error(where() + "node " + std::to_string(id) +
                     " appears twice; node ids must be unique within a trace file");
 
@@ -336,7 +324,7 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, 
             ++counters.edgesKept;
             if (source == retired)
                 continue;
-            std::uint32_t state = stateOf(status[source]);
+            std::uint32_t state = stateOf(entries[source].status);
             if (state == Finished)
                 continue;
             if (state == Phantom)
@@ -354,8 +342,8 @@ void DependencyTracker::add(std::uint64_t id, IdSpan dataDeps, IdSpan ctrlDeps, 
     else
         counters.edgesIgnoredByPolicy += ctrlDeps.size();
 
-    status[self] = withState(waits, Waiting);
-    tags[self] = tag;
+    entries[self].status = withState(waits, Waiting);
+    entries[self].tag = tag;
     ++added;
     ++counters.nodesAdded;
     counters.peakPending = std::max<std::uint64_t>(counters.peakPending, pendingCount());
@@ -373,14 +361,15 @@ void DependencyTracker::finishFeeding()
         if (!options.lenient && options.policy != DependencyPolicy::CtrlOnly) {
             std::uint64_t dangling = 0;
             std::pair<std::uint64_t, std::uint64_t> first{0, 0};
-            for (std::uint32_t index = 0; index < ids.size(); ++index) {
-                if (stateOf(status[index]) != Phantom)
+            for (std::uint32_t index = 0; index < entries.size(); ++index) {
+                if (stateOf(entries[index].status) != Phantom)
                     continue;
-                for (std::uint32_t e = firstDependent[index]; e != none; e = edges[e].next) {
+                for (std::uint32_t e = entries[index].firstDependent; e != none;
+                     e = edges[e].next) {
                     if (edges[e].dependent & ctrlBit)
                         continue;
                     std::pair<std::uint64_t, std::uint64_t> here{
-                        ids[edges[e].dependent & indexMask], ids[index]};
+                        idOf(edges[e].dependent & indexMask), idOf(index)};
                     if (dangling == 0 || here < first)
                         first = here;
                     ++dangling;
@@ -395,14 +384,14 @@ void DependencyTracker::finishFeeding()
         }
         std::optional<std::pair<std::uint64_t, std::uint64_t>> firstCtrl;
         std::optional<std::pair<std::uint64_t, std::uint64_t>> firstData;
-        for (std::uint32_t index = 0; index < ids.size(); ++index) {
-            if (stateOf(status[index]) != Phantom || firstDependent[index] == none)
+        for (std::uint32_t index = 0; index < entries.size(); ++index) {
+            if (stateOf(entries[index].status) != Phantom || entries[index].firstDependent == none)
                 continue;
             std::uint32_t last = none;
-            for (std::uint32_t e = firstDependent[index]; e != none; e = edges[e].next) {
+            for (std::uint32_t e = entries[index].firstDependent; e != none; e = edges[e].next) {
                 bool ctrl = (edges[e].dependent & ctrlBit) != 0;
                 std::uint32_t dependent = edges[e].dependent & indexMask;
-                std::pair<std::uint64_t, std::uint64_t> here{ids[dependent], ids[index]};
+                std::pair<std::uint64_t, std::uint64_t> here{idOf(dependent), idOf(index)};
                 auto& firstOfKind = ctrl ? firstCtrl : firstData;
                 if (!firstOfKind || here < *firstOfKind)
                     firstOfKind = here;
@@ -420,8 +409,8 @@ void DependencyTracker::finishFeeding()
                 last = e;
             }
             edges[last].next = freeEdges;
-            freeEdges = firstDependent[index];
-            firstDependent[index] = none;
+            freeEdges = entries[index].firstDependent;
+            entries[index].firstDependent = none;
         }
         if (options.log && firstCtrl)
             options.log->warn(where(),
@@ -471,19 +460,19 @@ DependencyTracker::ReadyNode DependencyTracker::popReadyNode()
     if (readyHeap.empty())
         throw Error(where() + "popReady(): no node is ready; check hasReady() first");
     std::pop_heap(readyHeap.begin(), readyHeap.end(), [this](std::uint32_t a, std::uint32_t b) {
-        return ids[a] > ids[b];
+        return idOf(a) > idOf(b);
     });
     std::uint32_t index = readyHeap.back();
     readyHeap.pop_back();
-    status[index] = withState(status[index], Issued);
+    entries[index].status = withState(entries[index].status, Issued);
     ++inFlight;
-    return ReadyNode{ids[index], tags[index]};
+    return ReadyNode{idOf(index), entries[index].tag};
 }
 
 void DependencyTracker::requeue(std::uint64_t id)
 {
     std::uint32_t index = find(id);
-    if (index == none || index == retired || stateOf(status[index]) != Issued)
+    if (index == none || index == retired || stateOf(entries[index].status) != Issued)
         throw Error(where() + "requeue(" + std::to_string(id) + "): node " + std::to_string(id) +
                     " is not in flight; only nodes taken with popReady() can be requeued");
     --inFlight;
@@ -495,7 +484,7 @@ void DependencyTracker::finish(std::uint64_t id)
     std::uint32_t index = find(id);
     std::uint32_t state = index == none      ? Phantom
                           : index == retired ? static_cast<std::uint32_t>(Finished)
-                                             : stateOf(status[index]);
+                                             : stateOf(entries[index].status);
     if (state != Issued) {
         std::string prefix =
             where() + "finish(" + std::to_string(id) + "): node " + std::to_string(id);
@@ -503,16 +492,16 @@ void DependencyTracker::finish(std::uint64_t id)
             throw Error(prefix + " was never added");
         if (state == Waiting)
             throw Error(prefix + " was not issued: it still waits for " +
-                        std::to_string(status[index] & countMask) + " dependencies");
+                        std::to_string(entries[index].status & countMask) + " dependencies");
         if (state == Ready)
             throw Error(prefix + " is ready but was not issued; take it with popReady() first");
         throw Error(prefix + " has already finished");
     }
-    status[index] = withState(0, Finished);
+    entries[index].status = withState(0, Finished);
     --inFlight;
     ++finished;
     ++counters.nodesFinished;
-    std::uint32_t head = firstDependent[index];
+    std::uint32_t head = entries[index].firstDependent;
     if (head != none) {
         std::uint32_t last = none;
         for (std::uint32_t e = head; e != none; e = edges[e].next) {
@@ -522,18 +511,18 @@ void DependencyTracker::finish(std::uint64_t id)
         // The whole list goes back to the pool at once.
         edges[last].next = freeEdges;
         freeEdges = head;
-        firstDependent[index] = none;
+        entries[index].firstDependent = none;
     }
     // Ids from the floor on that have all finished can be dropped; they are once they are a
     // batch and at least half the indices, so each index is moved O(1) times.
     while (finishedUpTo - floorId < direct.size()) {
         const std::uint32_t next = direct[finishedUpTo - floorId];
-        if (next == none || stateOf(status[next]) != Finished)
+        if (next == none || stateOf(entries[next].status) != Finished)
             break;
         ++finishedUpTo;
     }
     const std::uint64_t done = finishedUpTo - floorId;
-    if (done >= retireBatch && 2 * done >= ids.size())
+    if (done >= retireBatch && 2 * done >= entries.size())
         retire();
 }
 
@@ -548,27 +537,27 @@ std::optional<StuckReport> DependencyTracker::stuckReport() const
         return std::nullopt;
     StuckReport report;
     std::vector<std::uint32_t> stuck;
-    for (std::uint32_t index = 0; index < ids.size(); ++index)
-        if (stateOf(status[index]) == Waiting)
+    for (std::uint32_t index = 0; index < entries.size(); ++index)
+        if (stateOf(entries[index].status) == Waiting)
             stuck.push_back(index);
     std::sort(stuck.begin(), stuck.end(), [this](std::uint32_t a, std::uint32_t b) {
-        return ids[a] < ids[b];
+        return idOf(a) < idOf(b);
     });
     report.stuck.reserve(stuck.size());
     for (std::uint32_t index : stuck)
-        report.stuck.push_back(ids[index]);
+        report.stuck.push_back(idOf(index));
 
     // Every stuck node waits for at least one stuck node (nothing else is unfinished), so
     // following "waits for" links from any stuck node must revisit one: that loop is a cycle.
     // Sources are visited in ascending id, so each node's link is its smallest-id dependency.
-    std::vector<std::uint32_t> waitsFor(ids.size(), none);
+    std::vector<std::uint32_t> waitsFor(entries.size(), none);
     for (std::uint32_t source : stuck)
-        for (std::uint32_t e = firstDependent[source]; e != none; e = edges[e].next) {
+        for (std::uint32_t e = entries[source].firstDependent; e != none; e = edges[e].next) {
             std::uint32_t dependent = edges[e].dependent & indexMask;
             if (waitsFor[dependent] == none)
                 waitsFor[dependent] = source;
         }
-    std::vector<std::uint32_t> seenAt(ids.size(), none);
+    std::vector<std::uint32_t> seenAt(entries.size(), none);
     std::vector<std::uint32_t> path;
     std::uint32_t at = stuck.front();
     while (at != none && seenAt[at] == none) {
@@ -582,7 +571,7 @@ std::optional<StuckReport> DependencyTracker::stuckReport() const
     // the smallest id comes first.
     std::vector<std::uint64_t> cycle;
     for (std::size_t i = path.size(); i-- > seenAt[at];)
-        cycle.push_back(ids[path[i]]);
+        cycle.push_back(idOf(path[i]));
     std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
     report.cycle = std::move(cycle);
     return report;
@@ -591,14 +580,12 @@ std::optional<StuckReport> DependencyTracker::stuckReport() const
 DependencyMemory DependencyTracker::memory() const
 {
     DependencyMemory bytes;
-    bytes.indexBytes =
-        ids.capacity() * sizeof(std::uint64_t) + status.capacity() * sizeof(std::uint32_t) +
-        firstDependent.capacity() * sizeof(std::uint32_t) +
-        tags.capacity() * sizeof(std::uint32_t) + direct.capacity() * sizeof(std::uint32_t) +
-        slots.capacity() * sizeof(std::uint32_t);
+    bytes.indexBytes = entries.capacity() * sizeof(IndexEntry) +
+                       direct.capacity() * sizeof(std::uint32_t) +
+                       slots.capacity() * sizeof(std::uint32_t);
     bytes.edgeBytes = edges.capacity() * sizeof(Edge);
     bytes.readyBytes = readyHeap.capacity() * sizeof(std::uint32_t);
-    bytes.indexCount = ids.size();
+    bytes.indexCount = entries.size();
     bytes.edgeSlots = edges.size();
     return bytes;
 }
