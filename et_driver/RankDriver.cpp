@@ -255,9 +255,6 @@ void RankDriver::feed()
             const EtNodeInfo& info = entry.extension->info;
             entry.placement = lowering.lower(scratch, entry.extension->info);
             entry.slot = slotOf(info.kind, entry.placement.engine);
-            entry.numbered = info.kind == NodeKind::Collective &&
-                             entry.placement.engine == Engine::Communication;
-            entry.write = info.kind == NodeKind::MemStore || info.kind == NodeKind::Send;
             entry.kind = info.kind;
             entry.bytes = info.bytes;
             tracker.add(scratch.id, scratch.dataDeps, scratch.ctrlDeps, slot);
@@ -324,8 +321,7 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     PendingNode& entry = pending.at(pendingSlot);
     const std::uint64_t id = entry.id;
     const NodePlacement placement = entry.placement;
-    const bool numbered = entry.numbered;
-    const bool write = entry.write;
+    const NodeKind kind = entry.kind;
     const std::uint32_t index = takeSlot(freeFlights, flights);
     std::uint64_t now = nowPs();
     Flight& flight = flights[index];
@@ -334,13 +330,13 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     flight.slot = slot;
     flight.issuePs = now;
     flight.startPs = now;
-    flight.kind = entry.kind;
+    flight.kind = kind;
     flight.bytes = entry.bytes;
     flight.used = true;
     std::unique_ptr<EtNodeExtension> extension = std::move(entry.extension);
     pending.remove(pendingSlot);
     ++busy[slot];
-    if (numbered) {
+    if (kind == NodeKind::Collective && placement.engine == Engine::Communication) {
         EtNodeInfo& info = extension->info;
         info.groupSequence = lowering.nextSequence(info.group);
     }
@@ -353,6 +349,7 @@ void RankDriver::issue(Slot slot, std::uint32_t pendingSlot)
     }
 
     tlm::tlm_generic_payload& payload = payloads.acquire();
+    const bool write = kind == NodeKind::MemStore || kind == NodeKind::Send;
     payload.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     payload.set_address(0);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);

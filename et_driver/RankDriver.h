@@ -239,18 +239,14 @@ private:
     TraceNode scratch;
     // Nodes read and not yet issued, in reusable slots; the tracker hands a ready node's slot
     // back as its tag. A node is lowered straight into the extension that will carry it, so
-    // issuing it hands over a pointer; what admitting and issuing read (id, placement, slot)
-    // stays in the slot itself, a few dozen bytes: in a run of a thousand ranks each pending
-    // node is cold by the time it is ready, and every line it spans is a cache miss.
+    // issuing it hands over a pointer; what admitting, issuing and recording read (id,
+    // placement, slot, the info's kind and bytes) stays in the slot itself, a few dozen bytes:
+    // in a run of a thousand ranks each pending node is cold by the time it is ready, and
+    // every line it spans is a cache miss.
     struct PendingNode {
         std::uint64_t id = 0;
         NodePlacement placement;
         Slot slot = ComputeSlot;
-        // A collective on the communication engine: numbered in its group when issued.
-        bool numbered = false;
-        // A store or a send: issued as a TLM write.
-        bool write = false;
-        // The info's kind and bytes, for the node's record.
         NodeKind kind = NodeKind::Invalid;
         std::uint64_t bytes = 0;
         std::unique_ptr<EtNodeExtension> extension;
