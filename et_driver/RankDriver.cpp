@@ -252,8 +252,8 @@ void RankDriver::feed()
             entry.id = scratch.id;
             if (!entry.extension)
                 entry.extension = spareExtension();
-            const EtNodeInfo& info = entry.extension->info;
-            entry.placement = lowering.lower(scratch, entry.extension->info);
+            EtNodeInfo& info = entry.extension->info;
+            entry.placement = lowering.lower(scratch, info);
             entry.slot = slotOf(info.kind, entry.placement.engine);
             entry.kind = info.kind;
             entry.bytes = info.bytes;
